@@ -1,0 +1,241 @@
+"""The command line: parse, call one function, render, exit with a fixed code.
+
+Exit codes: 0 success, 1 error (any ReconcilerError, bad arguments),
+2 changes present (only with ``plan --detailed-exitcode``), 130 interrupted,
+3 an internal error (a bug: the message says where the details went).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import sys
+import tempfile
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from reconciler import __version__
+from reconciler.errors import ConfigError, ReconcilerError
+from reconciler.target import Target
+from reconciler import commands
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_OK, EXIT_ERROR, EXIT_CHANGES, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+def connection_options(func: F) -> F:
+    """The flags every command that talks to the service takes."""
+
+    @click.option("--base-url", envvar="RECONCILER_BASE_URL", metavar="URL",
+                  help="Service address, with or without /v1 (env RECONCILER_BASE_URL). "
+                       "Plain http:// only for loopback addresses.")
+    @click.option("--token-file", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+                  help="Read the token from FILE instead of RECONCILER_TOKEN. Never pass a token as an argument.")
+    @click.option("--emulator", "emulator_file", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+                  help="Run against the embedded emulator, its data kept in FILE (created from --seed, "
+                       "or the built-in demo company, when missing). No account, no network.")
+    @click.option("--seed", "emulator_seed", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+                  metavar="SEED", help="Emulator seed YAML used when the --emulator FILE does not exist yet.")
+    @click.option("--page-size", type=click.IntRange(1, 1000), default=100, show_default=True,
+                  help="Items asked for per page when listing.")
+    @click.option("--rate-limit", "rate_limits", multiple=True, metavar="CLASS=N",
+                  help="Requests per minute this tool may use for a limit class (default, "
+                       "workspace_creation, file_retrieval); lower it when other tools share the quota.")
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        kwargs["target"] = Target(
+            base_url=kwargs.pop("base_url"),
+            token_file=kwargs.pop("token_file"),
+            emulator_file=kwargs.pop("emulator_file"),
+            emulator_seed=kwargs.pop("emulator_seed"),
+            page_size=kwargs.pop("page_size"),
+            rate_limits=_parse_rate_limits(kwargs.pop("rate_limits")),
+        )
+        return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _parse_rate_limits(values: tuple[str, ...]) -> dict[str, int]:
+    limits: dict[str, int] = {}
+    for value in values:
+        name, _, number = value.partition("=")
+        if name not in ("default", "workspace_creation", "file_retrieval") or not number.isdigit() or int(number) < 1:
+            raise ConfigError(
+                f"--rate-limit {value!r} is not CLASS=N with CLASS one of default, workspace_creation, "
+                "file_retrieval and N a positive whole number of requests per minute."
+            )
+        limits[name] = int(number)
+    return limits
+
+
+manifest_argument = click.argument(
+    "path", type=click.Path(path_type=Path), default=Path("."), required=False, metavar="[PATH]"
+)
+state_option = click.option(
+    "--state", "state_path", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+    help="State file (default: reconciler.state.json beside the manifests).",
+)
+max_removals_option = click.option(
+    "--max-removals", type=click.IntRange(0), metavar="N",
+    help="Refuse the plan if it removes more than N access entries.",
+)
+target_option = click.option(
+    "--target", "targets", multiple=True, metavar="ADDRESS",
+    help="Limit the plan to ADDRESS (e.g. group.acme-onboarding); repeatable.",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="reconciler")
+def cli() -> None:
+    """Keep Workspace Collaboration Service workspaces as YAML in git.
+
+    \b
+    validate  check manifests (no token, no network)
+    plan      show what differs from the live service
+    apply     make the service match the manifests
+    demo      validate, plan, apply and re-plan the quickstart on the embedded emulator
+    emulator  run the service emulator as a local HTTP server
+
+    Connection: RECONCILER_BASE_URL (or --base-url) and RECONCILER_TOKEN (or --token-file),
+    or --emulator FILE to rehearse against the embedded emulator.
+    """
+
+
+@cli.command()
+@manifest_argument
+def validate(path: Path) -> None:
+    """Check the manifests in PATH (a file or directory) and report every problem with file:line.
+
+    Needs no token and makes no network call.
+    """
+    click.echo(commands.validate(path))
+
+
+@cli.command()
+@manifest_argument
+@connection_options
+@state_option
+@target_option
+@max_removals_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text for people, json for machines (documented, versioned shape).")
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="Save the plan to FILE for 'apply --plan FILE'.")
+@click.option("--detailed-exitcode", is_flag=True,
+              help="Exit 0 when there are no changes, 1 on error, 2 when there are changes.")
+def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str, ...],
+         max_removals: int | None, fmt: str, out: Path | None, detailed_exitcode: bool) -> None:
+    """Show what differs between the manifests in PATH and the live service."""
+    result = commands.plan(path, target=target, state_path=state_path, targets=targets,
+                           max_removals=max_removals, out=out)
+    click.echo(commands.render(result, fmt=fmt, color=_color()), nl=False)
+    if detailed_exitcode and result.has_changes:
+        sys.exit(EXIT_CHANGES)
+
+
+@cli.command()
+@manifest_argument
+@connection_options
+@state_option
+@target_option
+@max_removals_option
+@click.option("--plan", "plan_file", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
+              help="Apply exactly this saved plan; refused if the manifests, the service or the state moved since.")
+@click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation (needed without a terminal).")
+def apply(path: Path, target: Target, state_path: Path | None, targets: tuple[str, ...],
+          max_removals: int | None, plan_file: Path | None, auto_approve: bool) -> None:
+    """Make the live service match the manifests in PATH, after showing the plan."""
+    def confirm(text: str) -> bool:
+        click.echo(text, nl=False)
+        if auto_approve:
+            return True
+        if not sys.stdin.isatty():
+            raise ConfigError(
+                "apply needs a 'yes' to go ahead, and there is no terminal to ask on. "
+                "Review the plan and run again with --auto-approve."
+            )
+        return click.prompt("Apply these changes? Only 'yes' is accepted", default="", show_default=False) == "yes"
+
+    outcome = commands.apply(path, target=target, state_path=state_path, targets=targets,
+                             max_removals=max_removals, plan_file=plan_file, confirm=confirm,
+                             color=_color(), progress=lambda m: click.echo(f"  {m}", err=True))
+    click.echo(outcome)
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path), default=Path("examples/quickstart"), required=False)
+def demo(path: Path) -> None:
+    """Validate, plan, apply and plan again PATH (default examples/quickstart) on the embedded emulator.
+
+    Uses a fresh emulator and state in a temporary directory each time, so the demo always
+    starts from the seed beside the manifest (seed.yaml) or the built-in demo company.
+    """
+    workdir = Path(tempfile.mkdtemp(prefix="reconciler-demo-"))
+    try:
+        seed = path / "seed.yaml" if (path / "seed.yaml").exists() else None
+        target = Target(emulator_file=workdir / "emulator.yaml", emulator_seed=seed)
+        state_path = workdir / "reconciler.state.json"
+        for title, step in commands.demo_steps(path, target=target, state_path=state_path, color=_color()):
+            click.echo(click.style(f"$ {title}", bold=True))
+            click.echo(step())
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@cli.group()
+def emulator() -> None:
+    """The embedded service emulator."""
+
+
+@emulator.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Port; 0 picks a free one (the first line printed says which).")
+@click.option("--seed", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="SEED",
+              help="Seed YAML (default: the built-in demo company).")
+@click.option("--data", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="Persist the emulator's data in FILE (loaded from it when it exists).")
+def emulator_serve(host: str, port: int, seed: Path | None, data: Path | None) -> None:
+    """Serve the emulator over HTTP until interrupted."""
+    commands.serve_emulator(host=host, port=port, seed=seed, data=data,
+                            announce=lambda line: click.echo(line, nl=True))
+
+
+def _color() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: every error becomes one paragraph and a fixed exit code."""
+    try:
+        cli.main(args=argv, prog_name="reconciler", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Interrupted.", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except click.ClickException as exc:
+        # Usage errors exit 1, not click's 2: 2 means "changes" with --detailed-exitcode.
+        click.echo(f"Error: {exc.format_message()}", err=True)
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            click.echo(f"Run '{exc.ctx.command_path} --help' for usage.", err=True)
+        sys.exit(EXIT_ERROR)
+    except ReconcilerError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    except SystemExit:
+        raise
+    except Exception:  # noqa: BLE001 - the last line of defence: a bug, not bad input
+        log = Path(tempfile.gettempdir()) / "reconciler-crash.log"
+        log.write_text(traceback.format_exc(), encoding="utf-8")
+        click.echo(f"Internal error in reconciler (a bug). Details were written to {log}.", err=True)
+        sys.exit(EXIT_INTERNAL)

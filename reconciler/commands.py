@@ -1,0 +1,162 @@
+"""One function per command: explicit arguments in, a result or text out.
+
+The CLI parses and prints; these functions do the work and raise
+``ReconcilerError`` subclasses with messages a user can act on.  Keeping
+click out of here lets tests call a command the way the CLI does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from reconciler.apply import apply_plan
+from reconciler.errors import ApplyError, ConfigError
+from reconciler.live import fetch_live
+from reconciler.manifest import Desired, load_desired
+from reconciler.plan import Plan, check_max_removals, make_plan, render_text
+from reconciler.state import StateLock, default_state_path, load_state
+from reconciler.target import Target, open_client
+from reconciler.api.ratelimit import RateLimits
+
+SAVED_PLAN_KIND = "reconciler-plan"
+
+
+def validate(path: Path) -> str:
+    desired = load_desired(path)
+    n = len(desired.access_lists())
+    return (
+        f"The manifests in {path} are valid: {len(desired.groups)} group(s), "
+        f"{len(desired.workspaces)} standalone workspace(s), {n} access list(s), "
+        f"{len(desired.files)} file(s).\n"
+    ).replace("\n", "", 0)
+
+
+def plan(
+    path: Path,
+    *,
+    target: Target,
+    state_path: Path | None = None,
+    targets: tuple[str, ...] = (),
+    max_removals: int | None = None,
+    out: Path | None = None,
+) -> Plan:
+    desired = load_desired(path)
+    state = load_state(state_path or default_state_path(path))
+    result = _plan(desired, target=target, state=state, targets=targets)
+    check_max_removals(result, max_removals)
+    if out is not None:
+        save_plan(result, out, manifest_path=path)
+    return result
+
+
+def _plan(desired: Desired, *, target: Target, state: object, targets: tuple[str, ...]) -> Plan:
+    ids = [wid for _, wid, _ in desired.access_lists()]
+    with open_client(target) as client:
+        live = fetch_live(client, ids)
+    limits = RateLimits(**dict(target.rate_limits)).per_minute()
+    return make_plan(desired, live, state, targets=targets, limits=limits)  # type: ignore[arg-type]
+
+
+def render(result: Plan, *, fmt: str, color: bool) -> str:
+    if fmt == "json":
+        return result.model_dump_json(indent=2) + "\n"
+    return render_text(result, color=color)
+
+
+def apply(
+    path: Path,
+    *,
+    target: Target,
+    state_path: Path | None,
+    targets: tuple[str, ...],
+    max_removals: int | None,
+    plan_file: Path | None,
+    confirm: Callable[[str], bool],
+    color: bool,
+    progress: Callable[[str], None],
+) -> str:
+    state_file = state_path or default_state_path(path)
+    with StateLock(state_file, command="reconciler apply"):
+        state = load_state(state_file)
+        desired = load_desired(path)
+        fresh = _plan(desired, target=target, state=state, targets=targets)
+        if plan_file is not None:
+            chosen = load_plan(plan_file)
+            _refuse_stale(chosen, fresh, plan_file)
+        else:
+            chosen = fresh
+        check_max_removals(chosen, max_removals)
+        if not chosen.has_changes:
+            with open_client(target) as client:
+                apply_plan(chosen, client=client, state=state, state_path=state_file)
+            return render_text(chosen, color=color).rstrip("\n")
+        if not confirm(render_text(chosen, color=color) + "\n"):
+            raise ApplyError("Apply cancelled; nothing was changed.")
+        with open_client(target) as client:
+            result = apply_plan(chosen, client=client, state=state, state_path=state_file, progress=progress)
+    return (
+        f"Apply complete: {chosen.summary.create} added, {chosen.summary.update} changed, "
+        f"{chosen.summary.delete} removed on {result.changed} access list(s), in {result.calls} API calls."
+    )
+
+
+def save_plan(result: Plan, out: Path, *, manifest_path: Path) -> None:
+    doc = {"kind": SAVED_PLAN_KIND, "manifest_path": str(manifest_path), "plan": result.model_dump(mode="json")}
+    try:
+        out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"Cannot save the plan to {out}: {exc.strerror}.") from exc
+
+
+def load_plan(plan_file: Path) -> Plan:
+    try:
+        doc = json.loads(plan_file.read_text(encoding="utf-8"))
+        if doc.get("kind") != SAVED_PLAN_KIND:
+            raise ValueError("not a saved reconciler plan")
+        return Plan.model_validate(doc["plan"])
+    except (OSError, ValueError, KeyError, AttributeError, ValidationError) as exc:
+        raise ConfigError(f"{plan_file} is not a plan saved by 'reconciler plan --out': {exc}.") from exc
+
+
+def _refuse_stale(saved: Plan, fresh: Plan, plan_file: Path) -> None:
+    """A saved plan is bound to its inputs; any of them moving makes it stale."""
+    reasons = []
+    if saved.manifest_digest != fresh.manifest_digest:
+        reasons.append("the manifests changed")
+    if saved.state_lineage != fresh.state_lineage:
+        reasons.append("it was made against a different state file (lineage differs)")
+    elif saved.state_serial != fresh.state_serial:
+        reasons.append(f"the state moved on (serial {saved.state_serial} → {fresh.state_serial})")
+    if saved.live_fingerprint != fresh.live_fingerprint:
+        reasons.append("access in the live service changed")
+    if reasons:
+        raise ApplyError(
+            f"The saved plan {plan_file} is stale: {'; '.join(reasons)} since it was made. "
+            "Nothing was changed. Run 'reconciler plan --out' again and review the new plan."
+        )
+
+
+def demo_steps(path: Path, *, target: Target, state_path: Path, color: bool) -> Iterator[tuple[str, Callable[[], str]]]:
+    """The quickstart, as the steps a newcomer would type."""
+    where = f"--emulator {target.emulator_file}"
+    yield f"reconciler validate {path}", lambda: validate(path)
+    yield f"reconciler plan {path} {where}", lambda: render_text(plan(path, target=target, state_path=state_path), color=color)
+    yield (
+        f"reconciler apply {path} {where} --auto-approve",
+        lambda: apply(path, target=target, state_path=state_path, targets=(), max_removals=None,
+                      plan_file=None, confirm=lambda text: print(text, end="") or True, color=color,
+                      progress=lambda m: print(f"  {m}")),
+    )
+    yield f"reconciler plan {path} {where}", lambda: render_text(plan(path, target=target, state_path=state_path), color=color)
+
+
+def serve_emulator(*, host: str, port: int, seed: Path | None, data: Path | None, announce: Callable[[str], None]) -> None:
+    from reconciler.emulator import Emulator
+    from reconciler.emulator.server import serve
+
+    emulator = Emulator.from_file(data, seed_path=seed) if data else Emulator.from_seed_file(seed)
+    serve(emulator, host=host, port=port, ready=lambda url: announce(f"Emulator listening on {url}"))

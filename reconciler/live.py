@@ -1,0 +1,99 @@
+"""Live: what the service reports, fetched once per command.
+
+The dataclasses here are what the planner reads; the fetch function is the
+only place that talks to the client.  ``plan/`` imports these types but never
+the client, so the planner stays pure (the client is only imported for type
+checking).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reconciler.api.client import WorkspaceClient
+
+# The smallest selection the plan needs: who has which role, and the ids of
+# the entries (they come unasked) so role changes can be PATCHed.
+ACCESS_PROPERTIES: tuple[str, ...] = (
+    "name",
+    "workspaceUsers.role",
+    "workspaceUsers.user.email",
+    "workspaceDomains.domain",
+    "workspaceDomains.role",
+)
+
+
+@dataclass(frozen=True)
+class LiveEntry:
+    """One user or domain on an access list; ``key`` is the email or domain."""
+
+    id: str
+    key: str
+    role: str
+
+
+@dataclass(frozen=True)
+class LiveWorkspace:
+    id: str
+    name: str | None
+    users: dict[str, LiveEntry] = field(default_factory=dict)
+    domains: dict[str, LiveEntry] = field(default_factory=dict)
+
+    def access_fingerprint(self) -> dict[str, dict[str, str]]:
+        """Who has which role: what a conflicting change would alter."""
+        return {
+            "users": {k: e.role for k, e in sorted(self.users.items())},
+            "domains": {k: e.role for k, e in sorted(self.domains.items())},
+        }
+
+
+@dataclass(frozen=True)
+class Live:
+    workspaces: dict[str, LiveWorkspace]
+    # Pages read to build this value; the plan uses it to cost the refresh
+    # that apply does before writing.
+    pages_read: int = 0
+    complete: bool = True
+
+    def fingerprint(self, workspace_ids: Collection[str]) -> str:
+        """A digest of the access of ``workspace_ids``: binds a saved plan."""
+        doc = {
+            wid: (self.workspaces[wid].access_fingerprint() if wid in self.workspaces else None)
+            for wid in sorted(workspace_ids)
+        }
+        return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def fetch_live(client: WorkspaceClient, wanted: Collection[str]) -> Live:
+    """List workspaces page by page until every wanted id has been seen.
+
+    Stopping early saves pages when the managed workspaces come first; an id
+    that is never seen simply stays absent, and the planner reports it.
+    """
+    wanted_set = set(wanted)
+    found: dict[str, LiveWorkspace] = {}
+    calls_before = client.stats.calls
+    for ws in client.list_workspaces(properties=ACCESS_PROPERTIES):
+        if ws.id in wanted_set:
+            found[ws.id] = read_workspace(ws)
+            if wanted_set <= found.keys():
+                break
+    return Live(workspaces=found, pages_read=client.stats.calls - calls_before)
+
+
+def read_workspace(ws: object) -> LiveWorkspace:
+    """Who has which role on a workspace body, as the planner reads it."""
+    users: dict[str, LiveEntry] = {}
+    for wu in getattr(ws, "workspaceUsers", None) or []:
+        email = (wu.user.email if wu.user is not None else None) or ""
+        users[email.lower()] = LiveEntry(id=wu.id, key=email.lower(), role=str(wu.role))
+    domains: dict[str, LiveEntry] = {}
+    for wd in getattr(ws, "workspaceDomains", None) or []:
+        domain = (wd.domain or "").lower().rstrip(".")
+        domains[domain] = LiveEntry(id=wd.id, key=domain, role=str(wd.role))
+    return LiveWorkspace(id=ws.id, name=getattr(ws, "name", None), users=users, domains=domains)  # type: ignore[attr-defined]

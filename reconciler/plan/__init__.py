@@ -1,0 +1,19 @@
+"""Planning: the pure diff of (Desired, Live, State) into a Plan, and its renderers."""
+
+from reconciler.plan.model import AccessChange, AccessSnapshot, Action, ApiCall, EntryChange, Plan
+from reconciler.plan.planner import make_plan, patch_order
+from reconciler.plan.render_text import render_text
+from reconciler.plan.safety import check_max_removals
+
+__all__ = [
+    "AccessChange",
+    "AccessSnapshot",
+    "Action",
+    "ApiCall",
+    "EntryChange",
+    "Plan",
+    "check_max_removals",
+    "make_plan",
+    "patch_order",
+    "render_text",
+]

@@ -1,0 +1,46 @@
+"""What a plan costs: API calls per limit class and the least time for them.
+
+Pure arithmetic over the planned calls and the client's configured limits,
+so the figure a plan prints is the figure apply will meet.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from reconciler.plan.model import ApiCall, Cost
+
+DEFAULT_LIMITS: dict[str, int] = {"default": 120, "workspace_creation": 30, "file_retrieval": 60}
+
+
+def least_seconds(calls_by_class: Mapping[str, int], limits: Mapping[str, int]) -> float:
+    """At most N calls of a class in any 60 s: the first N go at once, each
+    further N wait a minute.  Classes have separate quotas, so the slowest
+    class decides."""
+    slowest = 0.0
+    for cls, count in calls_by_class.items():
+        per_minute = limits.get(cls, DEFAULT_LIMITS.get(cls, 120))
+        if count > 0 and per_minute > 0:
+            slowest = max(slowest, math.floor((count - 1) / per_minute) * 60.0)
+    return slowest
+
+
+def plan_cost(
+    calls: Iterable[ApiCall],
+    *,
+    refresh_reads: int,
+    limits: Mapping[str, int] | None = None,
+    workspace_credits: int = 0,
+) -> Cost:
+    counts: Counter[str] = Counter(c.limit_class for c in calls)
+    if not counts:
+        return Cost()
+    counts["default"] += refresh_reads
+    return Cost(
+        calls_by_class=dict(sorted(counts.items())),
+        refresh_reads=refresh_reads,
+        workspace_credits=workspace_credits,
+        min_seconds=least_seconds(counts, limits or DEFAULT_LIMITS),
+    )

@@ -1,0 +1,84 @@
+"""Draw a Plan for a terminal, in Terraform's idiom (+ ~ -).
+
+Reads the Plan and nothing else: whatever this shows is what JSON shows.
+Removals of access are the one thing a reviewer must not miss, so they are
+red, marked in words, and repeated in a block of their own after the
+summary.
+"""
+
+from __future__ import annotations
+
+from reconciler.plan.model import AccessChange, Action, Cost, EntryChange, Plan
+
+_ANSI = {"create": "32", "update": "33", "delete": "1;31", "bold": "1", "dim": "2"}
+
+
+class _Paint:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, text: str, style: str) -> str:
+        return f"\x1b[{_ANSI[style]}m{text}\x1b[0m" if self.color else text
+
+
+def render_text(plan: Plan, *, color: bool = False) -> str:
+    paint = _Paint(color)
+    if not plan.has_changes:
+        checked = len(plan.unchanged)
+        return (
+            f"No changes. The service matches the manifests "
+            f"({checked} access list{'s' if checked != 1 else ''} checked).\n"
+        )
+    lines = ["reconciler will make these changes:", ""]
+    for change in plan.changes:
+        lines += _change_lines(change, paint)
+        lines.append("")
+    lines.append(summary_line(plan))
+    removals = plan.removals
+    if removals:
+        lines.append(
+            paint(f"! {len(removals)} access entr{'ies' if len(removals) != 1 else 'y'} will be REMOVED:", "delete")
+        )
+        lines += [paint(f"!   {address}: {e.kind} {e.key} (was {e.before})", "delete") for address, e in removals]
+    lines.append(cost_line(plan.cost))
+    return "\n".join(lines) + "\n"
+
+
+def summary_line(plan: Plan) -> str:
+    s = plan.summary
+    return f"Plan: {s.create} to add, {s.update} to change, {s.delete} to remove."
+
+
+def cost_line(cost: Cost) -> str:
+    by_class = ", ".join(f"{cls} {n}" for cls, n in cost.calls_by_class.items())
+    reads = f", including {cost.refresh_reads} re-read{'s' if cost.refresh_reads != 1 else ''} before writing" if cost.refresh_reads else ""
+    return (
+        f"Cost: {cost.total_calls} API call{'s' if cost.total_calls != 1 else ''} ({by_class}){reads}; "
+        f"{cost.workspace_credits} workspace credits; at least {cost.min_seconds:g} s within the rate limits."
+    )
+
+
+def _change_lines(change: AccessChange, paint: _Paint) -> list[str]:
+    name = f' "{change.workspace_name}"' if change.workspace_name else ""
+    where = f" ({change.location})" if change.location else ""
+    calls = ", ".join(f"{c.method} {c.path}" for c in change.calls)
+    mode = "" if change.authoritative else " (non-authoritative: unlisted entries are left alone)"
+    notify = " and notifies people" if change.notify else ""
+    lines = [
+        paint(f"  # {change.address}: workspace {change.workspace_id}{name}{where}{mode}", "bold"),
+        paint(f"  # {len(change.calls)} call{'s' if len(change.calls) != 1 else ''}{notify}: {calls}", "dim"),
+        paint("  ~ access {", "update"),
+    ]
+    width = max(len(e.key) for e in change.entries)
+    lines += [_entry_line(e, width, paint) for e in change.entries]
+    lines.append(paint("    }", "update"))
+    return lines
+
+
+def _entry_line(entry: EntryChange, width: int, paint: _Paint) -> str:
+    head = f"      {entry.action.symbol} {entry.kind:<6} {entry.key:<{width}}  "
+    if entry.action is Action.CREATE:
+        return paint(f"{head}{entry.after}", "create")
+    if entry.action is Action.UPDATE:
+        return paint(f"{head}{entry.before} -> {entry.after}", "update")
+    return paint(f"{head}{entry.before}   REMOVED: loses access", "delete")

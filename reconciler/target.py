@@ -1,0 +1,96 @@
+"""Where a command points: the real service, or the embedded emulator.
+
+The CLI turns flags and environment into a ``Target``; this module turns a
+Target into a ``WorkspaceClient``.  It is the one place that knows both the
+client and the emulator (the client must not know the emulator exists).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reconciler.api.client import WorkspaceClient
+from reconciler.api.connection import make_http_client
+from reconciler.api.ratelimit import RateLimits
+from reconciler.errors import ConfigError
+
+IN_PROCESS_BASE_URL = "http://emulator.invalid"
+TOKEN_ENV = "RECONCILER_TOKEN"
+BASE_URL_ENV = "RECONCILER_BASE_URL"
+
+
+@dataclass(frozen=True)
+class Target:
+    base_url: str | None = None
+    token_file: Path | None = None
+    emulator_file: Path | None = None
+    emulator_seed: Path | None = None
+    page_size: int = 100
+    rate_limits: Mapping[str, int] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+
+    def describe(self) -> str:
+        if self.emulator_file is not None:
+            return f"the embedded emulator (data in {self.emulator_file})"
+        return str(self.base_url or self.env.get(BASE_URL_ENV))
+
+
+@contextmanager
+def open_client(target: Target) -> Iterator[WorkspaceClient]:
+    """A client for ``target``; closes its HTTP connections afterwards."""
+    limits = RateLimits(**dict(target.rate_limits))
+    if target.emulator_file is not None:
+        if target.base_url:
+            raise ConfigError("Give either --emulator or --base-url, not both.")
+        from reconciler.emulator import Emulator, emulator_transport
+
+        emulator = Emulator.from_file(target.emulator_file, seed_path=target.emulator_seed)
+        token = _read_token(target, required=False) or _only_company_token(emulator, target.emulator_file)
+        http = make_http_client(IN_PROCESS_BASE_URL, token, transport=emulator_transport(emulator))
+    else:
+        base_url = target.base_url or target.env.get(BASE_URL_ENV)
+        if not base_url:
+            raise ConfigError(
+                "No service to talk to: set RECONCILER_BASE_URL (or --base-url) to the service address "
+                "and RECONCILER_TOKEN to its token, or pass --emulator FILE to rehearse against the "
+                "embedded emulator. reconciler never falls back to the emulator on its own."
+            )
+        token = _read_token(target, required=True)
+        assert token is not None
+        http = make_http_client(base_url, token)
+    with http:
+        yield WorkspaceClient(http, rate_limits=limits, page_size=target.page_size)
+
+
+def _read_token(target: Target, *, required: bool) -> str | None:
+    if target.token_file is not None:
+        try:
+            token = target.token_file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"Cannot read the token file {target.token_file}: {exc.strerror}.") from exc
+        if not token:
+            raise ConfigError(f"The token file {target.token_file} is empty.")
+        return token
+    token = target.env.get(TOKEN_ENV, "").strip()
+    if token:
+        return token
+    if required:
+        raise ConfigError(
+            "No token: set RECONCILER_TOKEN, or pass --token-file FILE. "
+            "(A token is never accepted on the command line, where it would land in shell history.)"
+        )
+    return None
+
+
+def _only_company_token(emulator: object, data_file: Path) -> str:
+    tokens = emulator.company_tokens()  # type: ignore[attr-defined]
+    if len(tokens) == 1:
+        return next(iter(tokens.values()))
+    raise ConfigError(
+        f"The emulator data in {data_file} has {len(tokens)} companies; set RECONCILER_TOKEN "
+        "to the token of the one to act as."
+    )
