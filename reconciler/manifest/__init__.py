@@ -1,0 +1,45 @@
+"""Manifests: YAML files with locations → validated, normalised ``Desired``.
+
+No network and no token: ``reconciler validate`` runs on this package alone.
+Every problem in every file is reported at once in one ``ManifestError``,
+each as ``file:line: message``.
+"""
+
+from reconciler.manifest.desired import (
+    AccessList,
+    AssetMetadata,
+    DealLink,
+    Desired,
+    DesiredAsset,
+    DesiredGroup,
+    DesiredMember,
+    DesiredWorkspace,
+    DomainAccess,
+    TaskSetting,
+    UserAccess,
+    VisibilitySetting,
+)
+from reconciler.manifest.load import load_desired, manifest_digest, manifest_files
+from reconciler.manifest.location import SourceLocation
+from reconciler.manifest.models import ASSET_TYPES, ROLES
+
+__all__ = [
+    "ASSET_TYPES",
+    "ROLES",
+    "AccessList",
+    "AssetMetadata",
+    "DealLink",
+    "Desired",
+    "DesiredAsset",
+    "DesiredGroup",
+    "DesiredMember",
+    "DesiredWorkspace",
+    "DomainAccess",
+    "SourceLocation",
+    "TaskSetting",
+    "UserAccess",
+    "VisibilitySetting",
+    "load_desired",
+    "manifest_digest",
+    "manifest_files",
+]

@@ -1,0 +1,167 @@
+"""Turn one validated manifest file into located Desired nodes.
+
+The validated ``ManifestSpec`` gives the values; the loaded YAML tree, walked
+alongside it, gives each node's line.  Only called once every rule passed,
+so the two trees have the same shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from reconciler.manifest.desired import (
+    AccessList,
+    AssetMetadata,
+    DealLink,
+    DesiredAsset,
+    DesiredGroup,
+    DesiredMember,
+    DesiredWorkspace,
+    DomainAccess,
+    TaskSetting,
+    UserAccess,
+    VisibilitySetting,
+)
+from reconciler.manifest.location import SourceLocation
+from reconciler.manifest.models import (
+    AccessSpec,
+    AssetSpec,
+    AudioAssetSpec,
+    CompletedSpec,
+    EmbedAssetSpec,
+    HiddenSpec,
+    LinkAssetSpec,
+    ManifestSpec,
+    MemberSpec,
+    VideoAssetSpec,
+)
+from reconciler.manifest.rules import guess_mime_type
+from reconciler.manifest.yaml_lines import LineDict
+
+
+@dataclass(frozen=True)
+class FileParts:
+    """The Desired nodes one manifest file contributes."""
+
+    groups: tuple[DesiredGroup, ...]
+    workspaces: tuple[DesiredWorkspace, ...]
+    assets: tuple[DesiredAsset, ...]
+
+
+class _Builder:
+    def __init__(self, file: str, base_dir: Path) -> None:
+        self.file = file
+        self.base_dir = base_dir
+
+    def at(self, mapping: LineDict, key: str) -> SourceLocation:
+        return SourceLocation(self.file, mapping.key_lines[key])
+
+    def access(self, spec: AccessSpec | None, parent: LineDict) -> AccessList | None:
+        if spec is None:
+            return None
+        raw = parent["access"]
+        users, domains = raw.get("users", []), raw.get("domains", [])
+        return AccessList(
+            users=tuple(
+                UserAccess(email=u.email, role=u.role, location=SourceLocation(self.file, users.item_lines[i]))
+                for i, u in enumerate(spec.users)
+            ),
+            domains=tuple(
+                DomainAccess(domain=d.domain, role=d.role, location=SourceLocation(self.file, domains.item_lines[i]))
+                for i, d in enumerate(spec.domains)
+            ),
+            authoritative=spec.authoritative,
+            notify=spec.notify,
+            message=spec.message,
+            location=self.at(parent, "access"),
+        )
+
+    def visibility(self, specs: dict[str, HiddenSpec], parent: LineDict, key: str) -> tuple[VisibilitySetting, ...]:
+        raw = parent.get(key, LineDict())
+        return tuple(VisibilitySetting(id=i, hidden=s.hidden, location=self.at(raw, i)) for i, s in specs.items())
+
+    def tasks(self, specs: dict[str, CompletedSpec], parent: LineDict) -> tuple[TaskSetting, ...]:
+        raw = parent.get("tasks", LineDict())
+        return tuple(TaskSetting(id=i, completed=s.completed, location=self.at(raw, i)) for i, s in specs.items())
+
+    def member(self, group: str, key: str, spec: MemberSpec, members: LineDict) -> DesiredMember:
+        raw = members[key]
+        deal = None
+        if spec.deal is not None:
+            deal = DealLink(
+                crm_one_deal_id=spec.deal.crmOneDealId,
+                crm_two_opportunity_id=spec.deal.crmTwoOpportunityId,
+                location=self.at(raw, "deal"),
+            )
+        return DesiredMember(
+            group=group,
+            key=key,
+            id=spec.id,
+            template=spec.template,
+            name=spec.name,
+            start_date=spec.startDate,
+            target_end_date=spec.targetEndDate,
+            actual_end_date=spec.actualEndDate,
+            deal=deal,
+            sections=self.visibility(spec.sections, raw, "sections"),
+            pages=self.visibility(spec.pages, raw, "pages"),
+            tasks=self.tasks(spec.tasks, raw),
+            location=self.at(members, key),
+        )
+
+    def asset(self, key: str, spec: AssetSpec, assets: LineDict) -> DesiredAsset:
+        fields: dict[str, object] = {}
+        if isinstance(spec, (LinkAssetSpec, EmbedAssetSpec)):
+            fields["url"] = spec.url
+            if isinstance(spec, EmbedAssetSpec):
+                fields["custom_code"] = spec.customCode
+        else:
+            fields["file"] = (self.base_dir / spec.file).resolve()
+            fields["mime_type"] = spec.mimeType or guess_mime_type(spec.file)
+            if isinstance(spec, (VideoAssetSpec, AudioAssetSpec)) and spec.metadata is not None:
+                fields["metadata"] = AssetMetadata(**spec.metadata.model_dump())
+        return DesiredAsset(
+            key=key,
+            type=spec.type,
+            name=spec.name,
+            description=spec.description,
+            tags=spec.tags,
+            internal=spec.internal,
+            location=self.at(assets, key),
+            **fields,  # type: ignore[arg-type]
+        )
+
+
+def build_file(spec: ManifestSpec, document: LineDict, file: str, base_dir: Path) -> FileParts:
+    """The groups, workspaces and assets of one valid manifest file, located."""
+    b = _Builder(file, base_dir)
+    groups_raw = document.get("groups", LineDict())
+    workspaces_raw = document.get("workspaces", LineDict())
+    assets_raw = document.get("assets", LineDict())
+    groups = tuple(
+        DesiredGroup(
+            key=key,
+            homepage=g.homepage,
+            access=b.access(g.access, groups_raw[key]),
+            members=tuple(
+                b.member(key, member_key, m, groups_raw[key]["workspaces"]) for member_key, m in g.workspaces.items()
+            ),
+            location=b.at(groups_raw, key),
+        )
+        for key, g in spec.groups.items()
+    )
+    workspaces = tuple(
+        DesiredWorkspace(
+            key=key,
+            id=w.id,
+            access=b.access(w.access, workspaces_raw[key]),
+            sections=b.visibility(w.sections, workspaces_raw[key], "sections"),
+            pages=b.visibility(w.pages, workspaces_raw[key], "pages"),
+            tasks=b.tasks(w.tasks, workspaces_raw[key]),
+            location=b.at(workspaces_raw, key),
+        )
+        for key, w in spec.workspaces.items()
+    )
+    assets = tuple(b.asset(key, a, assets_raw) for key, a in spec.assets.items())
+    return FileParts(groups, workspaces, assets)

@@ -1,0 +1,196 @@
+"""Pydantic validation errors, rephrased for people and placed at their line.
+
+Each error's ``loc`` is walked twice in step: through the loaded YAML (a
+``LineDict``/``LineList`` tree, for the line of the deepest key or item that
+exists) and through the model types (to know which keys a mapping allows,
+and to drop the discriminator tag pydantic inserts for asset types).
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, get_args, get_origin
+
+from pydantic import BaseModel
+from pydantic_core import ErrorDetails
+
+from reconciler.manifest.location import Problem, SourceLocation
+from reconciler.manifest.models import ASSET_TYPES, ROLES, ManifestSpec
+from reconciler.manifest.yaml_lines import LineDict, LineList
+
+
+@dataclass(frozen=True)
+class _Place:
+    path: tuple[str | int, ...]  # components as the user wrote them (no union tags)
+    line: int
+    model: type[BaseModel] | None  # the model whose field the last component names
+
+
+def problems_from_errors(errors: list[ErrorDetails], document: Any, file: str) -> list[Problem]:
+    """One readable problem per pydantic error of ``ManifestSpec`` validation."""
+    problems = []
+    for error in errors:
+        loc = error["loc"]
+        if error["type"] == "union_tag_invalid":
+            loc = (*loc, "type")  # point at the bad type itself, not at the asset
+        place = _walk(loc, document)
+        line = place.line
+        path, message = _phrase(error, place)
+        text = f"{_dotted(path)}: {message}" if path else message
+        problems.append(Problem(SourceLocation(file, line), text))
+    return problems
+
+
+def _walk(loc: tuple[str | int, ...], document: Any) -> _Place:
+    node: Any = document
+    line = getattr(document, "line", 1)
+    tp: Any = ManifestSpec
+    model: type[BaseModel] | None = None
+    path: list[str | int] = []
+    for part in loc:
+        if part == "[key]":
+            path.append(part)
+            continue
+        tp = _unwrap(tp)
+        tagged = _tagged_member(tp, part)
+        if tagged is not None:
+            tp = tagged  # pydantic names the asset type in loc; the YAML has no such level
+            continue
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            model = tp
+            field = tp.model_fields.get(str(part))
+            tp = field.annotation if field else None
+        elif get_origin(tp) is dict:
+            model, tp = None, get_args(tp)[1]
+        elif get_origin(tp) in (tuple, list):
+            model, tp = None, get_args(tp)[0]
+        else:
+            model, tp = None, None
+        path.append(part)
+        if isinstance(node, LineDict) and not isinstance(part, int) and part not in node:
+            # pydantic spells a non-text key (null, true) as text in loc
+            part = next((k for k in node if str(k) == part), part)
+        if isinstance(node, LineDict) and part in node:
+            line, node = node.key_lines[part], node[part]
+        elif isinstance(node, LineList) and isinstance(part, int) and part < len(node):
+            line, node = node.item_lines[part], node[part]
+        else:
+            node = None
+    return _Place(tuple(path), line, model)
+
+
+def _unwrap(tp: Any) -> Any:
+    """Strip Annotated and ``X | None`` down to the type that validates the value."""
+    while True:
+        origin = get_origin(tp)
+        if origin is typing.Annotated:
+            tp = get_args(tp)[0]
+        elif origin in (typing.Union, types.UnionType):
+            args = [a for a in get_args(tp) if a is not type(None)]
+            if len(args) != 1:
+                return tp
+            tp = args[0]
+        else:
+            return tp
+
+
+def _tagged_member(tp: Any, part: str | int) -> type[BaseModel] | None:
+    if get_origin(tp) not in (typing.Union, types.UnionType):
+        return None
+    for member in get_args(tp):
+        if isinstance(member, type) and issubclass(member, BaseModel) and "type" in member.model_fields:
+            if part in get_args(member.model_fields["type"].annotation):
+                return member
+    return None
+
+
+def _phrase(error: ErrorDetails, place: _Place) -> tuple[tuple[str | int, ...], str]:
+    """The path to show and the message; a few kinds name their parent instead."""
+    kind, value, ctx = error["type"], error.get("input"), error.get("ctx") or {}
+    path = place.path
+    last = path[-1] if path else None
+    if kind == "missing":
+        return path[:-1], f"missing required key {last!r}"
+    if kind == "extra_forbidden":
+        allowed = ", ".join(place.model.model_fields) if place.model else ""
+        return path[:-1], f"unknown key {last!r}; allowed keys: {allowed}"
+    if last == "[key]":
+        return path[:-2], _key_message(path[-2], kind)
+    if kind == "union_tag_not_found":
+        return path, f"missing required key 'type'; use one of {', '.join(ASSET_TYPES)}"
+    if kind == "union_tag_invalid":
+        return path, f"{ctx.get('tag')!r} is not an asset type; use one of {', '.join(ASSET_TYPES)}"
+    if kind == "literal_error" and last == "role":
+        return path, f"{value!r} is not a role; use one of {', '.join(ROLES)}"
+    if path == ("version",) and kind in ("literal_error", "manifest"):
+        return (), f"version must be 1 (the only manifest format this tool reads), got {value!r}"
+    if kind == "literal_error":
+        return path, f"{value!r} is not allowed; use one of {ctx.get('expected')}"
+    if kind == "manifest":
+        return path, error["msg"]
+    return path, _type_message(kind, value, error["msg"])
+
+
+def _key_message(key: str | int, kind: str) -> str:
+    if kind == "string_type":
+        return f"key {key!r} must be text"
+    return f"key {key!r} must be lower-case letters, digits and '-', starting with a letter or digit"
+
+
+_EXPECTED = {
+    "string_type": "text",
+    "bool_type": "true or false",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "dict_type": "a mapping (key: value)",
+    "model_type": "a mapping (key: value)",
+    "model_attributes_type": "a mapping (key: value)",
+    "tuple_type": "a list",
+    "list_type": "a list",
+}
+
+
+def _type_message(kind: str, value: Any, fallback: str) -> str:
+    if kind in _EXPECTED:
+        hint = ""
+        if kind == "string_type" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            hint = f"; quote it (\"{value}\") so it is read as text"
+        return f"expected {_EXPECTED[kind]}, got {_describe(value)}{hint}"
+    if kind == "string_too_short":
+        return "must not be empty"
+    if kind == "string_pattern_mismatch":
+        return f"{value!r} must not be empty or contain spaces"
+    if kind in ("greater_than", "greater_than_equal"):
+        return f"{value!r} is too small; {fallback[0].lower()}{fallback[1:]}"
+    return f"{fallback[0].lower()}{fallback[1:]}" if fallback else kind
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"{'true' if value else 'false'}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, date):
+        return f"the date {value.isoformat()}"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the text {value!r}"
+    return type(value).__name__
+
+
+def _dotted(path: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+

@@ -1,0 +1,203 @@
+"""Rules that span several fields or several files.
+
+They read the loaded YAML tree itself rather than validated models, so that
+they still run (and their problems are still reported in the same pass) when
+some other part of the file has a type error.  Every access is guarded:
+a value of the wrong type is the models' problem to report, not these rules'.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from reconciler.manifest.location import Problem, SourceLocation
+from reconciler.manifest.models import ASSET_TYPES, FILE_ASSET_TYPES
+from reconciler.manifest.yaml_lines import LineDict, LineList
+
+UPLOADED_TYPES = frozenset(FILE_ASSET_TYPES) | {"video", "audio"}
+TEMPLATE_ONLY_KEYS = ("name", "startDate", "targetEndDate", "actualEndDate", "deal")
+SECTIONS = ("groups", "workspaces", "assets")
+
+# Only Python's built-in table (not /etc/mime.types), so the same file gets the
+# same type on every machine; the Office formats it lacks are added here.
+_MIME = mimetypes.MimeTypes()
+for _type, _ext in (
+    ("application/vnd.openxmlformats-officedocument.wordprocessingml.document", ".docx"),
+    ("application/vnd.openxmlformats-officedocument.presentationml.presentation", ".pptx"),
+    ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", ".xlsx"),
+    ("audio/mp4", ".m4a"),
+):
+    _MIME.add_type(_type, _ext)
+
+
+def guess_mime_type(file: str) -> str | None:
+    """The MIME type for a file name, from its extension alone; None when unknown."""
+    return _MIME.guess_type(file, strict=False)[0]
+
+
+def file_rules(document: Any, file: str, base_dir: Path, root: Path) -> list[Problem]:
+    """Problems within one manifest file that no single model field can see."""
+    if not isinstance(document, LineDict):
+        return []
+    problems: list[Problem] = []
+    for key, group, line in _entries(document, "groups"):
+        problems += _access_rules(group, f"groups.{key}", file)
+        for member_key, member, member_line in _entries(group, "workspaces"):
+            problems += _member_rules(member, f"groups.{key}.workspaces.{member_key}", member_line, file)
+    for key, workspace, _ in _entries(document, "workspaces"):
+        problems += _access_rules(workspace, f"workspaces.{key}", file)
+    for key, asset, line in _entries(document, "assets"):
+        problems += _asset_rules(asset, f"assets.{key}", line, file, base_dir, root)
+    return problems
+
+
+def manifest_set_rules(documents: list[tuple[str, Any]]) -> list[Problem]:
+    """Problems between files (or places): keys defined twice, workspaces managed twice."""
+    problems: list[Problem] = []
+    first_key: dict[tuple[str, str], SourceLocation] = {}
+    first_id: dict[str, tuple[str, SourceLocation]] = {}
+    for file, document in documents:
+        if not isinstance(document, LineDict):
+            continue
+        for section in SECTIONS:
+            for key, _, line in _entries(document, section):
+                here = SourceLocation(file, line)
+                first = first_key.setdefault((section, key), here)
+                if first != here:
+                    problems.append(Problem(here, (
+                        f"{section}.{key}: already defined at {first}; "
+                        "a key may be defined in one file only")))
+        for workspace_id, what, here in _managed_ids(document, file):
+            if workspace_id not in first_id:
+                first_id[workspace_id] = (what, here)
+                continue
+            first_what, first = first_id[workspace_id]
+            problems.append(Problem(here, (
+                f"{what}: workspace {workspace_id} is already managed as {first_what} at {first}; "
+                "manage each workspace in one place only")))
+    return problems
+
+
+def _entries(mapping: Any, section: str) -> Iterator[tuple[str, LineDict, int]]:
+    """(key, value, line of the key) for each mapping-valued entry of ``mapping[section]``."""
+    if not isinstance(mapping, LineDict):
+        return
+    entries = mapping.get(section)
+    if not isinstance(entries, LineDict):
+        return
+    for key, value in entries.items():
+        if isinstance(key, str) and isinstance(value, LineDict):
+            yield key, value, entries.key_lines[key]
+
+
+def _managed_ids(document: LineDict, file: str) -> Iterator[tuple[str, str, SourceLocation]]:
+    for key, group, _ in _entries(document, "groups"):
+        if isinstance(group.get("homepage"), str):
+            yield group["homepage"], f"group.{key} (homepage)", SourceLocation(file, group.key_lines["homepage"])
+        for member_key, member, _ in _entries(group, "workspaces"):
+            if isinstance(member.get("id"), str):
+                yield member["id"], f"group.{key}.workspace.{member_key}", SourceLocation(file, member.key_lines["id"])
+    for key, workspace, _ in _entries(document, "workspaces"):
+        if isinstance(workspace.get("id"), str):
+            yield workspace["id"], f"workspace.{key}", SourceLocation(file, workspace.key_lines["id"])
+
+
+def _access_rules(parent: LineDict, path: str, file: str) -> list[Problem]:
+    access = parent.get("access")
+    if not isinstance(access, LineDict):
+        return []
+    problems: list[Problem] = []
+    roles: list[Any] = []
+    lists_readable = True
+    for list_key, field in (("users", "email"), ("domains", "domain")):
+        entries = access.get(list_key, LineList())
+        if not isinstance(entries, list):
+            lists_readable = False
+            continue
+        first_line: dict[str, int] = {}
+        for index, entry in enumerate(entries):
+            if not isinstance(entry, dict):
+                lists_readable = False
+                continue
+            roles.append(entry.get("role"))
+            value = entry.get(field)
+            if not isinstance(value, str):
+                continue
+            value = value.strip().lower()
+            line = entries.item_lines[index] if isinstance(entries, LineList) else access.key_lines[list_key]
+            if value in first_line:
+                problems.append(Problem(SourceLocation(file, line), (
+                    f"{path}.access.{list_key}[{index}]: {field} {value!r} is listed twice "
+                    f"(first at line {first_line[value]}); keep one entry per {field}")))
+            else:
+                first_line[value] = line
+    # Only an authoritative list replaces the whole live list, so only it must
+    # bring its own owner; a non-authoritative one is checked after merging, in the plan.
+    if access.get("authoritative", True) is True and lists_readable and "owner" not in roles:
+        problems.append(Problem(SourceLocation(file, parent.key_lines["access"]), (
+            f"{path}.access: no user or domain has role owner; an authoritative access list "
+            "replaces the whole list, so it needs an owner (or set authoritative: false)")))
+    return problems
+
+
+def _member_rules(member: LineDict, path: str, line: int, file: str) -> list[Problem]:
+    problems: list[Problem] = []
+    if "id" in member and "template" in member:
+        problems.append(Problem(SourceLocation(file, member.key_lines["template"]), (
+            f"{path}: has both id and template; give id for an existing workspace "
+            "or template to create one, not both")))
+    elif "id" not in member and "template" not in member:
+        problems.append(Problem(SourceLocation(file, line), (
+            f"{path}: give id (an existing workspace) or template (create one from a template)")))
+    elif "id" in member:
+        for key in TEMPLATE_ONLY_KEYS:
+            if key in member:
+                problems.append(Problem(SourceLocation(file, member.key_lines[key]), (
+                    f"{path}.{key}: only a workspace created from a template takes {key}; "
+                    "an existing workspace (id) keeps its own")))
+    deal = member.get("deal")
+    if isinstance(deal, LineDict):
+        given = [k for k in ("crmOneDealId", "crmTwoOpportunityId") if k in deal]
+        if len(given) != 1:
+            what = "has both" if given else "needs one of"
+            problems.append(Problem(SourceLocation(file, member.key_lines["deal"]), (
+                f"{path}.deal: {what} crmOneDealId and crmTwoOpportunityId; give exactly one")))
+    return problems
+
+
+def _asset_rules(asset: LineDict, path: str, line: int, file: str, base_dir: Path, root: Path) -> list[Problem]:
+    kind = asset.get("type")
+    if kind not in ASSET_TYPES:
+        return []
+    if kind == "embed" and ("url" in asset) == ("customCode" in asset):
+        what = "has both url and customCode" if "url" in asset else "needs url or customCode"
+        return [Problem(SourceLocation(file, line), f"{path}: an embed {what}; give exactly one")]
+    name = asset.get("file")
+    if kind not in UPLOADED_TYPES or not isinstance(name, str) or not name:
+        return []
+    here = SourceLocation(file, asset.key_lines["file"])
+    problem = asset_file_problem(name, base_dir, root)
+    if problem:
+        return [Problem(here, f"{path}.file: {problem}")]
+    if "mimeType" not in asset and guess_mime_type(name) is None:
+        return [Problem(here, f"{path}.file: cannot tell the MIME type of {name!r} from its extension; add mimeType")]
+    return []
+
+
+def asset_file_problem(name: str, base_dir: Path, root: Path) -> str | None:
+    """Why an asset's ``file`` cannot be used, or None when it names a file inside ``root``."""
+    relative = Path(name)
+    if relative.is_absolute() or name.startswith("~"):
+        return f"{name!r} must be a path relative to the manifest file, not an absolute one"
+    target = base_dir / relative
+    # resolve() follows symlinks, so a link that points out of the root is caught too.
+    if not target.resolve().is_relative_to(root.resolve()):
+        return f"{name!r} is outside the manifest root {root}; keep asset files beside the manifests"
+    if not target.exists():
+        return f"{name!r} does not exist (looked for {target})"
+    if not target.is_file():
+        return f"{name!r} is not a file"
+    return None

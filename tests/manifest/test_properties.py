@@ -1,0 +1,61 @@
+"""Properties over generated manifests: normalisation and key spelling."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reconciler.errors import ManifestError
+from reconciler.manifest import ROLES, load_desired
+
+LABEL = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?", fullmatch=True)
+HOST = st.builds(
+    lambda labels, tld: ".".join([*labels, tld]),
+    st.lists(LABEL, min_size=1, max_size=3),
+    st.sampled_from(["com", "io", "de"]),
+)
+LOCAL = st.from_regex(r"[a-z0-9][a-z0-9._+-]{0,10}", fullmatch=True)
+EMAIL = st.builds(lambda local, host: f"{local}@{host}", LOCAL, HOST)
+
+
+def _load(text: str):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "manifest.yaml"
+        path.write_text(text, encoding="utf-8")
+        return load_desired(path)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    entries=st.lists(st.tuples(EMAIL, st.sampled_from(ROLES)), min_size=1, max_size=5, unique_by=lambda e: e[0]),
+    upper=st.lists(st.booleans(), min_size=5, max_size=5),
+)
+def test_emails_load_lower_cased_at_their_lines(entries: list[tuple[str, str]], upper: list[bool]) -> None:
+    written = [(email.upper() if up else email, role) for (email, role), up in zip(entries, upper)]
+    lines = "".join(f"      - {{email: '{email}', role: {role}}}\n" for email, role in written)
+    head = "version: 1\nworkspaces:\n  w:\n    id: ws_1\n    access:\n      authoritative: false\n      users:\n"
+    desired = _load(head + lines)
+    access = desired.workspaces[0].access
+    assert access is not None
+    assert [(u.email, u.role, u.location.line) for u in access.users] == [
+        (email, role, 8 + i) for i, (email, role) in enumerate(entries)
+    ]
+
+
+@settings(max_examples=80, deadline=None)
+@given(key=st.text(alphabet="abcXYZ09-_. ", min_size=1, max_size=8))
+def test_a_key_loads_exactly_when_it_is_a_lower_case_slug(key: str) -> None:
+    text = f"version: 1\nworkspaces:\n  '{key}': {{id: ws_1}}\n"
+    if re.fullmatch(r"[a-z0-9][a-z0-9-]*", key):
+        assert _load(text).workspaces[0].address == f"workspace.{key}"
+    else:
+        try:
+            _load(text)
+        except ManifestError as exc:
+            assert len(exc.problems) == 1 and "must be lower-case letters" in exc.problems[0]
+        else:
+            raise AssertionError(f"key {key!r} was accepted")
