@@ -1,0 +1,16 @@
+"""Client of the Workspace Collaboration Service API.
+
+    connection.py   the service address and the ``httpx.Client`` with its headers
+    client.py       ``WorkspaceClient``: one method per documented endpoint
+    endpoints/      the endpoint methods, one module per resource group
+    requester.py    one call: rate limit, send, retry, errors; ``ClientStats``
+    ratelimit.py    client-side rate limits per class, corrected by the service
+    retry.py        which calls may be repeated, and how long to wait
+    responses.py    reading bodies: the error envelope, ``{data: {...}}``
+    errors.py       ``ApiError`` and its subclasses
+    models.py       tolerant response models, access-list inputs
+    bodies.py       strict request bodies (connect, assets)
+    properties.py   the ``properties`` values each endpoint accepts
+
+Nothing here knows the emulator: it is reached through an ``httpx`` transport.
+"""

@@ -1,0 +1,134 @@
+"""The HTTP connection to the service: its address and its headers.
+
+The client itself takes any ``httpx.Client``; this module makes the one the
+tool uses, so that every request carries the bearer token, asks for JSON and
+names the tool, and so that the token only ever travels over TLS (or to this
+machine, or to the in-process emulator).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from reconciler import __version__
+from reconciler.errors import ConfigError
+
+API_VERSION_SEGMENT = "/v1"
+USER_AGENT = f"reconciler/{__version__}"
+
+# RFC 2606 reserves ".invalid": no real host can have such a name, so the
+# in-process emulator uses one and a plain-HTTP address there sends nothing
+# over any network.
+_RESERVED_SUFFIX = ".invalid"
+
+
+def normalise_base_url(url: str) -> str:
+    """The service address, ending in ``/v1`` and without a trailing slash.
+
+    Accepts the address with or without the ``/v1`` segment and trailing
+    slashes (``https://api.example.com``, ``https://api.example.com/v1/``).
+    Raises ``ConfigError`` for a scheme other than https, for plain http
+    except to loopback hosts and hosts under ``.invalid``, for a missing
+    host, and for user names, passwords, query strings or fragments in the
+    address.
+    """
+    raw = url.strip()
+    try:
+        parts = urlsplit(raw)
+    except ValueError as exc:  # e.g. an unbalanced IPv6 bracket
+        raise ConfigError(f"The service address cannot be read as an address: {exc}.") from exc
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"The service address {_shown(raw)} is not an https:// address with a host name. "
+            "Give the service address in full, for example https://api.example.com (the /v1 "
+            "segment may be left out)."
+        )
+    if parts.username is not None or parts.password is not None:
+        raise ConfigError(
+            "The service address contains a user name or password; remove it. The token is read "
+            "from RECONCILER_TOKEN or --token-file, never from the address."
+        )
+    if parts.query or parts.fragment:
+        raise ConfigError(
+            f"The service address {_shown(raw)} has a query string or fragment; give only the "
+            "scheme, host and (optionally) the path up to /v1."
+        )
+    host = parts.hostname or ""
+    if not host:
+        raise ConfigError(f"The service address {_shown(raw)} has no host name.")
+    if scheme == "http" and not _plain_http_allowed(host):
+        raise ConfigError(
+            f"The service address {_shown(raw)} uses plain http, which would send the token "
+            "unencrypted over the network. Use https://; plain http is accepted only for this "
+            "machine (localhost, 127.0.0.0/8, ::1) and for hosts under .invalid."
+        )
+    path = parts.path.rstrip("/")
+    if not path.endswith(API_VERSION_SEGMENT):
+        path += API_VERSION_SEGMENT
+    return urlunsplit((scheme, parts.netloc, path, "", ""))
+
+
+def make_http_client(
+    base_url: str,
+    token: str,
+    *,
+    transport: httpx.BaseTransport | None = None,
+    timeout: float = 30.0,
+) -> httpx.Client:
+    """An ``httpx.Client`` for the service at ``base_url`` (normalised).
+
+    Every request carries ``Authorization: Bearer <token>``, ``Accept:
+    application/json`` and ``User-Agent: reconciler/<version>``.  Redirects are
+    not followed: the description documents none, and following one could
+    carry the token elsewhere.  ``transport`` replaces the network (the
+    in-process emulator, a test's mock).  Raises ``ConfigError`` for a bad
+    address or a token that cannot be sent in a header; no message names the
+    token.
+    """
+    normalised = normalise_base_url(base_url)
+    _check_token(token)
+    return httpx.Client(
+        base_url=normalised,
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json",
+            "User-Agent": USER_AGENT,
+        },
+        transport=transport,
+        timeout=timeout,
+        follow_redirects=False,
+    )
+
+
+def _plain_http_allowed(host: str) -> bool:
+    host = host.lower().rstrip(".")
+    if host == "localhost" or host.endswith(_RESERVED_SUFFIX):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _check_token(token: str) -> None:
+    # Checked here because the HTTP layer's own error for an illegal header
+    # value quotes the value, and with it the token.
+    if not token:
+        raise ConfigError("The token is empty; set RECONCILER_TOKEN or pass --token-file.")
+    if not token.isascii() or not token.isprintable() or any(c.isspace() for c in token):
+        raise ConfigError(
+            "The token contains spaces, line breaks or characters outside ASCII, so it cannot be "
+            "sent in a header; check RECONCILER_TOKEN or the file given with --token-file."
+        )
+
+
+def _shown(url: str) -> str:
+    """``url`` for a message: without any user name or password in it."""
+    parts = urlsplit(url)
+    if "@" in parts.netloc:
+        parts = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1])
+    return repr(urlunsplit(parts))

@@ -1,0 +1,92 @@
+"""What every endpoint method does the same way: send, unwrap, validate, page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TypeVar
+from urllib.parse import quote
+
+from pydantic import BaseModel, ValidationError
+
+from reconciler.api.models import PageInfo
+from reconciler.api.requester import Answer, Query, Requester
+from reconciler.api.responses import BodyError, JsonObject, unwrap
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class EndpointBase:
+    """Plumbing shared by the endpoint mixins; ``WorkspaceClient`` sets the
+    two attributes."""
+
+    requester: Requester
+    page_size: int
+
+    def _one(self, method: str, path: str, name: str, model: type[M], *, query: Query = (),
+             body: JsonObject | None = None) -> M:
+        """Send one call and return ``data[name]`` as ``model``."""
+        answer = self.requester.request(method, path, query=query, body=body)
+        return self._read(answer, method, path, name, model)
+
+    def _read(self, answer: Answer, method: str, path: str, name: str, model: type[M]) -> M:
+        try:
+            return validate(model, unwrap(answer.body, name))
+        except BodyError as exc:
+            raise self.requester.invalid(method, path, str(exc), status=answer.status) from None
+
+    def _pages(self, path: str, name: str, model: type[M], query: Query) -> Iterator[M]:
+        """Every item of a list, following ``page=1,2,...`` with ``limit``.
+
+        Stops when ``pageInfo.hasNextPage`` is false, on an empty page, or
+        when ``pageInfo`` is missing (following pages blindly could loop
+        forever on a service that ignores ``page``).  Each page is requested
+        only when the caller has consumed the one before.
+        """
+        page = 1
+        while True:
+            paged = [*query, ("page", str(page)), ("limit", str(self.page_size))]
+            answer = self.requester.request("GET", path, query=paged)
+            try:
+                items = unwrap(answer.body, name)
+                if not isinstance(items, list):
+                    raise BodyError(f"'data.{name}' is not a list")
+                info = _page_info(answer.body)
+                models = [validate(model, item) for item in items]
+            except BodyError as exc:
+                raise self.requester.invalid("GET", path, str(exc), status=answer.status) from None
+            yield from models
+            if not items or info is None or not info.hasNextPage:
+                return
+            page += 1
+
+
+def validate(model: type[M], raw: object) -> M:
+    """``raw`` as ``model``; ``BodyError`` naming the first problem."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the object"
+        raise BodyError(f"a {model.__name__} did not have the documented shape ({where}: {first['msg']})") from None
+
+
+def segment(resource_id: str) -> str:
+    """``resource_id`` quoted as one path segment (a ``/`` cannot escape it)."""
+    if not resource_id:
+        raise ValueError("a resource id must not be empty")
+    return quote(resource_id, safe="")
+
+
+def filter_query(filter: Mapping[str, str] | None) -> list[tuple[str, str]]:
+    """A ``filter`` object as ``filter[key]=value`` query keys.
+
+    The description gives ``filter`` the type "object" and shows neither its
+    attributes nor its encoding; brackets are the usual encoding of an object
+    in a query string (as ``properties[]`` is of an array).
+    """
+    return [(f"filter[{key}]", value) for key, value in (filter or {}).items()]
+
+
+def _page_info(body: JsonObject) -> PageInfo | None:
+    raw = body.get("data", {}).get("pageInfo")
+    return None if raw is None else validate(PageInfo, raw)

@@ -1,0 +1,195 @@
+"""Errors of the API client: one class per kind of answer (or of no answer).
+
+    ApiError (reconciler.errors.ReconcilerError)
+    ├── BadRequest          400
+    ├── Unauthorized        401
+    ├── Forbidden           403
+    ├── NotFound            404
+    ├── Conflict            409
+    ├── RateLimited         429, after the retries were used up
+    ├── ServerError         5xx, after the retries allowed for the call
+    ├── UnexpectedStatus    any other status that is not a success
+    ├── ConnectionFailed    no answer at all (status None)
+    ├── InvalidResponse     an answer that is not JSON or not of the documented shape
+    └── UploadFailed        the storage provider refused the bytes of a file
+
+Raised by the client itself, with no error answer of the service behind them:
+
+    ReconcilerError
+    ├── UploadExpired       a file's upload address expired before its bytes were sent
+    └── NotReadyInTime      a bounded wait (upload visible, file converted) ran out
+
+Every error keeps the call (``method`` and ``path``, the path without host or
+query string, so a presigned upload address never leaks its signature) and,
+where the service sent one, the ``{error: {code, message}}`` of the body.
+``str()`` of an error is one paragraph: what was answered to which call, and
+what to do about it.  No message ever contains the token.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from reconciler.errors import ReconcilerError
+
+
+class ApiError(ReconcilerError):
+    """The service answered a call with an error, or did not answer."""
+
+    hint: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        *,
+        method: str,
+        path: str,
+        message: str,
+        status: int | None = None,
+        code: str | None = None,
+        attempts: int = 1,
+        outcome: str = "",
+    ) -> None:
+        self.method = method
+        self.path = path
+        self.message = message
+        self.status = status
+        self.code = code
+        self.attempts = attempts
+        # Whether a change may have been made, for answers that leave it open
+        # (5xx, no answer); empty when the answer settles it.
+        self.outcome = outcome
+        super().__init__(self._describe())
+
+    @property
+    def call(self) -> str:
+        """The call in the form ``PATCH /workspace-users/wu_1``."""
+        return f"{self.method} {self.path}"
+
+    def _describe(self) -> str:
+        answer = " ".join(str(part) for part in (self.status, self.code) if part is not None)
+        return _paragraph(f"The service answered {answer} to {self.call}:", self.message, self._hint())
+
+    def _hint(self) -> str:
+        return self.hint
+
+    def __str__(self) -> str:
+        return self._describe()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(status={self.status!r}, code={self.code!r}, call={self.call!r})"
+
+
+class BadRequest(ApiError):
+    hint = ("The service did not accept the request as sent; check the values involved, and if they "
+            "look right, report this as a bug in reconciler.")
+
+
+class Unauthorized(ApiError):
+    hint = ("Check the token in RECONCILER_TOKEN or in the file given with --token-file: it is "
+            "missing, wrong or no longer valid.")
+
+
+class Forbidden(ApiError):
+    hint = ("The token's company may not do this; publishing workspaces also needs a verified "
+            "company.")
+
+
+class NotFound(ApiError):
+    hint = "The resource may have been deleted, or may belong to another company."
+
+
+class Conflict(ApiError):
+    hint = ("The change conflicts with the service's current state (when connecting: the "
+            "workspace belongs to another account, or is already in another group).")
+
+
+class RateLimited(ApiError):
+    def _hint(self) -> str:
+        return (f"The company's rate limit was still exceeded after {self.attempts} attempts; other "
+                "tools may share the company's quota. Lower the client's rate limits or try later.")
+
+
+class ServerError(ApiError):
+    """A 5xx answer.  ``outcome`` says whether the change may have been made."""
+
+    def _hint(self) -> str:
+        tried = f" after {self.attempts} attempts" if self.attempts > 1 else ""
+        return _paragraph(f"The service failed{tried}; try again later.", self.outcome)
+
+
+class UnexpectedStatus(ApiError):
+    hint = "The service's description does not document this answer."
+
+
+class ConnectionFailed(ApiError):
+    """No answer: the connection failed, broke, or timed out (status None)."""
+
+    def _describe(self) -> str:
+        tried = f" ({self.attempts} attempts)" if self.attempts > 1 else ""
+        return _paragraph(f"No answer from the service to {self.call}{tried}:", self.message,
+                          "Check the address and the network.", self.outcome)
+
+
+class InvalidResponse(ApiError):
+    """An answer that is not JSON, or not of the shape the description documents."""
+
+    def _describe(self) -> str:
+        status = f" {self.status}" if self.status is not None else ""
+        return _paragraph(f"The service answered{status} to {self.call} with an answer reconciler "
+                          "cannot read:", self.message,
+                          "The address may not be the service's, or the service changed its interface.")
+
+
+class UploadFailed(ApiError):
+    """The storage provider refused the bytes (PUT to the presigned address)."""
+
+    def _describe(self) -> str:
+        answer = "gave no answer" if self.status is None else f"answered {self.status}"
+        tried = f" ({self.attempts} attempts)" if self.attempts > 1 else ""
+        return _paragraph(f"The storage provider {answer} to {self.call}{tried}:", self.message,
+                          "The upload address may have expired (it is valid for one hour), or the "
+                          "Content-Type differs from the mimeType the file was created with.")
+
+
+class UploadExpired(ReconcilerError):
+    """The upload address expired (per the clock) before the bytes were sent."""
+
+
+class NotReadyInTime(ReconcilerError):
+    """A bounded wait on the service ran out; ``last`` is what it said last."""
+
+    def __init__(self, message: str, *, last: object = None) -> None:
+        self.last = last
+        super().__init__(message)
+
+
+_BY_STATUS: dict[int, type[ApiError]] = {
+    400: BadRequest,
+    401: Unauthorized,
+    403: Forbidden,
+    404: NotFound,
+    409: Conflict,
+    429: RateLimited,
+}
+
+
+def error_class_for(status: int) -> type[ApiError]:
+    """The class of error that stands for an answer of ``status``."""
+    if status in _BY_STATUS:
+        return _BY_STATUS[status]
+    if 500 <= status <= 599:
+        return ServerError
+    return UnexpectedStatus
+
+
+def _paragraph(*parts: str) -> str:
+    """Join sentences into one paragraph, each ending with a full stop."""
+    out: list[str] = []
+    for part in parts:
+        part = " ".join(part.split())
+        if not part:
+            continue
+        if part[-1] not in ".:!?":
+            part += "."
+        out.append(part)
+    return " ".join(out)

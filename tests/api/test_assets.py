@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+import respx
+from pydantic import ValidationError
+
+from reconciler.api import errors
+from reconciler.api.bodies import AssetMetadata, EmbedAssetInput, FileAssetInput, LinkAssetInput
+from reconciler.api.client import WorkspaceClient
+from reconciler.clock import VirtualClock
+from tests.api.conftest import data, error
+
+ASSET = data("asset", {"id": "a_1", "assetType": "pdf"})
+NOT_UPLOADED = error("BAD_REQUEST", "The file has not been uploaded")
+
+
+@pytest.mark.parametrize(
+    ("asset", "body"),
+    [
+        (FileAssetInput(type="pdf", fileId="f_1", name="Contract", tagIds=("t_1",)),
+         {"type": "pdf", "fileId": "f_1", "name": "Contract", "tagIds": ["t_1"]}),
+        (FileAssetInput(type="video", fileId="f_2", metadata=AssetMetadata(width=1920, height=1080, duration=61.5)),
+         {"type": "video", "fileId": "f_2", "metadata": {"width": 1920, "height": 1080, "duration": 61.5}}),
+        (FileAssetInput(type="audio", fileId="f_3", metadata=AssetMetadata(duration=30)),
+         {"type": "audio", "fileId": "f_3", "metadata": {"duration": 30}}),
+        (LinkAssetInput(url="https://example.com", name="Site"),
+         {"type": "link", "url": "https://example.com", "name": "Site"}),
+        (EmbedAssetInput(customCode="<iframe></iframe>"), {"type": "embed", "customCode": "<iframe></iframe>"}),
+    ],
+)
+def test_asset_bodies_carry_only_their_fields(
+    router: respx.Router, client: WorkspaceClient,
+    asset: FileAssetInput | LinkAssetInput | EmbedAssetInput, body: dict[str, object],
+) -> None:
+    route = router.post("/assets").respond(201, json=ASSET)
+    assert client.create_asset(asset).id == "a_1"
+    assert json.loads(route.calls.last.request.content) == body
+
+
+def test_embed_needs_exactly_one_source() -> None:
+    with pytest.raises(ValidationError, match="exactly one"):
+        EmbedAssetInput(url="https://x.example", customCode="<p/>")
+    with pytest.raises(ValidationError, match="exactly one"):
+        EmbedAssetInput()
+
+
+@pytest.mark.parametrize(
+    ("kind", "meta"),
+    [("video", AssetMetadata(duration=3)), ("audio", AssetMetadata(width=1, duration=3)), ("pdf", AssetMetadata())],
+)
+def test_metadata_follows_the_media_type(kind: str, meta: AssetMetadata) -> None:
+    with pytest.raises(ValidationError, match="metadata"):
+        FileAssetInput(type=kind, fileId="f_1", metadata=meta)
+
+
+def test_asset_creation_is_not_retried_after_500(router: respx.Router, client: WorkspaceClient) -> None:
+    route = router.post("/assets").respond(500, json=error("INTERNAL_SERVER_ERROR", "Boom"))
+    with pytest.raises(errors.ServerError):
+        client.create_asset(FileAssetInput(type="pdf", fileId="f_1"))
+    assert route.call_count == 1
+
+
+def test_asset_creation_waits_while_the_bytes_are_not_visible(
+    router: respx.Router, client: WorkspaceClient, clock: VirtualClock
+) -> None:
+    route = router.post("/assets").mock(side_effect=[
+        respx.MockResponse(400, json=NOT_UPLOADED), respx.MockResponse(400, json=NOT_UPLOADED),
+        respx.MockResponse(201, json=ASSET),
+    ])
+    asset = client.create_asset_when_uploaded(FileAssetInput(type="pdf", fileId="f_1"), first_wait=2)
+    assert asset.id == "a_1"
+    assert route.call_count == 3
+    assert clock.slept == 2 + 4
+
+
+def test_asset_creation_gives_up_after_its_attempts(router: respx.Router, client: WorkspaceClient,
+                                                    clock: VirtualClock) -> None:
+    route = router.post("/assets").respond(400, json=NOT_UPLOADED)
+    with pytest.raises(errors.NotReadyInTime, match="after 3 attempts over 6 seconds") as info:
+        client.create_asset_when_uploaded(FileAssetInput(type="pdf", fileId="f_1"), attempts=3, first_wait=2)
+    assert route.call_count == 3
+    assert isinstance(info.value.__cause__, errors.BadRequest)
+
+
+def test_asset_creation_does_not_wait_on_other_errors(router: respx.Router, client: WorkspaceClient) -> None:
+    route = router.post("/assets").respond(404, json=error("NOT_FOUND", "File not found"))
+    with pytest.raises(errors.NotFound):
+        client.create_asset_when_uploaded(FileAssetInput(type="pdf", fileId="f_1"))
+    assert route.call_count == 1
+
+
+def test_asset_update_sends_only_the_fields_given(router: respx.Router, client: WorkspaceClient) -> None:
+    route = router.patch("/assets/a_1").respond(200, json=ASSET)
+    client.update_asset("a_1", tag_ids=[], is_internal=False, properties=["tags.title", "isInternal"])
+    assert json.loads(route.calls.last.request.content) == {"tagIds": [], "isInternal": False}
+
+
+def test_asset_update_with_nothing_to_change_is_refused(router: respx.Router, client: WorkspaceClient) -> None:
+    with pytest.raises(ValueError):
+        client.update_asset("a_1")
+    assert router.calls.call_count == 0
+
+
+def test_asset_name_may_not_be_empty(client: WorkspaceClient) -> None:
+    with pytest.raises(ValidationError):
+        client.update_asset("a_1", name="")
+
+
+def test_file_status_is_read_with_its_property(router: respx.Router, client: WorkspaceClient) -> None:
+    route = router.get("/files/f_1").respond(200, json=data("file", {"id": "f_1", "uploadStatus": "in_progress"}))
+    assert client.get_file("f_1", properties=["uploadStatus"]).uploadStatus == "in_progress"
+    assert route.calls.last.request.url.params.get_list("properties[]") == ["uploadStatus"]
+    assert client.stats.by_class == {"file_retrieval": 1}
+
+
+def test_waiting_for_a_file_polls_until_it_is_no_longer_in_progress(
+    router: respx.Router, client: WorkspaceClient, clock: VirtualClock
+) -> None:
+    busy = respx.MockResponse(200, json=data("file", {"id": "f_1", "uploadStatus": "in_progress"}))
+    route = router.get("/files/f_1").mock(side_effect=[
+        busy, busy, respx.MockResponse(200, json=data("file", {"id": "f_1", "uploadStatus": "ready"})),
+    ])
+    assert client.wait_for_file_ready("f_1", poll_interval=5).uploadStatus == "ready"
+    assert route.call_count == 3 and clock.slept == 10
+
+
+def test_waiting_for_a_file_is_bounded(router: respx.Router, client: WorkspaceClient, clock: VirtualClock) -> None:
+    route = router.get("/files/f_1").respond(200, json=data("file", {"id": "f_1", "uploadStatus": "in_progress"}))
+    with pytest.raises(errors.NotReadyInTime, match="still in_progress after 12 seconds") as info:
+        client.wait_for_file_ready("f_1", poll_interval=5, timeout=12)
+    assert route.call_count == 4  # at 0, 5, 10 and 12 seconds
+    assert clock.slept == 12
+    assert info.value.last is not None
