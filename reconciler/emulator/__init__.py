@@ -1,0 +1,16 @@
+"""An in-process, stateful emulator of the Workspace Collaboration Service.
+
+A second, independent reading of ``service-api.md`` (it imports nothing from
+``reconciler.api``, ``reconciler.plan`` or ``reconciler.apply``).  Use it
+through ``emulator_transport`` in-process, or over HTTP with
+``reconciler.emulator.server``.  Choices made where the description says
+"not shown" are listed in this package's README.md.
+"""
+
+from reconciler.emulator.context import EmulatorResponse
+from reconciler.emulator.core import Emulator
+from reconciler.emulator.faults import ConnectionDropped
+from reconciler.emulator.seed import SeedError
+from reconciler.emulator.transport import emulator_transport
+
+__all__ = ["ConnectionDropped", "Emulator", "EmulatorResponse", "SeedError", "emulator_transport"]

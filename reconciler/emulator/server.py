@@ -1,0 +1,124 @@
+"""The emulator over real HTTP: a Starlette app and a uvicorn runner.
+
+Every request goes through the same ``Emulator.handle`` as in-process use.
+A dropped-connection fault is rendered as a response that announces a body
+and then stops short, so the client sees the connection end mid-message
+(``httpx.RemoteProtocolError``), the closest ASGI allows to a hang-up.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qsl
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.routing import Mount
+
+from reconciler.emulator.core import Emulator
+from reconciler.emulator.faults import ConnectionDropped
+
+Scope = dict[str, Any]
+
+
+class _EmulatorASGI:
+    """Raw ASGI so a drop can be rendered as a truncated response."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        self.emulator = emulator
+
+    async def __call__(self, scope: Scope, receive: Callable[..., Any], send: Callable[..., Any]) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host") or "{}:{}".format(*scope["server"])
+        base_url = f"{scope.get('scheme', 'http')}://{host}"
+        path = scope["path"]
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        try:
+            answer = await run_in_threadpool(self.emulator.handle, scope["method"], path, query, headers, body,
+                                             base_url=base_url)
+        except ConnectionDropped:
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json"), (b"content-length", b"1000")]})
+            await send({"type": "http.response.body", "body": b"{", "more_body": True})
+            return  # uvicorn closes the connection: the body never completes
+        await send({"type": "http.response.start", "status": answer.status,
+                    "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.items()]})
+        await send({"type": "http.response.body", "body": answer.body})
+
+
+def make_app(emulator: Emulator) -> Starlette:
+    """A Starlette app serving ``emulator`` at every path."""
+    return Starlette(routes=[Mount("/", app=_EmulatorASGI(emulator))])
+
+
+def serve(emulator: Emulator, *, host: str = "127.0.0.1", port: int = 0,
+          ready: Callable[[str], None] | None = None) -> None:
+    """Serve until interrupted; ``ready(base_url)`` is called once listening
+    (with the real port when ``port`` is 0)."""
+    server, sock = _make_server(emulator, host, port)
+    _announce_when_started(server, sock, ready)
+    server.run(sockets=[sock])
+
+
+def start_background_server(emulator: Emulator, host: str = "127.0.0.1") -> tuple[str, Callable[[], None]]:
+    """Serve on a free port in a daemon thread; returns (base URL, stop)."""
+    server, sock = _make_server(emulator, host, 0)
+    started = threading.Event()
+    base_url: list[str] = []
+
+    def on_ready(url: str) -> None:
+        base_url.append(url)
+        started.set()
+
+    _announce_when_started(server, sock, on_ready)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
+                              name="reconciler-emulator")
+    thread.start()
+    if not started.wait(10):
+        server.should_exit = True
+        raise RuntimeError("the emulator server did not start within 10 s")
+
+    def stop() -> None:
+        server.should_exit = True
+        thread.join(5)
+        sock.close()
+
+    return base_url[0], stop
+
+
+def _make_server(emulator: Emulator, host: str, port: int) -> tuple[uvicorn.Server, socket.socket]:
+    # Binding the socket ourselves is what lets port 0 report its real port.
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    config = uvicorn.Config(make_app(emulator), log_level="warning", lifespan="off")
+    return uvicorn.Server(config), sock
+
+
+def _announce_when_started(server: uvicorn.Server, sock: socket.socket,
+                           ready: Callable[[str], None] | None) -> None:
+    if ready is None:
+        return
+    host, port = sock.getsockname()[:2]
+    url_host = f"[{host}]" if ":" in host else host
+    original = server.startup
+
+    async def startup(sockets: list[socket.socket] | None = None) -> None:
+        await original(sockets=sockets)
+        if server.started:
+            ready(f"http://{url_host}:{port}")
+
+    server.startup = startup  # type: ignore[method-assign]

@@ -1,0 +1,300 @@
+"""The emulator's data: companies and everything they own.
+
+Plain dataclasses, no behaviour beyond look-ups and id generation; the rules
+live in the route modules and ``access.py``.  ``seed.py`` reads and writes
+this structure as the seed YAML of DESIGN.md section 6.
+
+Connected workspaces share one ``AccessList`` object (held by their
+``Group``), so a change made through any member shows on all members, as the
+description says a group has one set of access settings.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def iso(seconds: float) -> str:
+    """An ISO 8601 UTC date-time with milliseconds and a ``Z``."""
+    stamp = dt.datetime.fromtimestamp(seconds, dt.timezone.utc)
+    return stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class AccessEntry:
+    """A user (``key`` = email) or domain (``key`` = hostname) with a role."""
+
+    id: str
+    key: str
+    role: str
+    created_at: str
+    updated_at: str
+
+
+@dataclass
+class AccessList:
+    users: list[AccessEntry] = field(default_factory=list)
+    domains: list[AccessEntry] = field(default_factory=list)
+
+    def has_owner(self) -> bool:
+        return any(e.role == "owner" for e in self.users + self.domains)
+
+
+@dataclass
+class Group:
+    """Connected workspaces: one homepage, one access list."""
+
+    id: str
+    homepage: str
+    access: AccessList
+
+
+@dataclass
+class User:
+    id: str
+    email: str
+    first_name: str | None
+    last_name: str | None
+    avatar: str | None
+    created_at: str
+    updated_at: str
+
+    @property
+    def name(self) -> str | None:
+        parts = [p for p in (self.first_name, self.last_name) if p]
+        return " ".join(parts) if parts else None
+
+
+@dataclass
+class Account:
+    id: str
+    name: str
+    website: str | None
+    owner_id: str | None
+    logo: str | None
+    crm_two_account_id: str | None
+    crm_one_company_id: str | None
+    custom_fields: dict[str, str]
+    created_at: str
+    updated_at: str
+
+
+@dataclass
+class Deal:
+    """Exactly one of ``crm_one_deal_id`` / ``crm_two_opportunity_id`` is set;
+    the CRM company/account says which account the deal belongs to."""
+
+    id: str
+    crm_one_deal_id: str | None
+    crm_two_opportunity_id: str | None
+    crm_one_company_id: str | None
+    crm_two_account_id: str | None
+    name: str | None
+    amount: int | None
+    type: str | None
+    stage: str | None
+    created_date: str | None
+    close_date: str | None
+    created_at: str
+    updated_at: str
+
+
+@dataclass
+class PlanItem:
+    """A section, page or task of a workspace; ``fields`` holds the
+    type-specific attributes in the API's spelling (``isHidden``,
+    ``completedAt``, ...)."""
+
+    id: str
+    fields: dict[str, Any]
+    created_at: str
+    updated_at: str
+
+
+@dataclass
+class Template:
+    id: str
+    name: str
+    workspace_title: str | None
+    requires_deal: bool
+    sections: list[dict[str, Any]]
+    pages: list[dict[str, Any]]
+    tasks: list[dict[str, Any]]
+
+
+@dataclass
+class Tag:
+    id: str
+    title: str
+    created_at: str
+    updated_at: str
+
+
+@dataclass
+class CustomField:
+    id: str
+    name: str
+    variable_name: str
+    type: str
+    object_type: str
+    options: list[dict[str, Any]]
+    created_at: str
+    updated_at: str
+
+
+@dataclass
+class Workspace:
+    id: str
+    name: str
+    account_id: str | None        # None: a seed that names no account
+    published: bool
+    archived: bool
+    access: AccessList
+    group: str | None = None
+    template_id: str | None = None
+    start_date: str | None = None
+    target_end_date: str | None = None
+    actual_end_date: str | None = None
+    deal_id: str | None = None
+    custom_fields: dict[str, str] = field(default_factory=dict)
+    sections: list[PlanItem] = field(default_factory=list)
+    pages: list[PlanItem] = field(default_factory=list)
+    tasks: list[PlanItem] = field(default_factory=list)
+    created_at: str = ""
+    updated_at: str = ""
+
+
+@dataclass
+class File:
+    id: str
+    file_name: str
+    mime_type: str
+    upload_token: str
+    expires_at: float
+    upload_status: str = "in_progress"
+    size: int | None = None
+    sha256: str | None = None
+    asset_id: str | None = None
+    # Epoch seconds at which background conversion ends (docx/ppt/xlsx).
+    ready_at: float | None = None
+    created_at: str = ""
+    updated_at: str = ""
+
+    @property
+    def uploaded(self) -> bool:
+        return self.sha256 is not None
+
+
+@dataclass
+class Asset:
+    id: str
+    type: str
+    name: str
+    description: str = ""
+    transcript: str = ""
+    is_internal: bool = False
+    file_id: str | None = None
+    url: str | None = None
+    custom_code: str | None = None
+    tag_ids: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] | None = None
+    views: int = 0
+    shares: int = 0
+    created_at: str = ""
+    updated_at: str = ""
+
+
+@dataclass
+class Company:
+    name: str
+    token: str
+    verified: bool = True
+    plan: str = "paid"
+    credits: int = 0
+    users: list[User] = field(default_factory=list)
+    accounts: list[Account] = field(default_factory=list)
+    deals: list[Deal] = field(default_factory=list)
+    templates: list[Template] = field(default_factory=list)
+    tags: list[Tag] = field(default_factory=list)
+    custom_fields: list[CustomField] = field(default_factory=list)
+    workspaces: list[Workspace] = field(default_factory=list)
+    groups: dict[str, Group] = field(default_factory=dict)
+    files: list[File] = field(default_factory=list)
+    assets: list[Asset] = field(default_factory=list)
+
+    # Look-ups by id; lists stay the source of order, these scans are cheap
+    # at emulator sizes and can never go stale.
+    def workspace(self, wid: str) -> Workspace | None:
+        return next((w for w in self.workspaces if w.id == wid), None)
+
+    def account(self, aid: str | None) -> Account | None:
+        return next((a for a in self.accounts if a.id == aid), None) if aid else None
+
+    def deal(self, did: str | None) -> Deal | None:
+        return next((d for d in self.deals if d.id == did), None) if did else None
+
+    def template(self, tid: str) -> Template | None:
+        return next((t for t in self.templates if t.id == tid), None)
+
+    def tag(self, tid: str) -> Tag | None:
+        return next((t for t in self.tags if t.id == tid), None)
+
+    def file(self, fid: str) -> File | None:
+        return next((f for f in self.files if f.id == fid), None)
+
+    def asset(self, aid: str) -> Asset | None:
+        return next((a for a in self.assets if a.id == aid), None)
+
+    def custom_field(self, cid: str) -> CustomField | None:
+        return next((c for c in self.custom_fields if c.id == cid), None)
+
+    def user_by_email(self, email: str) -> User | None:
+        return next((u for u in self.users if u.email == email), None)
+
+    def access_lists(self) -> list[AccessList]:
+        """Every distinct access list of the company, in workspace order."""
+        seen: dict[int, AccessList] = {}
+        for ws in self.workspaces:
+            seen.setdefault(id(ws.access), ws.access)
+        return list(seen.values())
+
+    def members(self, access: AccessList) -> list[Workspace]:
+        """The workspaces sharing ``access``."""
+        return [w for w in self.workspaces if w.access is access]
+
+
+class IdSource:
+    """Deterministic ids ``<prefix>_<n>``.
+
+    Numbers only go up (the next number per prefix is persisted with the
+    store), so an id removed once is never handed out again, and every id
+    ever loaded is skipped.
+    """
+
+    def __init__(self, next_numbers: dict[str, int] | None = None) -> None:
+        self.next_numbers: dict[str, int] = dict(next_numbers or {})
+        self.taken: set[str] = set()
+
+    def claim(self, existing: str) -> None:
+        """Record an id that came from the seed so it is never generated."""
+        self.taken.add(existing)
+
+    def new(self, prefix: str) -> str:
+        n = self.next_numbers.get(prefix, 1)
+        while f"{prefix}_{n}" in self.taken:
+            n += 1
+        self.next_numbers[prefix] = n + 1
+        new_id = f"{prefix}_{n}"
+        self.taken.add(new_id)
+        return new_id
+
+
+@dataclass
+class Store:
+    companies: dict[str, Company] = field(default_factory=dict)
+    ids: IdSource = field(default_factory=IdSource)
+
+    def company_by_token(self, token: str) -> Company | None:
+        return next((c for c in self.companies.values() if c.token == token), None)

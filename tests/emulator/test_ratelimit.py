@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+
+
+def test_every_response_carries_rate_limit_headers(client, clock):
+    response = client.get("/workspaces")
+    assert response.headers["X-RateLimit-Limit"] == "120"
+    assert response.headers["X-RateLimit-Remaining"] == "119"
+    assert int(response.headers["X-RateLimit-Reset"]) == int(clock.now()) // 60 * 60 + 60
+
+
+def test_error_responses_carry_them_too(client):
+    response = client.post("/workspaces/ws_home/access", json={})
+    assert response.status_code == 400
+    assert response.headers["X-RateLimit-Remaining"] == "119"
+
+
+def test_over_the_limit_is_429_with_retry_after(make_client, make_emulator, clock):
+    client = make_client(target=make_emulator(rate_limits={"default": 3}))
+    clock.advance(15)  # 45 s left in the window
+    for _ in range(3):
+        assert client.get("/workspaces").status_code == 200
+    response = client.get("/workspaces")
+    assert response.status_code == 429
+    assert response.json()["error"]["code"] == "RATE_LIMIT_EXCEEDED"
+    assert response.headers["Retry-After"] == "45"
+    assert response.headers["X-RateLimit-Remaining"] == "0"
+
+
+def test_window_resets_after_the_clock_advances(make_client, make_emulator, clock):
+    client = make_client(target=make_emulator(rate_limits={"default": 2}))
+    client.get("/workspaces")
+    client.get("/workspaces")
+    assert client.get("/workspaces").status_code == 429
+    clock.advance(60)
+    response = client.get("/workspaces")
+    assert response.status_code == 200
+    assert response.headers["X-RateLimit-Remaining"] == "1"
+
+
+def test_limits_are_per_company(make_client, make_emulator):
+    emulator = make_emulator(rate_limits={"default": 1})
+    acme, globex = make_client(target=emulator), make_client("token-globex", target=emulator)
+    assert acme.get("/workspaces").status_code == 200
+    assert acme.get("/workspaces").status_code == 429
+    assert globex.get("/workspaces").status_code == 200
+
+
+def test_default_class_limit_is_120_per_minute(client):
+    statuses = [client.get("/workspaces").status_code for _ in range(121)]
+    assert statuses[:120] == [200] * 120 and statuses[120] == 429
