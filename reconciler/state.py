@@ -48,7 +48,9 @@ class ResourceState(BaseModel):
 class State(BaseModel):
     model_config = ConfigDict(extra="forbid")
     version: int = STATE_VERSION
-    lineage: str = Field(default_factory=lambda: str(uuid.uuid4()))
+    # Empty until the first write: a missing state file must load the same way
+    # every time, or a plan saved before the first apply would never match.
+    lineage: str = ""
     serial: int = 0
     resources: dict[str, ResourceState] = Field(default_factory=dict)
 
@@ -64,7 +66,7 @@ def default_state_path(manifest_path: Path) -> Path:
 
 
 def load_state(path: Path) -> State:
-    """Read the state file; a missing file is an empty state with a new lineage."""
+    """Read the state file; a missing file is an empty state with no lineage yet."""
     if not path.exists():
         return State()
     try:
@@ -84,7 +86,7 @@ def load_state(path: Path) -> State:
 
 def write_state(path: Path, state: State) -> State:
     """Write ``state`` with its serial bumped, atomically; returns what was written."""
-    new = state.model_copy(update={"serial": state.serial + 1})
+    new = state.model_copy(update={"serial": state.serial + 1, "lineage": state.lineage or str(uuid.uuid4())})
     text = new.model_dump_json(indent=2) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

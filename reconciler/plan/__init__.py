@@ -2,6 +2,7 @@
 
 from reconciler.plan.model import AccessChange, AccessSnapshot, Action, ApiCall, EntryChange, Plan
 from reconciler.plan.planner import make_plan, patch_order
+from reconciler.plan.render_markdown import render_markdown
 from reconciler.plan.render_text import render_text
 from reconciler.plan.safety import check_max_removals
 
@@ -15,5 +16,6 @@ __all__ = [
     "check_max_removals",
     "make_plan",
     "patch_order",
+    "render_markdown",
     "render_text",
 ]

@@ -49,7 +49,10 @@ def diff_entries(
 ) -> list[EntryChange]:
     """The entry changes that turn ``live`` into ``target``, removals first."""
     before = {k: e.role for k, e in live.items()}
-    diff = DeepDiff(before, dict(target), view="tree")
+    # threshold_to_diff_deeper=0: by default deepdiff reports two maps with
+    # few keys in common as one root-level replacement; we always want
+    # per-entry changes, however different the lists are.
+    diff = DeepDiff(before, dict(target), view="tree", threshold_to_diff_deeper=0)
     changes: list[EntryChange] = []
     for report, action in _ACTIONS.items():
         for level in diff.get(report, []):

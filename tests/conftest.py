@@ -1,0 +1,46 @@
+"""Shared builders: manifests written to temp files, Live values built by hand.
+
+Tests build real inputs (YAML on disk, the emulator) rather than mocks of
+our own code; these helpers only shorten the spelling.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from reconciler.live import Live, LiveEntry, LiveWorkspace
+
+
+@pytest.fixture
+def write_manifest(tmp_path: Path) -> Callable[..., Path]:
+    """Write a manifest (dedented YAML) and return its path."""
+
+    def write(text: str, name: str = "manifest.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    return write
+
+
+def live_workspace(
+    workspace_id: str,
+    users: Mapping[str, str] | None = None,
+    domains: Mapping[str, str] | None = None,
+    name: str | None = None,
+) -> LiveWorkspace:
+    """A live workspace whose entry ids are derived from their keys."""
+    return LiveWorkspace(
+        id=workspace_id,
+        name=name,
+        users={k: LiveEntry(id=f"wu_{workspace_id}_{k}", key=k, role=r) for k, r in (users or {}).items()},
+        domains={k: LiveEntry(id=f"wd_{workspace_id}_{k}", key=k, role=r) for k, r in (domains or {}).items()},
+    )
+
+
+def live_of(*workspaces: LiveWorkspace, pages_read: int = 1) -> Live:
+    return Live(workspaces={ws.id: ws for ws in workspaces}, pages_read=pages_read)

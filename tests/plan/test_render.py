@@ -1,0 +1,65 @@
+"""Renderers draw the Plan and nothing else; removals cannot be missed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from reconciler.manifest import load_desired
+from reconciler.plan import Plan, make_plan, render_markdown, render_text
+from reconciler.state import State
+from tests.conftest import live_of, live_workspace
+from tests.plan.test_planner import GROUP, HOME_LIVE
+
+
+def _plan(write_manifest: Callable[..., Path]) -> Plan:
+    return make_plan(load_desired(write_manifest(GROUP)), live_of(HOME_LIVE), State())
+
+
+def test_text_shows_each_entry_with_its_symbol(write_manifest: Callable[..., Path]) -> None:
+    text = render_text(_plan(write_manifest))
+    assert "      + user   priya@customer.com  viewer" in text
+    assert "      ~ user   raj@customer.com    viewer -> collaborator" in text
+    assert "      - user   old@agency.io       editor   REMOVED: loses access" in text
+
+
+def test_text_repeats_removals_after_the_summary(write_manifest: Callable[..., Path]) -> None:
+    text = render_text(_plan(write_manifest))
+    summary_at = text.index("Plan: 1 to add, 1 to change, 1 to remove.")
+    assert text.index("! 1 access entry will be REMOVED:") > summary_at
+    assert "!   group.onboarding: user old@agency.io (was editor)" in text
+
+
+def test_text_states_the_cost(write_manifest: Callable[..., Path]) -> None:
+    text = render_text(_plan(write_manifest))
+    assert "Cost: 2 API calls (default 2), including 1 re-read before writing; 0 workspace credits; at least 0 s" in text
+
+
+def test_text_without_colour_has_no_escape_codes(write_manifest: Callable[..., Path]) -> None:
+    assert "\x1b[" not in render_text(_plan(write_manifest), color=False)
+    assert "\x1b[1;31m" in render_text(_plan(write_manifest), color=True)
+
+
+def test_empty_plan_says_no_changes(write_manifest: Callable[..., Path]) -> None:
+    live = live_workspace(
+        "ws_home",
+        users={"jane@acme.com": "owner", "raj@customer.com": "collaborator", "priya@customer.com": "viewer"},
+        domains={"customer.com": "viewer"},
+    )
+    plan = make_plan(load_desired(write_manifest(GROUP)), live_of(live), State())
+    assert render_text(plan) == "No changes. The service matches the manifests (1 access list checked).\n"
+
+
+def test_markdown_has_a_summary_table_and_a_removal_warning(write_manifest: Callable[..., Path]) -> None:
+    md = render_markdown(_plan(write_manifest))
+    assert "| 1 | 1 | 1 | 2 | 0 s |" in md
+    assert "> - `group.onboarding`: user `old@agency.io` (was editor)" in md
+    assert "| `-` | user | `old@agency.io` | ~~editor~~ | **REMOVE** |" in md
+
+
+def test_json_round_trips_to_the_same_plan(write_manifest: Callable[..., Path]) -> None:
+    plan = _plan(write_manifest)
+    doc = json.loads(plan.model_dump_json())
+    assert doc["format_version"] == 1
+    assert Plan.model_validate(doc) == plan
