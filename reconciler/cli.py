@@ -125,8 +125,10 @@ def validate(path: Path) -> None:
 @state_option
 @target_option
 @max_removals_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text for people, json for machines (documented, versioned shape).")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",
+              show_default=True,
+              help="text for people, markdown for a pull-request comment, json for machines "
+                   "(documented, versioned shape: format_version).")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="Save the plan to FILE for 'apply --plan FILE'.")
 @click.option("--detailed-exitcode", is_flag=True,

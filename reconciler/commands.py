@@ -17,7 +17,7 @@ from reconciler.apply import apply_plan
 from reconciler.errors import ApplyError, ConfigError
 from reconciler.live import fetch_live
 from reconciler.manifest import Desired, load_desired
-from reconciler.plan import Plan, check_max_removals, make_plan, render_text
+from reconciler.plan import Plan, check_max_removals, make_plan, render_markdown, render_text
 from reconciler.state import StateLock, default_state_path, load_state
 from reconciler.target import Target, open_client
 from reconciler.api.ratelimit import RateLimits
@@ -32,7 +32,7 @@ def validate(path: Path) -> str:
         f"The manifests in {path} are valid: {len(desired.groups)} group(s), "
         f"{len(desired.workspaces)} standalone workspace(s), {n} access list(s), "
         f"{len(desired.files)} file(s).\n"
-    ).replace("\n", "", 0)
+    )
 
 
 def plan(
@@ -64,6 +64,8 @@ def _plan(desired: Desired, *, target: Target, state: object, targets: tuple[str
 def render(result: Plan, *, fmt: str, color: bool) -> str:
     if fmt == "json":
         return result.model_dump_json(indent=2) + "\n"
+    if fmt == "markdown":
+        return render_markdown(result)
     return render_text(result, color=color)
 
 

@@ -1,0 +1,82 @@
+"""End-to-end fixtures: the real client talking to the project's emulator.
+
+The emulator and the client share one VirtualClock, so waiting for a rate
+limit window advances the emulator's time too and no test really sleeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from reconciler.api.client import WorkspaceClient
+from reconciler.api.connection import make_http_client
+from reconciler.clock import VirtualClock
+from reconciler.emulator import Emulator, emulator_transport
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICKSTART = ROOT / "examples" / "quickstart"
+TOKEN = "dev-token-acme"
+
+
+@pytest.fixture
+def clock() -> VirtualClock:
+    return VirtualClock()
+
+
+@pytest.fixture
+def quickstart_emulator(clock: VirtualClock) -> Emulator:
+    return Emulator.from_seed_file(QUICKSTART / "seed.yaml", clock=clock)
+
+
+def client_for(emulator: Emulator, clock: VirtualClock, *, token: str = TOKEN, **kwargs: Any) -> WorkspaceClient:
+    http = make_http_client("http://emulator.invalid", token, transport=emulator_transport(emulator))
+    return WorkspaceClient(http, clock=clock, **kwargs)
+
+
+@pytest.fixture
+def quickstart_client(quickstart_emulator: Emulator, clock: VirtualClock) -> Iterator[WorkspaceClient]:
+    client = client_for(quickstart_emulator, clock)
+    yield client
+
+
+def seed_company(workspaces: list[dict[str, Any]], *, token: str = TOKEN) -> dict[str, Any]:
+    """A one-company seed in the format of DESIGN.md section 6."""
+    return {
+        "companies": {
+            "acme": {
+                "token": token,
+                "verified": True,
+                "plan": "paid",
+                "credits": 100,
+                "workspaces": workspaces,
+            }
+        }
+    }
+
+
+@pytest.fixture
+def write_seed(tmp_path: Path) -> Callable[..., Path]:
+    def write(seed: dict[str, Any], name: str = "seed.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(yaml.safe_dump(seed, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        return path
+
+    return write
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[int, str, str]:
+    """Run the real entry point in-process; returns (exit code, stdout, stderr)."""
+    from reconciler.cli import main
+
+    try:
+        main(argv)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err

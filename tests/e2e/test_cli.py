@@ -1,0 +1,173 @@
+"""The CLI as a user meets it: exit codes, messages, and no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import QUICKSTART, TOKEN, run_cli, seed_company
+
+SECRET = "s3cret-token-never-printed"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the quickstart, so state files land in a temp dir."""
+    dest = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, dest)
+    return dest
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("RECONCILER_BASE_URL", "RECONCILER_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def emu_args(project: Path) -> list[str]:
+    return ["--emulator", str(project / "emulator.yaml"), "--seed", str(project / "seed.yaml")]
+
+
+def test_validate_needs_no_token(project: Path, capsys) -> None:
+    code, out, _ = run_cli(["validate", str(project)], capsys)
+    assert code == 0
+    assert "valid" in out
+
+
+def test_validate_reports_file_and_line_and_exits_1(tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "m.yaml"
+    bad.write_text("version: 1\nworkspaces:\n  p:\n    id: ws_1\n    access:\n      users: [{email: a@b.co, role: admin}]\n")
+    code, _, err = run_cli(["validate", str(bad)], capsys)
+    assert code == 1
+    assert f"{bad}:6" in err
+    assert "Traceback" not in err
+
+
+def test_plan_detailed_exitcode_is_2_with_changes_then_0_after_apply(project: Path, capsys) -> None:
+    code, out, _ = run_cli(["plan", str(project), *emu_args(project), "--detailed-exitcode"], capsys)
+    assert code == 2
+    assert "Plan: 2 to add, 1 to change, 1 to remove." in out
+    code, out, _ = run_cli(["apply", str(project), *emu_args(project), "--auto-approve"], capsys)
+    assert code == 0, out
+    assert "Apply complete" in out
+    code, out, _ = run_cli(["plan", str(project), *emu_args(project), "--detailed-exitcode"], capsys)
+    assert code == 0
+    assert out.startswith("No changes.")
+
+
+def test_plan_without_a_service_says_how_to_set_one(project: Path, capsys) -> None:
+    code, _, err = run_cli(["plan", str(project)], capsys)
+    assert code == 1
+    assert "RECONCILER_BASE_URL" in err and "never falls back to the emulator" in err
+
+
+def test_plain_http_to_a_remote_host_is_refused(project: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("RECONCILER_TOKEN", SECRET)
+    code, _, err = run_cli(["plan", str(project), "--base-url", "http://api.example.com"], capsys)
+    assert code == 1
+    assert "http://" in err and SECRET not in err
+
+
+def test_apply_without_a_terminal_and_without_auto_approve_refuses(project: Path, capsys) -> None:
+    code, _, err = run_cli(["apply", str(project), *emu_args(project)], capsys)
+    assert code == 1
+    assert "--auto-approve" in err
+    code, out, _ = run_cli(["plan", str(project), *emu_args(project), "--detailed-exitcode"], capsys)
+    assert code == 2  # nothing was applied
+
+
+def test_wrong_token_is_a_clear_401_that_never_shows_the_token(project: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("RECONCILER_TOKEN", SECRET)
+    code, out, err = run_cli(["plan", str(project), *emu_args(project)], capsys)
+    assert code == 1
+    assert "401" in err and "GET /workspaces" in err
+    assert SECRET not in out + err
+    assert "Traceback" not in err
+
+
+def test_token_never_lands_in_output_plan_or_state(project: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    seed = project / "seed.yaml"
+    seed.write_text(seed.read_text().replace(TOKEN, SECRET))
+    token_file = tmp_path / "token"
+    token_file.write_text(SECRET + "\n")
+    plan_file = tmp_path / "plan.json"
+    args = [*emu_args(project), "--token-file", str(token_file)]
+    outputs = [run_cli(["plan", str(project), *args, "--out", str(plan_file), "--format", "json"], capsys)]
+    outputs.append(run_cli(["apply", str(project), *args, "--plan", str(plan_file), "--auto-approve"], capsys))
+    assert [code for code, _, _ in outputs] == [0, 0]
+    written = plan_file.read_text() + (project / "reconciler.state.json").read_text()
+    assert SECRET not in written + "".join(o + e for _, o, e in outputs)
+
+
+def test_unknown_workspace_id_names_the_manifest_line(project: Path, capsys) -> None:
+    manifest = project / "manifest.yaml"
+    manifest.write_text(manifest.read_text().replace("id: ws_portal", "id: ws_missing"))
+    code, _, err = run_cli(["plan", str(project), *emu_args(project)], capsys)
+    assert code == 1
+    assert f"{manifest}:" in err and "ws_missing does not exist" in err
+
+
+def test_stale_saved_plan_is_refused(project: Path, tmp_path: Path, capsys) -> None:
+    plan_file = tmp_path / "plan.json"
+    assert run_cli(["plan", str(project), *emu_args(project), "--out", str(plan_file)], capsys)[0] == 0
+    manifest = project / "manifest.yaml"
+    manifest.write_text(manifest.read_text().replace("role: commenter", "role: viewer"))
+    code, _, err = run_cli(["apply", str(project), *emu_args(project), "--plan", str(plan_file), "--auto-approve"], capsys)
+    assert code == 1
+    assert "stale" in err and "the manifests changed" in err
+
+
+def test_saved_plan_applies_when_nothing_moved(project: Path, tmp_path: Path, capsys) -> None:
+    plan_file = tmp_path / "plan.json"
+    run_cli(["plan", str(project), *emu_args(project), "--out", str(plan_file)], capsys)
+    code, out, _ = run_cli(["apply", str(project), *emu_args(project), "--plan", str(plan_file), "--auto-approve"], capsys)
+    assert code == 0
+    assert "2 added, 1 changed, 1 removed" in out
+
+
+def test_max_removals_refuses_before_any_call(project: Path, capsys) -> None:
+    code, _, err = run_cli(["apply", str(project), *emu_args(project), "--auto-approve", "--max-removals", "0"], capsys)
+    assert code == 1
+    assert "more than --max-removals 0" in err
+
+
+def test_json_plan_has_a_versioned_shape(project: Path, capsys) -> None:
+    code, out, _ = run_cli(["plan", str(project), *emu_args(project), "--format", "json"], capsys)
+    doc = json.loads(out)
+    assert code == 0
+    assert doc["format_version"] == 1
+    assert {c["address"] for c in doc["changes"]} == {"group.acme-onboarding", "workspace.partner-portal"}
+
+
+def test_bad_rate_limit_flag_is_a_usage_error_exit_1(project: Path, capsys) -> None:
+    code, _, err = run_cli(["plan", str(project), *emu_args(project), "--rate-limit", "default=fast"], capsys)
+    assert code == 1
+    assert "--rate-limit 'default=fast'" in err
+
+
+def test_unknown_option_exits_1_with_usage_hint(project: Path, capsys) -> None:
+    code, _, err = run_cli(["plan", "--frobnicate"], capsys)
+    assert code == 1
+    assert "No such option" in err and "--help" in err
+
+
+def test_demo_runs_the_quickstart(capsys) -> None:
+    code, out, _ = run_cli(["demo", str(QUICKSTART)], capsys)
+    assert code == 0
+    assert "Plan: 2 to add, 1 to change, 1 to remove." in out
+    assert "Apply complete" in out
+    assert out.rstrip().endswith("(2 access lists checked).")
+
+
+def test_two_company_emulator_needs_a_token_to_choose(project: Path, capsys, write_seed) -> None:
+    import yaml
+
+    seed = yaml.safe_load((project / "seed.yaml").read_text())
+    seed["companies"]["globex"] = seed_company([])["companies"]["acme"] | {"token": "dev-token-globex"}
+    (project / "seed.yaml").write_text(yaml.safe_dump(seed))
+    code, _, err = run_cli(["plan", str(project), *emu_args(project)], capsys)
+    assert code == 1
+    assert "2 companies" in err and "RECONCILER_TOKEN" in err

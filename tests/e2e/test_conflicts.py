@@ -1,0 +1,54 @@
+"""Apply never overwrites a change someone made after the plan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from reconciler.apply import apply_plan
+from reconciler.emulator import emulator_transport
+from reconciler.errors import ApplyError
+from reconciler.live import fetch_live
+from reconciler.manifest import load_desired
+from reconciler.plan import make_plan
+from reconciler.state import State
+from tests.e2e.conftest import QUICKSTART, TOKEN
+
+
+def _plan(client):
+    desired = load_desired(QUICKSTART)
+    return make_plan(desired, fetch_live(client, ["ws_home", "ws_portal"]), State())
+
+
+def _someone_else_sets(emulator, workspace_id: str, users: list[dict[str, str]]) -> None:
+    with httpx.Client(transport=emulator_transport(emulator), base_url="http://x.invalid/v1",
+                      headers={"Authorization": f"Bearer {TOKEN}"}) as http:
+        http.post(f"/workspaces/{workspace_id}/access", json={"workspaceUsers": users}).raise_for_status()
+
+
+def test_apply_refuses_when_a_list_changed_since_the_plan(quickstart_client, quickstart_emulator, tmp_path: Path) -> None:
+    plan = _plan(quickstart_client)
+    _someone_else_sets(quickstart_emulator, "ws_portal", [{"email": "ops@acme.com", "role": "owner"},
+                                                           {"email": "auditor@acme.com", "role": "viewer"}])
+    writes_before = quickstart_emulator.request_count(method="POST") + quickstart_emulator.request_count(method="PATCH")
+    with pytest.raises(ApplyError) as err:
+        apply_plan(plan, client=quickstart_client, state=State(), state_path=tmp_path / "s.json")
+    message = str(err.value)
+    assert "Nothing was changed" in message
+    assert "workspace.partner-portal: user auditor@acme.com was absent, now viewer" in message
+    writes_after = quickstart_emulator.request_count(method="POST") + quickstart_emulator.request_count(method="PATCH")
+    assert writes_after == writes_before
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_the_other_change_survives_the_refusal(quickstart_client, quickstart_emulator, tmp_path: Path) -> None:
+    plan = _plan(quickstart_client)
+    _someone_else_sets(quickstart_emulator, "ws_portal", [{"email": "ops@acme.com", "role": "owner"},
+                                                           {"email": "auditor@acme.com", "role": "viewer"}])
+    with pytest.raises(ApplyError):
+        apply_plan(plan, client=quickstart_client, state=State(), state_path=tmp_path / "s.json")
+    live = fetch_live(quickstart_client, ["ws_portal", "ws_home"])
+    assert "auditor@acme.com" in live.workspaces["ws_portal"].users
+    assert "old.contractor@agency.io" in live.workspaces["ws_home"].users
