@@ -51,3 +51,26 @@ class VirtualClock:
     def advance(self, seconds: float) -> None:
         with self._lock:
             self._now += seconds
+
+
+class ScaledClock:
+    """Wall time run ``scale`` times faster, for a served emulator.
+
+    ``reconciler emulator serve --time-scale 60`` makes a minute of rate
+    limit, upload expiry or embed-address lifetime pass in a second, so a
+    person or another tool can rehearse those rules without waiting.
+    """
+
+    def __init__(self, scale: float, *, start: float | None = None) -> None:
+        if not scale > 0:
+            raise ValueError(f"the time scale must be above 0, not {scale!r}")
+        self.scale = scale
+        self._origin = time.time() if start is None else start
+        self._started = time.monotonic()
+
+    def now(self) -> float:
+        return self._origin + (time.monotonic() - self._started) * self.scale
+
+    def sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            time.sleep(seconds / self.scale)

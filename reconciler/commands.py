@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -20,7 +21,9 @@ from reconciler.manifest import Desired, load_desired
 from reconciler.plan import Plan, check_max_removals, make_plan, render_markdown, render_text
 from reconciler.state import StateLock, default_state_path, load_state
 from reconciler.target import Target, open_client
-from reconciler.api.ratelimit import RateLimits
+
+if TYPE_CHECKING:  # the emulator (starlette, uvicorn) is imported only when used
+    from reconciler.emulator import Emulator
 
 SAVED_PLAN_KIND = "reconciler-plan"
 
@@ -57,7 +60,7 @@ def _plan(desired: Desired, *, target: Target, state: object, targets: tuple[str
     ids = [wid for _, wid, _ in desired.access_lists()]
     with open_client(target) as client:
         live = fetch_live(client, ids)
-    limits = RateLimits(**dict(target.rate_limits)).per_minute()
+    limits = target.limits().per_minute()
     return make_plan(desired, live, state, targets=targets, limits=limits)  # type: ignore[arg-type]
 
 
@@ -156,9 +159,26 @@ def demo_steps(path: Path, *, target: Target, state_path: Path, color: bool) -> 
     yield f"reconciler plan {path} {where}", lambda: render_text(plan(path, target=target, state_path=state_path), color=color)
 
 
-def serve_emulator(*, host: str, port: int, seed: Path | None, data: Path | None, announce: Callable[[str], None]) -> None:
-    from reconciler.emulator import Emulator
+def serve_emulator(*, host: str, port: int, seed: Path | None, data: Path | None, announce: Callable[[str], None],
+                   faults: tuple[str, ...] = (), fault_seed: int = 0, time_scale: float = 1.0) -> None:
     from reconciler.emulator.server import serve
 
-    emulator = Emulator.from_file(data, seed_path=seed) if data else Emulator.from_seed_file(seed)
+    emulator = make_served_emulator(seed=seed, data=data, faults=faults, fault_seed=fault_seed, time_scale=time_scale)
     serve(emulator, host=host, port=port, ready=lambda url: announce(f"Emulator listening on {url}"))
+
+
+def make_served_emulator(*, seed: Path | None, data: Path | None, faults: tuple[str, ...] = (),
+                         fault_seed: int = 0, time_scale: float = 1.0) -> Emulator:
+    """The emulator ``emulator serve`` runs: its clock scaled, its faults registered."""
+    from reconciler.clock import ScaledClock, SystemClock
+    from reconciler.emulator import Emulator
+
+    clock = SystemClock() if time_scale == 1.0 else ScaledClock(time_scale)
+    options = {"clock": clock, "fault_seed": fault_seed}
+    emulator = Emulator.from_file(data, seed_path=seed, **options) if data else Emulator.from_seed_file(seed, **options)
+    for spec in faults:
+        try:
+            emulator.faults.inject_spec(spec)
+        except ValueError as exc:
+            raise ConfigError(f"--fault {spec!r}: {exc}.") from None
+    return emulator

@@ -33,6 +33,10 @@ class Target:
     rate_limits: Mapping[str, int] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
+    def limits(self) -> RateLimits:
+        """The configured requests per minute, defaults for classes not given."""
+        return RateLimits.from_mapping(self.rate_limits)
+
     def describe(self) -> str:
         if self.emulator_file is not None:
             return f"the embedded emulator (data in {self.emulator_file})"
@@ -42,7 +46,7 @@ class Target:
 @contextmanager
 def open_client(target: Target) -> Iterator[WorkspaceClient]:
     """A client for ``target``; closes its HTTP connections afterwards."""
-    limits = RateLimits(**dict(target.rate_limits))
+    limits = target.limits()
     if target.emulator_file is not None:
         if target.base_url:
             raise ConfigError("Give either --emulator or --base-url, not both.")

@@ -72,6 +72,18 @@ class Faults:
             self._faults.append(fault)
         return fault
 
+    def inject_spec(self, spec: str) -> Fault:
+        """Register a fault written as ``key=value`` pairs separated by commas,
+        as ``reconciler emulator serve --fault`` takes it, e.g.
+        ``method=POST,path=/access$,kind=after_commit,times=2``.
+
+        Keys: ``method`` (default ``*``), ``path`` (a regex searched in the
+        path, default: every path; it cannot contain a comma), ``kind``,
+        ``status``, ``times`` (a number or ``always``), ``rate``, ``seconds``.
+        ``ValueError`` says what is wrong with the spec.
+        """
+        return self.inject(**parse_fault_spec(spec))
+
     def clear(self) -> None:
         with self._lock:
             self._faults.clear()
@@ -91,3 +103,35 @@ class Faults:
                 fault.fired += 1
                 return fault
         return None
+
+
+_SPEC_KEYS = {"method", "path", "kind", "status", "times", "rate", "seconds"}
+
+
+def parse_fault_spec(spec: str) -> dict[str, object]:
+    """The keyword arguments of ``Faults.inject`` that ``spec`` describes."""
+    fields: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep or key.strip() not in _SPEC_KEYS:
+            raise ValueError(f"{part!r} is not one of {', '.join(sorted(_SPEC_KEYS))} followed by =VALUE")
+        fields[key.strip()] = value.strip()
+    try:
+        times_text = fields.get("times", "1")
+        options: dict[str, object] = {
+            "method": fields.get("method", "*"),
+            "path_regex": fields.get("path", ""),
+            "kind": fields.get("kind", "status"),
+            "status": int(fields.get("status", "500")),
+            "times": None if times_text == "always" else int(times_text),
+            "rate": float(fields.get("rate", "1")),
+            "seconds": float(fields.get("seconds", "0")),
+        }
+        re.compile(str(options["path_regex"]))
+    except (ValueError, re.error) as exc:
+        raise ValueError(f"bad value in fault {spec!r}: {exc}") from None
+    if options["kind"] not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {options['kind']!r}")
+    if not 0.0 < float(options["rate"]) <= 1.0:  # type: ignore[arg-type]
+        raise ValueError(f"rate must be above 0 and at most 1, not {fields.get('rate')}")
+    return options
