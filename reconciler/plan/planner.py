@@ -15,6 +15,7 @@ from reconciler.live import Live, LiveEntry
 from reconciler.manifest import AccessList, Desired
 from reconciler.plan.access import diff_entries, target_roles
 from reconciler.plan.cost import plan_cost
+from reconciler.plan.unmanaged import unmanaged_warnings
 from reconciler.plan.model import (
     AccessChange,
     AccessSnapshot,
@@ -75,6 +76,7 @@ def make_plan(
         ),
         summary=_summary(changes),
         cost=plan_cost(all_calls, refresh_reads=live.pages_read, limits=limits),
+        warnings=unmanaged_warnings(desired, lambda address: _targeted(address, targets)),
         targets=tuple(targets),
         manifest_digest=desired.digest,
         live_fingerprint=live.fingerprint(wid for _, wid, _ in lists),

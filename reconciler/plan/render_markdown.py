@@ -15,7 +15,8 @@ _WORDS = {Action.CREATE: "add", Action.UPDATE: "change role", Action.DELETE: "**
 
 def render_markdown(plan: Plan) -> str:
     if not plan.has_changes:
-        return f"### reconciler plan: no changes\n\nThe service matches the manifests ({len(plan.unchanged)} access lists checked).\n"
+        return (f"### reconciler plan: no changes\n\nThe service matches the manifests "
+                f"({len(plan.unchanged)} access lists checked).\n") + _warning_block(plan)
     s = plan.summary
     lines = [
         "### reconciler plan",
@@ -33,7 +34,13 @@ def render_markdown(plan: Plan) -> str:
     for change in sorted(plan.changes, key=lambda c: 0 if c.removals else 1):
         lines += _change_block(change)
     lines += [summary_line(plan), "", cost_line(plan.cost), ""]
-    return "\n".join(lines)
+    return "\n".join(lines) + _warning_block(plan)
+
+
+def _warning_block(plan: Plan) -> str:
+    if not plan.warnings:
+        return ""
+    return "\n> [!NOTE]\n> Declared but not planned by this version:\n" + "".join(f"> - {w}\n" for w in plan.warnings)
 
 
 def _change_block(change: AccessChange) -> list[str]:

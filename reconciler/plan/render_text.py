@@ -8,6 +8,8 @@ summary.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from reconciler.plan.model import AccessChange, Action, Cost, EntryChange, Plan
 
 _ANSI = {"create": "32", "update": "33", "delete": "1;31", "bold": "1", "dim": "2"}
@@ -28,7 +30,7 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         return (
             f"No changes. The service matches the manifests "
             f"({checked} access list{'s' if checked != 1 else ''} checked).\n"
-        )
+        ) + "".join(line + "\n" for line in warning_lines(plan, paint))
     lines = ["reconciler will make these changes:", ""]
     for change in plan.changes:
         lines += _change_lines(change, paint)
@@ -41,7 +43,15 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         )
         lines += [paint(f"!   {address}: {e.kind} {e.key} (was {e.before})", "delete") for address, e in removals]
     lines.append(cost_line(plan.cost))
+    lines += warning_lines(plan, paint)
     return "\n".join(lines) + "\n"
+
+
+def warning_lines(plan: Plan, paint: Callable[[str, str], str] = lambda text, _style: text) -> list[str]:
+    """The plan's warnings, each on its own line after a blank one."""
+    if not plan.warnings:
+        return []
+    return ["", *(paint(f"Warning: {w}", "update") for w in plan.warnings)]
 
 
 def summary_line(plan: Plan) -> str:

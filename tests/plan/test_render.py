@@ -63,3 +63,22 @@ def test_json_round_trips_to_the_same_plan(write_manifest: Callable[..., Path]) 
     doc = json.loads(plan.model_dump_json())
     assert doc["format_version"] == 1
     assert Plan.model_validate(doc) == plan
+
+
+def _unplanned(write_manifest: Callable[..., Path]) -> Plan:
+    from tests.plan.test_planner import UNMANAGED
+
+    live = live_workspace("ws_home", users={"jane@acme.com": "owner"})
+    return make_plan(load_desired(write_manifest(UNMANAGED)), live_of(live), State())
+
+
+def test_text_names_unplanned_parts_even_when_nothing_changes(write_manifest: Callable[..., Path]) -> None:
+    text = render_text(_unplanned(write_manifest))
+    assert text.startswith("No changes.")
+    assert "Warning: " in text and "group.onboarding.workspace.beta: group members are not planned yet" in text
+
+
+def test_markdown_lists_unplanned_parts_in_a_note(write_manifest: Callable[..., Path]) -> None:
+    text = render_markdown(_unplanned(write_manifest))
+    assert "> [!NOTE]\n> Declared but not planned by this version:\n> - " in text
+    assert "workspace.portal: sections are not planned yet" in text
