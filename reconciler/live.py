@@ -14,6 +14,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from reconciler.gcpause import gc_paused
+
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reconciler.api.client import WorkspaceClient
 
@@ -69,6 +71,7 @@ class Live:
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
+@gc_paused()
 def fetch_live(client: WorkspaceClient, wanted: Collection[str]) -> Live:
     """List workspaces page by page until every wanted id has been seen.
 

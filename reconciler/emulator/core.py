@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from reconciler.clock import Clock, SystemClock
+from reconciler.gcpause import gc_paused
 from reconciler.emulator import (
     routes_access, routes_assets, routes_connect, routes_directory, routes_embed, routes_files, routes_plan,
     routes_workspaces,
@@ -94,6 +95,7 @@ class Emulator:
         return emulator
 
     @classmethod
+    @gc_paused()
     def _from_source(cls, source: Path, **options: Any) -> Emulator:
         try:
             return cls.from_seed(_read_yaml(source), **options)

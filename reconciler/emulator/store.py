@@ -223,6 +223,9 @@ class Company:
     groups: dict[str, Group] = field(default_factory=dict)
     files: list[File] = field(default_factory=list)
     assets: list[Asset] = field(default_factory=list)
+    # An index of ``users`` by email, extended lazily (users are only appended).
+    _users_by_email: dict[str, User] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _users_indexed: int = field(default=0, init=False, repr=False, compare=False)
 
     # Look-ups by id; lists stay the source of order, these scans are cheap
     # at emulator sizes and can never go stale.
@@ -251,7 +254,13 @@ class Company:
         return next((c for c in self.custom_fields if c.id == cid), None)
 
     def user_by_email(self, email: str) -> User | None:
-        return next((u for u in self.users if u.email == email), None)
+        # Rendering every access entry looks its person up; a linear scan made
+        # listing a 5,000-workspace company quadratic. Users are only ever
+        # appended, so the index is extended rather than rebuilt.
+        for user in self.users[self._users_indexed:]:
+            self._users_by_email.setdefault(user.email, user)
+        self._users_indexed = len(self.users)
+        return self._users_by_email.get(email)
 
     def access_lists(self) -> list[AccessList]:
         """Every distinct access list of the company, in workspace order."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from reconciler.gcpause import gc_paused
 from reconciler.errors import ManifestError
 from reconciler.manifest.build import FileParts, build_file
 from reconciler.manifest.desired import Desired
@@ -51,6 +52,7 @@ def manifest_files(path: Path) -> tuple[Path, list[Path]]:
     raise ManifestError([f"{path}: no such file or directory"])
 
 
+@gc_paused()
 def load_desired(path: Path) -> Desired:
     """Read, validate and merge the manifests at ``path`` (a file or a directory).
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from reconciler.errors import PlanError
+from reconciler.gcpause import gc_paused
 from reconciler.live import Live, LiveEntry
 from reconciler.manifest import AccessList, Desired
 from reconciler.plan.access import diff_entries, target_roles
@@ -29,6 +30,7 @@ from reconciler.plan.model import (
 from reconciler.state import State
 
 
+@gc_paused()
 def make_plan(
     desired: Desired,
     live: Live,
