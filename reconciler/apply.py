@@ -51,6 +51,7 @@ def apply_plan(
     say = progress or (lambda _msg: None)
     calls_before = client.stats.calls
     live = _refresh(client, plan) if plan.changes else Live(workspaces={})
+    managed = {m.address: m for m in plan.managed}
     done = 0
     for change in plan.changes:
         ws = live.workspaces[change.workspace_id]
@@ -60,14 +61,20 @@ def apply_plan(
         except ApiError as exc:
             raise ApplyError(
                 f"Apply stopped at {change.address} ({change.location}): {exc} "
-                f"{done} of {len(plan.changes)} access lists were changed before this; the service "
-                f"keeps them and the state records them. Nothing else was changed. "
+                f"{_done_before(done, len(plan.changes))} Nothing else was changed. "
                 f"Run 'reconciler plan' to see what remains."
             ) from exc
         done += 1
-        state = write_state(state_path, _record(state, _managed(plan, change.address)))
+        state = write_state(state_path, _record(state, managed[change.address]))
     state = _record_all(state, plan, state_path)
     return ApplyResult(changed=done, calls=client.stats.calls - calls_before, state=state)
+
+
+def _done_before(done: int, total: int) -> str:
+    if done == 0:
+        return f"None of the {total} access lists was changed before this."
+    return (f"{done} of {total} access lists were changed before this; the service keeps them "
+            "and the state records them.")
 
 
 def _refresh(client: WorkspaceClient, plan: Plan) -> Live:
@@ -132,10 +139,6 @@ def _describe_drift(expected: AccessSnapshot, actual: AccessSnapshot) -> str:
             if want.get(key) != got.get(key):
                 parts.append(f"{kind} {key} was {want.get(key) or 'absent'}, now {got.get(key) or 'absent'}")
     return "; ".join(parts) + "."
-
-
-def _managed(plan: Plan, address: str) -> ManagedAccess:
-    return next(m for m in plan.managed if m.address == address)
 
 
 def _record(state: State, managed: ManagedAccess) -> State:

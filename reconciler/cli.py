@@ -44,6 +44,11 @@ def connection_options(func: F) -> F:
                   metavar="SEED", help="Emulator seed YAML used when the --emulator FILE does not exist yet.")
     @click.option("--page-size", type=click.IntRange(1, 1000), default=100, show_default=True,
                   help="Items asked for per page when listing.")
+    @click.option("--retries", type=click.IntRange(0, 10), default=3, show_default=True,
+                  help="How many times a call is sent again after a 429 (after the wait the service "
+                       "asks for) or, when repeating it is safe (reads, PATCHes, access-list "
+                       "replacement), after a 5xx or a lost connection, with growing waits. "
+                       "Creations are never repeated blindly.")
     @click.option("--rate-limit", "rate_limits", multiple=True, metavar="CLASS=N",
                   help="Requests per minute this tool may use for a limit class (default, "
                        "workspace_creation, file_retrieval); lower it when other tools share the quota.")
@@ -55,6 +60,7 @@ def connection_options(func: F) -> F:
             emulator_file=kwargs.pop("emulator_file"),
             emulator_seed=kwargs.pop("emulator_seed"),
             page_size=kwargs.pop("page_size"),
+            retries=kwargs.pop("retries"),
             rate_limits=_parse_rate_limits(kwargs.pop("rate_limits")),
         )
         return func(*args, **kwargs)

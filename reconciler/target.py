@@ -30,6 +30,7 @@ class Target:
     emulator_file: Path | None = None
     emulator_seed: Path | None = None
     page_size: int = 100
+    retries: int = 3
     rate_limits: Mapping[str, int] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
@@ -67,7 +68,8 @@ def open_client(target: Target) -> Iterator[WorkspaceClient]:
         assert token is not None
         http = make_http_client(base_url, token)
     with http:
-        yield WorkspaceClient(http, rate_limits=limits, page_size=target.page_size)
+        yield WorkspaceClient(http, rate_limits=limits, page_size=target.page_size,
+                              max_attempts=target.retries + 1)
 
 
 def _read_token(target: Target, *, required: bool) -> str | None:
