@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import shutil
+
 import pytest
 import yaml
 
@@ -17,6 +19,7 @@ from reconciler.api.client import WorkspaceClient
 from reconciler.api.connection import make_http_client
 from reconciler.clock import VirtualClock
 from reconciler.emulator import Emulator, emulator_transport
+from reconciler.emulator.server import start_background_server
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICKSTART = ROOT / "examples" / "quickstart"
@@ -80,3 +83,22 @@ def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: py
         code = int(exc.code or 0)
     out = capsys.readouterr()
     return code, out.out, out.err
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[str, Emulator]]:
+    """The quickstart emulator served over real HTTP on 127.0.0.1: (base URL, emulator)."""
+    emulator = Emulator.from_seed_file(QUICKSTART / "seed.yaml")
+    base_url, stop = start_background_server(emulator)
+    try:
+        yield base_url, emulator
+    finally:
+        stop()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the quickstart, so state files land in a temp dir."""
+    dest = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, dest)
+    return dest

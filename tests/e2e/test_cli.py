@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,13 +11,6 @@ from tests.e2e.conftest import QUICKSTART, TOKEN, run_cli, seed_company
 
 SECRET = "s3cret-token-never-printed"
 
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """A copy of the quickstart, so state files land in a temp dir."""
-    dest = tmp_path / "quickstart"
-    shutil.copytree(QUICKSTART, dest)
-    return dest
 
 
 @pytest.fixture(autouse=True)

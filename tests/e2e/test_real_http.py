@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 
 from reconciler import commands
 from reconciler.emulator import Emulator
-from reconciler.emulator.server import start_background_server
 from reconciler.target import Target
 from tests.e2e.conftest import QUICKSTART, TOKEN
 
-
-@pytest.fixture
-def served() -> Iterator[tuple[str, Emulator]]:
-    emulator = Emulator.from_seed_file(QUICKSTART / "seed.yaml")
-    base_url, stop = start_background_server(emulator)
-    try:
-        yield base_url, emulator
-    finally:
-        stop()
 
 
 def test_plan_and_apply_over_loopback_http(served: tuple[str, Emulator], tmp_path: Path) -> None:

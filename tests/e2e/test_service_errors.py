@@ -9,8 +9,6 @@ traceback, no token.
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +18,6 @@ from reconciler.api.errors import ConnectionFailed, ServerError
 from reconciler.apply import apply_plan
 from reconciler.clock import VirtualClock
 from reconciler.emulator import Emulator
-from reconciler.emulator.server import start_background_server
 from reconciler.errors import ApplyError
 from reconciler.live import fetch_live
 from reconciler.manifest import load_desired
@@ -139,21 +136,6 @@ def test_a_429_is_waited_out_and_the_call_sent_again(quickstart_client, quicksta
 # --- CLI level over real HTTP: what the user sees --------------------------------------------
 
 
-@pytest.fixture
-def served() -> Iterator[tuple[str, Emulator]]:
-    emulator = Emulator.from_seed_file(QUICKSTART / "seed.yaml")
-    base_url, stop = start_background_server(emulator)
-    try:
-        yield base_url, emulator
-    finally:
-        stop()
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    dest = tmp_path / "quickstart"
-    shutil.copytree(QUICKSTART, dest)
-    return dest
 
 
 @pytest.fixture
