@@ -12,7 +12,6 @@ from tests.e2e.conftest import QUICKSTART, TOKEN, run_cli, seed_company
 SECRET = "s3cret-token-never-printed"
 
 
-
 @pytest.fixture(autouse=True)
 def _no_ambient_connection(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("RECONCILER_BASE_URL", "RECONCILER_TOKEN"):

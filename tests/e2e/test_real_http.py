@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from reconciler import commands
 from reconciler.emulator import Emulator
 from reconciler.target import Target
 from tests.e2e.conftest import QUICKSTART, TOKEN
-
 
 
 def test_plan_and_apply_over_loopback_http(served: tuple[str, Emulator], tmp_path: Path) -> None:

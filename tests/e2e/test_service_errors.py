@@ -136,8 +136,6 @@ def test_a_429_is_waited_out_and_the_call_sent_again(quickstart_client, quicksta
 # --- CLI level over real HTTP: what the user sees --------------------------------------------
 
 
-
-
 @pytest.fixture
 def cli_env(served: tuple[str, Emulator], monkeypatch: pytest.MonkeyPatch) -> Emulator:
     base_url, emulator = served
