@@ -11,11 +11,15 @@ target is at most 1.05), and the wall and CPU time of the run. Run:
     .venv/bin/python bench/burst.py 500 mixed  # N calls of one mix
 
 Mixes:
-    access    PATCH /workspace-users/{id} and POST /workspaces/{id}/access, alternating (default class)
+    access    PATCH /workspace-users/{id} and POST /workspaces/{id}/access, alternating, with a
+              GET /workspaces listing (one page) every 20th call, as apply re-reads (default class)
     creation  POST /workspaces/{id}/connected-workspaces from a template (workspace creation, 30/min)
     files     GET /files/{id} (file retrieval, 60/min)
     mixed     half access writes, 3/10 creations, 1/5 file reads, interleaved
 
+Every call is one request (a listing call reads one page), so N calls are N
+requests to the emulator.  The burst starts ``start_offset`` seconds into a
+fresh minute of the emulator's fixed windows (0 by default).
 ``tests/api/test_burst.py`` runs the same bursts and asserts zero 429s and
 the exact request counts.
 """
@@ -27,6 +31,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from reconciler.api.bodies import CreateFromTemplate
@@ -48,7 +53,9 @@ class BurstResult:
     mix: str
     calls: int                   # requests the emulator received during the burst
     rate_limited: int            # of those, answered 429
-    by_class: dict[str, int]
+    client_calls: int            # requests the client counted (ClientStats.calls)
+    client_rate_limited: int     # 429s the client counted (ClientStats.rate_limited)
+    by_class: dict[str, int]     # requests answered without 429, per limit class
     least_seconds: float         # what the documented limits allow
     elapsed_seconds: float       # virtual time from the first call to the last answer
     wall_seconds: float
@@ -81,13 +88,25 @@ def seed(n: int) -> dict[str, Any]:
     }}}
 
 
+LISTING_PROPERTIES = ("workspaceUsers.role", "workspaceUsers.user.email")
+
+
+def read_listing(client: WorkspaceClient) -> int:
+    """Read one page of the workspace listing (one GET /workspaces), as apply
+    does before writing; the number of workspaces on it."""
+    return sum(1 for _ in islice(client.list_workspaces(properties=LISTING_PROPERTIES), client.page_size))
+
+
 def _access_calls(client: WorkspaceClient, n: int) -> Iterator[Call]:
-    """Alternating role PATCHes and whole-list POSTs over distinct workspaces."""
+    """Alternating role PATCHes and whole-list POSTs over distinct workspaces,
+    with a listing every 20th call."""
     user_ids = {ws.id: ws.workspaceUsers[1].id for ws in client.list_workspaces(
-        properties=("workspaceUsers.role", "workspaceUsers.user.email")) if ws.id != "ws_group"}
+        properties=LISTING_PROPERTIES) if ws.id != "ws_group"}
     for i in range(n):
         wid = f"ws_{i}"
-        if i % 2 == 0:
+        if i % 20 == 19:
+            yield read_listing
+        elif i % 2 == 0:
             yield lambda c, u=user_ids[wid]: c.update_workspace_user(u, role="commenter")
         else:
             users = [AccessUserInput(email="owner@acme.com", role="owner"),
@@ -129,20 +148,24 @@ def plan_calls(mix: str, n: int, setup: WorkspaceClient) -> list[Call]:
     raise ValueError(f"mix must be one of {', '.join(MIXES)}, not {mix!r}")
 
 
-def _client(emulator: Emulator, clock: VirtualClock, **options: Any) -> WorkspaceClient:
+def make_client(emulator: Emulator, clock: VirtualClock, **options: Any) -> WorkspaceClient:
+    """A client of the seeded company on ``emulator``, waiting on ``clock``."""
     http = make_http_client("http://emulator.invalid", TOKEN, transport=emulator_transport(emulator))
     return WorkspaceClient(http, clock=clock, **options)
 
 
-def run_burst(mix: str, n: int = 200, **client_options: Any) -> BurstResult:
+def run_burst(mix: str, n: int = 200, *, start_offset: float = 0.0, **client_options: Any) -> BurstResult:
     """Send the burst and measure it; ``client_options`` go to the client
     (e.g. ``rate_limits`` to see what a misconfigured limit costs)."""
+    if not 0 <= start_offset < 60:
+        raise ValueError(f"start_offset must be in [0, 60) seconds, not {start_offset!r}")
     clock = VirtualClock()
     emulator = Emulator.from_seed(seed(n), clock=clock)
-    calls = plan_calls(mix, n, _client(emulator, clock))
-    # Start in a fresh minute so the setup reads use none of the burst's quota.
-    clock.advance(120 - clock.now() % 60)
-    client = _client(emulator, clock, **client_options)
+    calls = plan_calls(mix, n, make_client(emulator, clock))
+    # Start in a fresh minute (plus the offset) so the setup reads use none
+    # of the burst's quota.
+    clock.advance(120 - clock.now() % 60 + start_offset)
+    client = make_client(emulator, clock, **client_options)
     first_request = len(emulator.requests)
     started, wall, cpu = clock.now(), time.perf_counter(), time.process_time()
     for call in calls:
@@ -151,7 +174,8 @@ def run_burst(mix: str, n: int = 200, **client_options: Any) -> BurstResult:
     sent = emulator.requests[first_request:]
     by_class = Counter(classify(r.method, r.path.removeprefix("/v1")) for r in sent if r.status != 429)
     return BurstResult(
-        mix=mix, calls=len(sent), rate_limited=sum(r.status == 429 for r in sent), by_class=dict(by_class),
+        mix=mix, calls=len(sent), rate_limited=sum(r.status == 429 for r in sent),
+        client_calls=client.stats.calls, client_rate_limited=client.stats.rate_limited, by_class=dict(by_class),
         least_seconds=least_seconds(by_class, DEFAULT_LIMITS), elapsed_seconds=clock.now() - started,
         wall_seconds=wall, cpu_seconds=cpu,
     )
@@ -160,6 +184,9 @@ def run_burst(mix: str, n: int = 200, **client_options: Any) -> BurstResult:
 def main(argv: list[str]) -> None:
     n = int(argv[0]) if argv else 200
     mixes = argv[1:] or list(MIXES)
+    unknown = [m for m in mixes if m not in MIXES]
+    if unknown:
+        sys.exit(f"unknown mix(es) {', '.join(unknown)}; the mixes are {', '.join(MIXES)}")
     print("| mix | calls | 429s | least time allowed | virtual elapsed | ratio | wall | CPU |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for mix in mixes:
