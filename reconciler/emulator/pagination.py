@@ -39,9 +39,12 @@ def parse(query: Sequence[tuple[str, str]], *, default_limit: int = DEFAULT_LIMI
 def _positive(raw: str | None, name: str, default: int) -> int:
     if raw is None:
         return default
-    if not raw.strip().isdigit() or int(raw) < 1:
+    text = raw.strip()
+    # isdigit() alone also passes non-ASCII digits ("²", "١"), which int()
+    # refuses or reads differently.
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise bad_request(f"{name} must be a positive integer, not {raw!r}.")
-    return int(raw)
+    return int(text)
 
 
 def paginate(items: Sequence[T], request: PageRequest) -> tuple[list[T], dict[str, Any]]:
