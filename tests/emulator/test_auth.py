@@ -28,3 +28,32 @@ def test_unknown_endpoint_is_404_not_found(client):
 def test_wrong_method_on_known_path_is_405(client):
     response = client.delete("/workspaces")
     assert response.status_code == 405
+
+
+def test_unauthorized_on_every_kind_of_endpoint(make_client):
+    client = make_client(None)
+    for method, path in (("POST", "/workspaces/ws_home/access"), ("PATCH", "/workspace-users/wu_1"),
+                         ("POST", "/files"), ("GET", "/files/file_1"), ("POST", "/workspaces/ws_home/connected-workspaces")):
+        response = client.request(method, path, json={})
+        assert response.status_code == 401, path
+        assert response.json()["error"]["code"] == "UNAUTHORIZED"
+
+
+def test_only_version_one_exists(client):
+    response = client.get("http://emulator.test/v2/workspaces")
+    assert response.status_code == 404 and response.json()["error"]["code"] == "NOT_FOUND"
+    assert client.get("http://emulator.test/workspaces").status_code == 404
+
+
+def test_endpoints_outside_the_description_are_404(client):
+    for path in ("/status", "/templates", "/forms", "/meetings", "/asset-share-links", "/webhooks"):
+        response = client.get(path)
+        assert response.status_code == 404, path
+        assert response.json()["error"]["code"] == "NOT_FOUND"
+
+
+def test_tags_and_users_have_only_their_referenced_endpoints(client):
+    assert client.get("/tags").status_code == 405
+    assert client.post("/users", json={}).status_code == 405
+    assert client.get("/tags/tag_123").status_code == 404
+    assert client.get("/users/usr_1").status_code == 404

@@ -228,3 +228,64 @@ def test_create_workspace_needs_an_owner(client):
     response = client.post("/workspaces", json={"name": "Fresh", "accountId": "acc_1",
                                                  "workspaceUsers": [{"email": "a@acme.com", "role": "viewer"}]})
     assert response.status_code == 400
+
+
+def test_template_with_domains_replaces_the_group_domains_and_keeps_its_users(client):
+    users_before = _access(client, "ws_home")[0]
+    response = _connect(client, "ws_home", {"templateId": "tpl_kickoff", "workspaceDomains": [
+        {"domain": "partner.io", "role": "commenter"}]}, [("properties[]", "name")])
+    assert response.status_code == 201
+    new_id = response.json()["data"]["workspace"]["id"]
+    for member in ("ws_home", "ws_kickoff", new_id):
+        assert _access(client, member) == (users_before, {"partner.io": "commenter"})
+
+
+def test_template_workspace_belongs_to_the_group_account_and_takes_its_opportunity(client):
+    # ws_elsewhere's account acc_2 is second-CRM account sf-2, which owns opportunity opp-1.
+    params = [("properties[]", p) for p in ("accountId", "deal.crmTwoOpportunityId")]
+    response = _connect(client, "ws_elsewhere", {"templateId": "tpl_deal", "crmTwoOpportunityId": "opp-1"}, params)
+    assert response.status_code == 201
+    ws = response.json()["data"]["workspace"]
+    assert ws["accountId"] == "acc_2"
+    assert ws["deal"]["crmTwoOpportunityId"] == "opp-1"
+
+
+def test_deal_of_the_group_accounts_first_crm_company_is_accepted(client):
+    params = [("properties[]", "deal.crmOneDealId")]
+    response = _connect(client, "ws_home", {"templateId": "tpl_kickoff", "crmOneDealId": "9811"}, params)
+    assert response.status_code == 201
+    assert response.json()["data"]["workspace"]["deal"]["crmOneDealId"] == "9811"
+
+
+def test_each_workspace_from_a_template_uses_one_credit(client, emulator):
+    for _ in range(5):
+        assert _connect(client, "ws_home", {"templateId": "tpl_kickoff"}).status_code == 201
+    assert emulator.store.companies["acme"].credits == 0
+    assert _connect(client, "ws_home", {"templateId": "tpl_kickoff"}).status_code == 403
+    assert emulator.store.companies["acme"].credits == 0
+
+
+def test_connecting_an_existing_workspace_uses_no_credit(client, emulator):
+    assert _connect(client, "ws_home", {"workspaceId": "ws_loose"}).status_code == 201
+    assert emulator.store.companies["acme"].credits == 5
+
+
+def test_unverified_company_may_connect_a_published_workspace(make_client, seed_doc, clock):
+    seed_doc["companies"]["acme"]["verified"] = False
+    client = make_client(target=Emulator.from_seed(seed_doc, clock=clock))
+    assert _connect(client, "ws_home", {"workspaceId": "ws_loose"}).status_code == 201
+
+
+def test_create_workspace_uses_the_workspace_creation_rate_class(client):
+    body = {"name": "Fresh", "accountId": "acc_1", "workspaceUsers": [{"email": "jane@acme.com", "role": "owner"}]}
+    response = client.post("/workspaces", json=body)
+    assert response.status_code == 201
+    assert response.headers["X-RateLimit-Limit"] == "30"
+    assert response.headers["X-RateLimit-Remaining"] == "29"
+    assert client.get("/workspaces").headers["X-RateLimit-Remaining"] == "119"
+
+
+def test_there_is_no_disconnect_endpoint(client):
+    assert client.delete("/workspaces/ws_home/connected-workspaces").status_code == 405
+    assert client.delete("/workspaces/ws_home/connected-workspaces/ws_kickoff").status_code == 404
+    assert _connect(client, "ws_home", {"workspaceId": "ws_kickoff"}).status_code == 200  # still connected

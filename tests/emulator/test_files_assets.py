@@ -187,3 +187,68 @@ def test_upload_over_real_http(seed_path):
             assert asset.status_code == 201
     finally:
         stop()
+
+
+def test_upload_just_before_the_hour_is_accepted(client, clock):
+    data = _new_file(client)
+    clock.advance(3599)
+    assert _upload(client, data["upload"]).status_code == 200
+
+
+def test_upload_target_is_on_the_same_server_without_bearer_or_rate_limit(make_client, make_emulator):
+    emulator = make_emulator(rate_limits={"default": 1})
+    client = make_client(target=emulator)
+    data = _new_file(client)  # uses the one default-class request of the minute
+    upload = client.put(data["upload"]["url"], content=PDF, headers={"Content-Type": "application/pdf",
+                                                                     "Authorization": ""})
+    assert upload.status_code == 200
+    assert "X-RateLimit-Remaining" not in upload.headers
+    assert client.get("/workspaces").status_code == 429
+
+
+def test_uploading_to_a_file_that_backs_an_asset_is_refused(client):
+    data = _new_file(client)
+    assert _upload(client, data["upload"]).status_code == 200
+    assert client.post("/assets", json={"type": "pdf", "name": "P", "fileId": data["file"]["id"]}).status_code == 201
+    assert _upload(client, data["upload"], content=b"%PDF other").status_code == 403
+
+
+@pytest.mark.parametrize(("kind", "mime"), [("image", "image/png"), ("htmlPage", "text/html"),
+                                            ("video", "video/mp4"), ("audio", "audio/mpeg")])
+def test_other_file_types_keep_their_type_and_are_ready_at_once(client, props, kind, mime):
+    file_id = _uploaded_file(client, f"media.{kind}", mime)
+    asset = client.post("/assets", json={"type": kind, "fileId": file_id}, params=props("assetType", "name"))
+    assert asset.status_code == 201
+    assert asset.json()["data"]["asset"]["assetType"] == kind
+    assert asset.json()["data"]["asset"]["name"] == f"media.{kind}"   # defaults to the file name
+    file = client.get(f"/files/{file_id}", params=props("uploadStatus")).json()["data"]["file"]
+    assert file["uploadStatus"] == "ready"
+
+
+def test_patch_asset_with_empty_tag_ids_removes_every_tag(client, props):
+    asset = client.post("/assets", json={"type": "link", "name": "Site", "url": "https://acme.com",
+                                         "tagIds": ["tag_123"]}).json()["data"]["asset"]
+    response = client.patch(f"/assets/{asset['id']}", json={"tagIds": []}, params=props("tags.title", "name"))
+    assert response.status_code == 200
+    assert response.json()["data"]["asset"]["tags"] == []
+    assert response.json()["data"]["asset"]["name"] == "Site"
+
+
+def test_patch_asset_without_tag_ids_keeps_the_tags(client, props):
+    asset = client.post("/assets", json={"type": "link", "name": "Site", "url": "https://acme.com",
+                                         "tagIds": ["tag_123"]}).json()["data"]["asset"]
+    response = client.patch(f"/assets/{asset['id']}", json={"name": "Home page"}, params=props("tags.title"))
+    assert [t["title"] for t in response.json()["data"]["asset"]["tags"]] == ["pricing"]
+
+
+def test_patch_unknown_asset_is_404(client):
+    assert client.patch("/assets/asset_nope", json={"name": "x"}).status_code == 404
+
+
+def test_file_url_is_set_once_the_file_is_ready(client, props):
+    file_id = _uploaded_file(client)
+    before = client.get(f"/files/{file_id}", params=props("url")).json()["data"]["file"]
+    client.post("/assets", json={"type": "pdf", "fileId": file_id})
+    after = client.get(f"/files/{file_id}", params=props("url")).json()["data"]["file"]
+    assert before["url"] is None
+    assert after["url"] == f"http://emulator.test/downloads/{file_id}"

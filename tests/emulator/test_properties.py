@@ -1,5 +1,10 @@
 from __future__ import annotations
 
+import pytest
+import yaml
+
+from reconciler.emulator import Emulator
+
 
 def _home(response):
     return next(w for w in response.json()["data"]["workspaces"] if w["id"] == "ws_home")
@@ -46,3 +51,90 @@ def test_unknown_query_parameter_is_400(client):
 def test_comma_separated_properties_value_selects_each(client):
     home = _home(client.get("/workspaces", params={"properties": "name,accountId"}))
     assert home == {"id": "ws_home", "object": "workspace", "name": "Home", "accountId": "acc_1"}
+
+
+# -- every endpoint that takes properties ----------------------------------------
+
+OWNER = {"workspaceUsers": [{"email": "jane@acme.com", "role": "owner"}]}
+
+
+@pytest.fixture
+def emulator(seed_path, clock):
+    """The two-company seed with a custom field, so GET /custom-fields/{id} has one to show."""
+    doc = yaml.safe_load(seed_path.read_text(encoding="utf-8"))
+    doc["companies"]["acme"]["customFields"] = [
+        {"id": "cf_1", "name": "Region", "variableName": "region", "type": "richText", "objectType": "workspace"}]
+    return Emulator.from_seed(doc, clock=clock)
+
+
+def _file(client):
+    return client.post("/files", json={"fileName": "a.pdf", "mimeType": "application/pdf"}).json()["data"]["file"]["id"]
+
+
+def _link(client):
+    body = {"type": "link", "name": "Site", "url": "https://acme.com"}
+    return client.post("/assets", json=body).json()["data"]["asset"]["id"]
+
+
+# (endpoint, the request given a client and a query, the answer's resource name, a property it accepts)
+ENDPOINTS = [
+    ("GET /workspaces", lambda c, q: c.get("/workspaces", params=q), "workspaces", "name"),
+    ("POST /workspaces", lambda c, q: c.post("/workspaces", params=q, json={"name": "N", "accountId": "acc_1",
+                                                                             **OWNER}), "workspace", "templateId"),
+    ("POST /workspaces/{id}/access", lambda c, q: c.post("/workspaces/ws_home/access", params=q, json=OWNER),
+     "workspace", "workspaceUrl"),
+    ("POST /workspaces/{id}/connected-workspaces",
+     lambda c, q: c.post("/workspaces/ws_home/connected-workspaces", params=q, json={"workspaceId": "ws_kickoff"}),
+     "workspace", "deal.name"),
+    ("PATCH /workspace-users/{id}", lambda c, q: c.patch("/workspace-users/wu_2", params=q, json={"role": "editor"}),
+     "workspaceUser", "user.email"),
+    ("PATCH /workspace-domains/{id}",
+     lambda c, q: c.patch("/workspace-domains/wd_1", params=q, json={"role": "editor"}), "workspaceDomain", "domain"),
+    ("GET /workspace-domains", lambda c, q: c.get("/workspace-domains", params=q), "workspaceDomains", "role"),
+    ("PATCH /workspace-plan-tasks/{id}",
+     lambda c, q: c.patch("/workspace-plan-tasks/task_3", params=q, json={"completed": True}),
+     "workspacePlanTask", "status"),
+    ("PATCH /workspace-sections/{id}",
+     lambda c, q: c.patch("/workspace-sections/sec_41", params=q, json={"isHidden": True}),
+     "workspaceSection", "isSynced"),
+    ("PATCH /workspace-pages/{id}", lambda c, q: c.patch("/workspace-pages/pg_9", params=q, json={"isHidden": True}),
+     "workspacePage", "navigationName"),
+    ("POST /assets", lambda c, q: c.post("/assets", params=q, json={"type": "link", "name": "S",
+                                                                    "url": "https://acme.com"}), "asset", "assetUrl"),
+    ("PATCH /assets/{id}", lambda c, q: c.patch(f"/assets/{_link(c)}", params=q, json={"isInternal": True}),
+     "asset", "isInternal"),
+    ("GET /files/{id}", lambda c, q: c.get(f"/files/{_file(c)}", params=q), "file", "uploadStatus"),
+    ("POST /tags", lambda c, q: c.post("/tags", params=q, json={"title": "fresh"}), "tag", "title"),
+    ("GET /users", lambda c, q: c.get("/users", params=q), "users", "email"),
+    ("GET /custom-fields/{id}", lambda c, q: c.get("/custom-fields/cf_1", params=q), "customField", "variableName"),
+    ("GET /custom-fields", lambda c, q: c.get("/custom-fields", params=q), "customFields", "type"),
+    ("GET /accounts", lambda c, q: c.get("/accounts", params=q), "accounts", "crmOneCompanyId"),
+]
+IDS = [e[0] for e in ENDPOINTS]
+
+
+@pytest.mark.parametrize(("endpoint", "send", "name", "prop"), ENDPOINTS, ids=IDS)
+def test_every_endpoint_refuses_an_unknown_property_naming_it(client, endpoint, send, name, prop):
+    response = send(client, [("properties[]", prop), ("properties[]", "noSuchField")])
+    assert response.status_code == 400, endpoint
+    assert response.json()["error"]["code"] == "BAD_REQUEST"
+    assert "noSuchField" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(("endpoint", "send", "name", "prop"), ENDPOINTS, ids=IDS)
+def test_every_endpoint_answers_exactly_the_selected_property(client, endpoint, send, name, prop):
+    response = send(client, [("properties[]", prop)])
+    assert response.status_code in (200, 201), response.text
+    found = response.json()["data"][name]
+    resource = found[0] if isinstance(found, list) else found
+    head = prop.split(".")[0]
+    assert set(resource) == {"id", "object", head}, endpoint
+
+
+@pytest.mark.parametrize(("path", "body"), [
+    ("/files", {"fileName": "a.pdf", "mimeType": "application/pdf"}),
+    ("/workspaces/ws_home/authenticated-embed-url", {"email": "jane@acme.com"}),
+], ids=["POST /files", "POST /workspaces/{id}/authenticated-embed-url"])
+def test_endpoints_with_a_fixed_answer_refuse_properties(client, path, body):
+    response = client.post(path, params={"properties[]": "url"}, json=body)
+    assert response.status_code == 400 and "url" in response.json()["error"]["message"]

@@ -49,3 +49,36 @@ def test_limits_are_per_company(make_client, make_emulator):
 def test_default_class_limit_is_120_per_minute(client):
     statuses = [client.get("/workspaces").status_code for _ in range(121)]
     assert statuses[:120] == [200] * 120 and statuses[120] == 429
+
+
+def test_unauthenticated_answers_carry_no_rate_limit_headers(make_client):
+    response = make_client("not-a-token").get("/workspaces")
+    assert response.status_code == 401
+    assert not any(h.lower().startswith("x-ratelimit") for h in response.headers)
+
+
+def test_retry_after_only_on_429(client):
+    assert "Retry-After" not in client.get("/workspaces").headers
+
+
+def test_a_429_does_not_use_up_the_next_window(make_client, make_emulator, clock):
+    client = make_client(target=make_emulator(rate_limits={"default": 1}))
+    client.get("/workspaces")
+    for _ in range(5):
+        assert client.get("/workspaces").status_code == 429
+    clock.advance(60)
+    assert client.get("/workspaces").headers["X-RateLimit-Remaining"] == "0"
+
+
+def test_classes_have_separate_windows(make_client, make_emulator):
+    client = make_client(target=make_emulator(rate_limits={"default": 1, "file_retrieval": 1,
+                                                           "workspace_creation": 1}))
+    created = client.post("/files", json={"fileName": "a.pdf", "mimeType": "application/pdf"})
+    assert created.status_code == 201 and created.headers["X-RateLimit-Limit"] == "1"
+    file_id = created.json()["data"]["file"]["id"]
+    assert client.get(f"/files/{file_id}").status_code == 200
+    assert client.post("/workspaces/ws_home/connected-workspaces", json={"workspaceId": "ws_kickoff"}).status_code == 200
+    assert client.get("/workspaces").status_code == 429
+    assert client.get(f"/files/{file_id}").status_code == 429
+    assert client.post("/workspaces/ws_home/connected-workspaces",
+                       json={"workspaceId": "ws_kickoff"}).status_code == 429
