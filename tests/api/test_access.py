@@ -107,3 +107,70 @@ def test_workspace_domains_filter_is_sent_as_bracket_keys(router: respx.Router, 
     route = router.get("/workspace-domains").respond(200, json=page("workspaceDomains", [{"id": "wd_1"}], 1, 1))
     assert [d.id for d in client.list_workspace_domains(filter={"domain": "acme.com"})] == ["wd_1"]
     assert route.calls.last.request.url.params["filter[domain]"] == "acme.com"
+
+
+def test_set_access_sends_properties_as_bracket_keys_and_parses_the_lists(
+    router: respx.Router, client: WorkspaceClient
+) -> None:
+    route = router.post("/workspaces/ws_1/access").respond(200, json=data("workspace", WORKSPACE))
+    ws = client.set_access("ws_1", users=[AccessUserInput(email="jane@acme.com", role="owner")],
+                           properties=["workspaceUsers.role", "workspaceDomains.domain"])
+    assert route.calls.last.request.url.params.get_list("properties[]") == [
+        "workspaceUsers.role", "workspaceDomains.domain"]
+    assert ws.workspaceUsers is not None and ws.workspaceUsers[0].id == "wu_1"
+    assert ws.workspaceUsers[0].role == "owner"
+    assert ws.workspaceDomains is not None and ws.workspaceDomains[0].domain == "acme.com"
+
+
+def test_update_workspace_user_sends_only_the_role(router: respx.Router, client: WorkspaceClient) -> None:
+    route = router.patch("/workspace-users/wu_1").respond(200, json=data("workspaceUser", {"id": "wu_1"}))
+    client.update_workspace_user("wu_1", role="collaborator")
+    assert json.loads(route.calls.last.request.content) == {"role": "collaborator"}
+
+
+def test_update_workspace_user_sends_properties_and_parses_the_user(
+    router: respx.Router, client: WorkspaceClient
+) -> None:
+    route = router.patch("/workspace-users/wu_1").respond(200, json=data("workspaceUser", {
+        "id": "wu_1", "object": "workspace-user", "role": "editor",
+        "user": {"id": "u_1", "object": "user", "email": "jane@acme.com", "firstName": "Jane"}}))
+    entry = client.update_workspace_user("wu_1", role="editor", properties=["role", "user.email", "user.firstName"])
+    assert route.calls.last.request.url.params.get_list("properties[]") == ["role", "user.email", "user.firstName"]
+    assert (entry.id, entry.object, entry.role) == ("wu_1", "workspace-user", "editor")
+    assert entry.user is not None and (entry.user.email, entry.user.firstName) == ("jane@acme.com", "Jane")
+
+
+def test_update_workspace_domain_sends_only_the_role(router: respx.Router, client: WorkspaceClient) -> None:
+    route = router.patch("/workspace-domains/wd_1").respond(200, json=data("workspaceDomain", {"id": "wd_1"}))
+    client.update_workspace_domain("wd_1", role="commenter")
+    assert json.loads(route.calls.last.request.content) == {"role": "commenter"}
+
+
+def test_update_workspace_domain_sends_properties_and_parses_the_domain(
+    router: respx.Router, client: WorkspaceClient
+) -> None:
+    route = router.patch("/workspace-domains/wd_1").respond(200, json=data("workspaceDomain", {
+        "id": "wd_1", "object": "workspace-domain", "role": "viewer", "domain": "acme.com"}))
+    entry = client.update_workspace_domain("wd_1", role="viewer", properties=["role", "domain"])
+    assert route.calls.last.request.url.params.get_list("properties[]") == ["role", "domain"]
+    assert (entry.id, entry.role, entry.domain) == ("wd_1", "viewer", "acme.com")
+
+
+def test_list_workspace_domains_sends_properties_page_and_limit_and_parses_entries(
+    router: respx.Router, client: WorkspaceClient
+) -> None:
+    route = router.get("/workspace-domains").respond(200, json=page("workspaceDomains", [
+        {"id": "wd_1", "object": "workspace-domain", "role": "viewer", "domain": "acme.com"}], 1, 1))
+    (entry,) = client.list_workspace_domains(properties=["domain", "role"])
+    params = route.calls.last.request.url.params
+    assert params.get_list("properties[]") == ["domain", "role"]
+    assert (params["page"], params["limit"]) == ("1", "100")
+    assert (entry.id, entry.domain, entry.role) == ("wd_1", "acme.com", "viewer")
+
+
+def test_unknown_workspace_domain_property_is_refused_before_any_request(
+    router: respx.Router, client: WorkspaceClient
+) -> None:
+    with pytest.raises(ValueError, match="'email'"):
+        list(client.list_workspace_domains(properties=["email"]))
+    assert router.calls.call_count == 0

@@ -28,7 +28,17 @@ NOT_UPLOADED = error("BAD_REQUEST", "The file has not been uploaded")
         (LinkAssetInput(url="https://example.com", name="Site"),
          {"type": "link", "url": "https://example.com", "name": "Site"}),
         (EmbedAssetInput(customCode="<iframe></iframe>"), {"type": "embed", "customCode": "<iframe></iframe>"}),
+        (EmbedAssetInput(url="https://cal.example/acme", name="Calendar"),
+         {"type": "embed", "url": "https://cal.example/acme", "name": "Calendar"}),
+        (FileAssetInput(type="image", fileId="f_4"), {"type": "image", "fileId": "f_4"}),
+        (FileAssetInput(type="docx", fileId="f_5"), {"type": "docx", "fileId": "f_5"}),
+        (FileAssetInput(type="ppt", fileId="f_6"), {"type": "ppt", "fileId": "f_6"}),
+        (FileAssetInput(type="xlsx", fileId="f_7"), {"type": "xlsx", "fileId": "f_7"}),
+        (FileAssetInput(type="htmlPage", fileId="f_8", name="Landing"),
+         {"type": "htmlPage", "fileId": "f_8", "name": "Landing"}),
     ],
+    ids=["pdf", "video", "audio", "link", "embed-customCode", "embed-url", "image", "docx", "ppt", "xlsx",
+         "htmlPage"],
 )
 def test_asset_bodies_carry_only_their_fields(
     router: respx.Router, client: WorkspaceClient,
@@ -133,3 +143,56 @@ def test_waiting_for_a_file_is_bounded(router: respx.Router, client: WorkspaceCl
     assert route.call_count == 4  # at 0, 5, 10 and 12 seconds
     assert clock.slept == 12
     assert info.value.last is not None
+
+
+def test_asset_creation_sends_properties_and_parses_the_asset(router: respx.Router, client: WorkspaceClient) -> None:
+    route = router.post("/assets").respond(201, json=data("asset", {
+        "id": "a_1", "object": "asset", "name": "Deck", "assetType": "microsoftPowerPointEmbedPdf",
+        "assetUrl": "https://cdn.example/a_1", "tags": [{"id": "t_1", "object": "tag", "title": "Sales"}]}))
+    asset = client.create_asset(FileAssetInput(type="ppt", fileId="f_1", name="Deck"),
+                                properties=["name", "assetType", "assetUrl", "tags.title"])
+    assert route.calls.last.request.url.params.get_list("properties[]") == [
+        "name", "assetType", "assetUrl", "tags.title"]
+    assert (asset.name, asset.assetType, asset.assetUrl) == ("Deck", "microsoftPowerPointEmbedPdf",
+                                                           "https://cdn.example/a_1")
+    assert asset.tags is not None and [(t.id, t.title) for t in asset.tags] == [("t_1", "Sales")]
+
+
+def test_asset_creation_when_uploaded_sends_the_same_body_each_time(
+    router: respx.Router, client: WorkspaceClient
+) -> None:
+    route = router.post("/assets").mock(side_effect=[
+        respx.MockResponse(400, json=NOT_UPLOADED), respx.MockResponse(201, json=ASSET)])
+    client.create_asset_when_uploaded(FileAssetInput(type="docx", fileId="f_1", name="Terms"),
+                                      properties=["assetType"])
+    sent = [(json.loads(c.request.content), c.request.url.params.get_list("properties[]")) for c in route.calls]
+    assert sent == [({"type": "docx", "fileId": "f_1", "name": "Terms"}, ["assetType"])] * 2
+
+
+def test_asset_update_sends_name_and_description(router: respx.Router, client: WorkspaceClient) -> None:
+    route = router.patch("/assets/a_1").respond(200, json=ASSET)
+    client.update_asset("a_1", name="Pricing 2027", description="")
+    assert json.loads(route.calls.last.request.content) == {"name": "Pricing 2027", "description": ""}
+
+
+def test_asset_update_sends_properties_and_parses_the_tags(router: respx.Router, client: WorkspaceClient) -> None:
+    route = router.patch("/assets/a_1").respond(200, json=data("asset", {
+        "id": "a_1", "isInternal": True, "tags": [{"id": "t_2", "title": "Legal"}, {"id": "t_3", "title": "2027"}]}))
+    asset = client.update_asset("a_1", tag_ids=["t_2", "t_3"], properties=["isInternal", "tags.title"])
+    assert route.calls.last.request.url.params.get_list("properties[]") == ["isInternal", "tags.title"]
+    assert json.loads(route.calls.last.request.content) == {"tagIds": ["t_2", "t_3"]}
+    assert asset.isInternal is True
+    assert asset.tags is not None and [t.title for t in asset.tags] == ["Legal", "2027"]
+
+
+def test_file_property_outside_the_documented_ones_is_refused(router: respx.Router, client: WorkspaceClient) -> None:
+    with pytest.raises(ValueError, match="'fileName'"):
+        client.get_file("f_1", properties=["fileName"])
+    assert router.calls.call_count == 0
+
+
+def test_file_url_is_parsed(router: respx.Router, client: WorkspaceClient) -> None:
+    router.get("/files/f_1").respond(200, json=data("file", {
+        "id": "f_1", "uploadStatus": "ready", "url": "https://cdn.example/f_1.pdf"}))
+    file = client.get_file("f_1", properties=["uploadStatus", "url"])
+    assert (file.uploadStatus, file.url) == ("ready", "https://cdn.example/f_1.pdf")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 import respx
 
@@ -80,5 +81,19 @@ def test_each_error_status_of_each_endpoint_raises_its_exception_naming_the_call
         call(client)
     exc = info.value
     assert (exc.status, exc.code, exc.method, exc.path) == (status, code, method, path)
-    assert f"{method} {path}" in str(exc)
+    assert exc.message == f"{code.lower()} from the service"
+    assert f"{method} {path}" in str(exc) and exc.message in str(exc)
     assert route.call_count == _expected_sends(status, retried)
+
+
+@pytest.mark.parametrize(("method", "path", "call", "retried"), ENDPOINTS, ids=[f"{m} {p}" for m, p, _, _ in ENDPOINTS])
+def test_a_dropped_connection_is_sent_again_only_where_repeating_is_harmless(
+    router: respx.Router, client: WorkspaceClient, method: str, path: str,
+    call: Callable[[WorkspaceClient], Any], retried: bool,
+) -> None:
+    route = router.route(method=method, path=path).mock(side_effect=httpx.RemoteProtocolError("hung up"))
+    with pytest.raises(errors.ConnectionFailed) as info:
+        call(client)
+    assert (info.value.status, info.value.method, info.value.path) == (None, method, path)
+    assert route.call_count == (MAX_ATTEMPTS if retried else 1)
+    assert isinstance(info.value.__cause__, httpx.RemoteProtocolError)

@@ -8,11 +8,12 @@ import respx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reconciler.api.bodies import ConnectExisting
 from reconciler.api.client import WorkspaceClient
 from reconciler.api.ratelimit import RateLimiter, RateLimits, classify
 from reconciler.clock import VirtualClock
 from reconciler.errors import ConfigError
-from tests.api.conftest import data
+from tests.api.conftest import MakeClient, data
 
 
 def test_121_requests_wait_one_window_once(router: respx.Router, client: WorkspaceClient,
@@ -145,3 +146,39 @@ def test_no_minute_ever_holds_more_than_the_limit(limit: int, gaps: list[float],
         assert sum(1 for s in sent if t <= s < t + 60) <= limit
     minutes = Counter(math.floor(s / 60) for s in sent)  # ... and any minute of the clock
     assert max(minutes.values()) <= limit
+
+
+def test_31_connect_calls_wait_one_window_once(router: respx.Router, client: WorkspaceClient,
+                                               clock: VirtualClock) -> None:
+    route = router.post("/workspaces/ws_1/connected-workspaces").respond(200, json=data("workspace", {"id": "ws_2"}))
+    for _ in range(30):
+        client.connect_workspace("ws_1", ConnectExisting(workspaceId="ws_2"))
+    assert clock.slept == 0
+    client.connect_workspace("ws_1", ConnectExisting(workspaceId="ws_2"))
+    assert clock.slept == 60
+    assert route.call_count == 31
+    assert client.stats.by_class == {"workspace_creation": 31}
+
+
+def test_61_file_reads_wait_one_window_once(router: respx.Router, client: WorkspaceClient,
+                                            clock: VirtualClock) -> None:
+    route = router.get("/files/f_1").respond(200, json=data("file", {"id": "f_1", "uploadStatus": "ready"}))
+    for _ in range(60):
+        client.get_file("f_1")
+    assert clock.slept == 0
+    client.get_file("f_1")
+    assert clock.slept == 60
+    assert route.call_count == 61
+    assert client.stats.by_class == {"file_retrieval": 61}
+
+
+def test_creation_and_file_reads_do_not_use_the_default_budget(router: respx.Router, make_client: MakeClient,
+                                                               clock: VirtualClock) -> None:
+    client = make_client(rate_limits=RateLimits(default=1))
+    router.post("/workspaces/ws_1/connected-workspaces").respond(201, json=data("workspace", {"id": "ws_2"}))
+    router.get("/files/f_1").respond(200, json=data("file", {"id": "f_1"}))
+    router.get("/workspaces").respond(200, json={"data": {"workspaces": [], "pageInfo": {}}})
+    list(client.list_workspaces())
+    client.connect_workspace("ws_1", ConnectExisting(workspaceId="ws_2"))
+    client.get_file("f_1")
+    assert clock.slept == 0

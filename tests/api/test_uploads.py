@@ -124,3 +124,65 @@ def test_new_file_answer_without_upload_target_is_invalid(router: respx.Router, 
     router.post("/files").respond(201, json={"data": {"file": {"id": "f_1"}}})
     with pytest.raises(errors.InvalidResponse, match="upload"):
         client.create_file("a.pdf", "application/pdf")
+
+
+@pytest.mark.parametrize("status", [400, 403, 404])
+def test_storage_refusal_status_is_carried_and_not_retried(
+    router: respx.Router, client: WorkspaceClient, clock: VirtualClock, document: Path, status: int
+) -> None:
+    route = router.put(STORAGE_URL).respond(status, text="<Error/>")
+    with pytest.raises(errors.UploadFailed) as info:
+        client.upload_file_bytes(_target(clock), document)
+    assert (info.value.status, info.value.method, info.value.path) == (status, "PUT", "/bucket/f_1")
+    assert route.call_count == 1
+
+
+def test_storage_5xx_after_every_attempt_is_upload_failed(
+    router: respx.Router, client: WorkspaceClient, clock: VirtualClock, document: Path
+) -> None:
+    route = router.put(STORAGE_URL).respond(500)
+    with pytest.raises(errors.UploadFailed) as info:
+        client.upload_file_bytes(_target(clock), document)
+    assert info.value.status == 500 and info.value.attempts == 4
+    assert route.call_count == 4
+
+
+def test_upload_is_retried_after_a_dropped_connection(
+    router: respx.Router, client: WorkspaceClient, clock: VirtualClock, document: Path
+) -> None:
+    route = router.put(STORAGE_URL).mock(side_effect=[httpx.RemoteProtocolError("hung up"), respx.MockResponse(200)])
+    client.upload_file_bytes(_target(clock), document)
+    assert route.call_count == 2
+    assert route.calls.last.request.read() == document.read_bytes()
+
+
+def test_upload_goes_to_the_presigned_address_with_its_signature(
+    router: respx.Router, client: WorkspaceClient, clock: VirtualClock, document: Path
+) -> None:
+    route = router.route(method="PUT", host="storage.example.net").respond(200)
+    client.upload_file_bytes(_target(clock), document)
+    assert str(route.calls.last.request.url) == STORAGE_URL
+    assert route.calls.last.request.method == "PUT"
+
+
+def test_upload_just_before_expiry_is_sent(router: respx.Router, client: WorkspaceClient, clock: VirtualClock,
+                                           document: Path) -> None:
+    route = router.put(STORAGE_URL).respond(200)
+    target = _target(clock, expires_in=3600)
+    clock.advance(3599)
+    client.upload_file_bytes(target, document)
+    assert route.call_count == 1
+
+
+def test_upload_target_with_another_method_is_refused(client: WorkspaceClient, document: Path) -> None:
+    target = UploadTarget(url=STORAGE_URL, method="POST", headers={"Content-Type": "application/pdf"})
+    with pytest.raises(ValueError, match="only PUT"):
+        client.upload_file_bytes(target, document)
+
+
+def test_create_file_needs_a_name_and_a_mime_type(router: respx.Router, client: WorkspaceClient) -> None:
+    with pytest.raises(ValueError):
+        client.create_file("", "application/pdf")
+    with pytest.raises(ValueError):
+        client.create_file("a.pdf", "")
+    assert router.calls.call_count == 0
