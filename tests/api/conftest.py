@@ -14,6 +14,7 @@ import httpx
 import pytest
 import respx
 
+from reconciler.api import errors
 from reconciler.api.client import WorkspaceClient
 from reconciler.api.connection import make_http_client
 from reconciler.clock import VirtualClock
@@ -68,3 +69,16 @@ def page(name: str, items: list[dict[str, Any]], number: int, pages: int) -> dic
                          "hasNextPage": number < pages, "hasPrevPage": number > 1},
         }
     }
+
+
+# The statuses of the description's Errors table, with their codes and the
+# exception each becomes.
+DOCUMENTED_ERRORS: list[tuple[int, str, type[errors.ApiError]]] = [
+    (400, "BAD_REQUEST", errors.BadRequest),
+    (401, "UNAUTHORIZED", errors.Unauthorized),
+    (403, "FORBIDDEN", errors.Forbidden),
+    (404, "NOT_FOUND", errors.NotFound),
+    (409, "CONFLICT", errors.Conflict),
+    (429, "RATE_LIMIT_EXCEEDED", errors.RateLimited),
+    (500, "INTERNAL_SERVER_ERROR", errors.ServerError),
+]

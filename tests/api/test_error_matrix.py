@@ -21,7 +21,7 @@ from reconciler.api import errors
 from reconciler.api.bodies import ConnectExisting, LinkAssetInput
 from reconciler.api.client import WorkspaceClient
 from reconciler.api.models import AccessUserInput
-from tests.api.conftest import error
+from tests.api.conftest import DOCUMENTED_ERRORS, error
 
 MAX_ATTEMPTS = 4  # the client's default
 
@@ -52,15 +52,7 @@ ENDPOINTS: list[tuple[str, str, Callable[[WorkspaceClient], Any], bool]] = [
     ("GET", "/accounts", lambda c: list(c.list_accounts()), True),
 ]
 
-STATUSES: list[tuple[int, str, type[errors.ApiError]]] = [
-    (400, "BAD_REQUEST", errors.BadRequest),
-    (401, "UNAUTHORIZED", errors.Unauthorized),
-    (403, "FORBIDDEN", errors.Forbidden),
-    (404, "NOT_FOUND", errors.NotFound),
-    (409, "CONFLICT", errors.Conflict),
-    (429, "RATE_LIMIT_EXCEEDED", errors.RateLimited),
-    (500, "INTERNAL_SERVER_ERROR", errors.ServerError),
-]
+STATUSES = DOCUMENTED_ERRORS
 
 
 def _expected_sends(status: int, retried_on_5xx: bool) -> int:

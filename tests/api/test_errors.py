@@ -7,21 +7,12 @@ import respx
 from reconciler.api import errors
 from reconciler.api.client import WorkspaceClient
 from reconciler.errors import ReconcilerError
-from tests.api.conftest import TOKEN, MakeClient, error
+from tests.api.conftest import DOCUMENTED_ERRORS, TOKEN, MakeClient, error
 
 
 @pytest.mark.parametrize(
     ("status", "code", "cls"),
-    [
-        (400, "BAD_REQUEST", errors.BadRequest),
-        (401, "UNAUTHORIZED", errors.Unauthorized),
-        (403, "FORBIDDEN", errors.Forbidden),
-        (404, "NOT_FOUND", errors.NotFound),
-        (409, "CONFLICT", errors.Conflict),
-        (429, "RATE_LIMIT_EXCEEDED", errors.RateLimited),
-        (500, "INTERNAL_SERVER_ERROR", errors.ServerError),
-        (418, "TEAPOT", errors.UnexpectedStatus),
-    ],
+    [*DOCUMENTED_ERRORS, (418, "TEAPOT", errors.UnexpectedStatus)],
 )
 def test_error_status_becomes_its_exception_with_the_call(
     router: respx.Router, client: WorkspaceClient, status: int, code: str, cls: type[errors.ApiError]
