@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import click
 
 from reconciler import __version__
+from reconciler.api.ratelimit import RateLimits
 from reconciler.errors import ConfigError, ReconcilerError
 from reconciler.target import Target
 from reconciler import commands
@@ -69,15 +70,18 @@ def connection_options(func: F) -> F:
 
 
 def _parse_rate_limits(values: tuple[str, ...]) -> dict[str, int]:
+    """``CLASS=N`` flags as a mapping; the classes and values are judged by
+    ``RateLimits.from_mapping``, the one place that knows them."""
     limits: dict[str, int] = {}
     for value in values:
         name, _, number = value.partition("=")
-        if name not in ("default", "workspace_creation", "file_retrieval") or not number.isdigit() or int(number) < 1:
-            raise ConfigError(
-                f"--rate-limit {value!r} is not CLASS=N with CLASS one of default, workspace_creation, "
-                "file_retrieval and N a positive whole number of requests per minute."
-            )
+        if not number.isdigit():
+            raise ConfigError(f"--rate-limit {value!r} is not CLASS=N with N a whole number of requests per minute.")
         limits[name] = int(number)
+    try:
+        RateLimits.from_mapping(limits)
+    except ConfigError as exc:
+        raise ConfigError(f"--rate-limit: {exc}") from None
     return limits
 
 

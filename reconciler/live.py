@@ -60,7 +60,6 @@ class Live:
     # Pages read to build this value; the plan uses it to cost the refresh
     # that apply does before writing.
     pages_read: int = 0
-    complete: bool = True
 
     def fingerprint(self, workspace_ids: Collection[str]) -> str:
         """A digest of the access of ``workspace_ids``: binds a saved plan."""

@@ -38,11 +38,6 @@ class Target:
         """The configured requests per minute, defaults for classes not given."""
         return RateLimits.from_mapping(self.rate_limits)
 
-    def describe(self) -> str:
-        if self.emulator_file is not None:
-            return f"the embedded emulator (data in {self.emulator_file})"
-        return str(self.base_url or self.env.get(BASE_URL_ENV))
-
 
 @contextmanager
 def open_client(target: Target) -> Iterator[WorkspaceClient]:

@@ -72,7 +72,15 @@ class DealLink(_Node):
     location: SourceLocation
 
 
-class DesiredMember(_Node):
+class _PlanItemSettings(_Node):
+    """The sections, pages and tasks a workspace's manifest entry sets."""
+
+    sections: tuple[VisibilitySetting, ...] = ()
+    pages: tuple[VisibilitySetting, ...] = ()
+    tasks: tuple[TaskSetting, ...] = ()
+
+
+class DesiredMember(_PlanItemSettings):
     """A group member: an existing workspace (``id``) or one made from ``template``."""
 
     group: str
@@ -84,9 +92,6 @@ class DesiredMember(_Node):
     target_end_date: date | None = None
     actual_end_date: date | None = None
     deal: DealLink | None = None
-    sections: tuple[VisibilitySetting, ...] = ()
-    pages: tuple[VisibilitySetting, ...] = ()
-    tasks: tuple[TaskSetting, ...] = ()
     location: SourceLocation
 
     @computed_field  # type: ignore[prop-decorator]
@@ -110,15 +115,12 @@ class DesiredGroup(_Node):
         return f"group.{self.key}"
 
 
-class DesiredWorkspace(_Node):
+class DesiredWorkspace(_PlanItemSettings):
     """A standalone existing workspace."""
 
     key: str
     id: str
     access: AccessList | None = None
-    sections: tuple[VisibilitySetting, ...] = ()
-    pages: tuple[VisibilitySetting, ...] = ()
-    tasks: tuple[TaskSetting, ...] = ()
     location: SourceLocation
 
     @computed_field  # type: ignore[prop-decorator]
