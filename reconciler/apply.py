@@ -1,15 +1,20 @@
 """Apply: execute a Plan against the service and record State.
 
 Order of work, and why:
-1. Re-read the access lists the plan touches (one listing, stopping once all
+1. Re-read the access lists the plan writes (one listing, stopping once all
    are seen) and refuse, before any write, if someone changed one since the
    plan: applying a whole-list POST over a list that moved would silently
    undo their change.
-2. Execute each change: role-only changes as PATCHes (promotions to owner
-   first), additions/removals as one POST of the whole list.
+2. Execute the changes in plan order (joins before the access list that
+   reaches the new members, joins before their members' settings).  Access
+   changes: role-only as PATCHes (promotions to owner first), additions and
+   removals as one POST of the whole list.
 3. Check each answer against the plan (Terraform's "inconsistent result"
    check) and write the state after every successful change, so a crash
-   loses at most the call in flight.
+   loses at most the call in flight.  A new workspace's id is in the state
+   before anything else is sent.
+4. Stop at the first failure: what was done stays done and recorded, the
+   rest is left for the next plan.
 """
 
 from __future__ import annotations
@@ -19,18 +24,34 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reconciler.api.errors import ApiError
+from reconciler.api.bodies import ConnectExisting, CreateFromTemplate
+from reconciler.api.errors import ApiError, Conflict, ConnectionFailed, Forbidden, NotFound, ServerError
 from reconciler.api.models import AccessDomainInput, AccessUserInput
 from reconciler.errors import ApplyError
 from reconciler.live import ACCESS_PROPERTIES, Live, LiveWorkspace, fetch_live, read_workspace
-from reconciler.plan.model import AccessChange, AccessSnapshot, ManagedAccess, Plan
+from reconciler.plan.model import (
+    AccessChange,
+    AccessSnapshot,
+    Change,
+    ConnectChange,
+    CreateChange,
+    ManagedAccess,
+    Plan,
+    SettingChange,
+)
 from reconciler.plan.planner import patch_order
-from reconciler.state import AccessRecord, ResourceState, State, write_state
+from reconciler.state import State, write_state
 
 if TYPE_CHECKING:  # pragma: no cover
     from reconciler.api.client import WorkspaceClient
 
 Progress = Callable[[str], None]
+
+# Answers that leave open whether the service made the change.
+AMBIGUOUS = (ServerError, ConnectionFailed)
+# Properties read back from a creation: the new id, and the lists it carries.
+CREATED_PROPERTIES = ("name", "templateId", *ACCESS_PROPERTIES[1:])
+LOOKUP_PROPERTIES = ("name", "accountId", "templateId")
 
 
 @dataclass(frozen=True)
@@ -38,6 +59,18 @@ class ApplyResult:
     changed: int
     calls: int
     state: State
+
+
+@dataclass
+class _Run:
+    """What one apply knows while it goes: the client, the re-read lists,
+    the lists the plan manages (recorded in the state as applied)."""
+
+    client: WorkspaceClient
+    plan: Plan
+    live: Live
+    managed: dict[str, ManagedAccess]
+    say: Progress
 
 
 def apply_plan(
@@ -48,40 +81,91 @@ def apply_plan(
     state_path: Path,
     progress: Progress | None = None,
 ) -> ApplyResult:
-    say = progress or (lambda _msg: None)
     calls_before = client.stats.calls
-    live = _refresh(client, plan) if plan.changes else Live(workspaces={})
-    managed = {m.address: m for m in plan.managed}
+    run = _Run(
+        client=client,
+        plan=plan,
+        live=_refresh(client, plan),
+        managed={m.address: m for m in plan.managed},
+        say=progress or (lambda _msg: None),
+    )
     done = 0
     for change in plan.changes:
-        ws = live.workspaces[change.workspace_id]
-        say(f"{change.address}: {', '.join(f'{c.method} {c.path}' for c in change.calls)}")
+        run.say(_describe(change))
         try:
-            _apply_access(client, change, ws)
+            updated = _apply_change(run, change, state)
         except ApiError as exc:
-            raise ApplyError(
-                f"Apply stopped at {change.address} ({change.location}): {exc} "
-                f"{_done_before(done, len(plan.changes))} Nothing else was changed. "
-                f"Run 'reconciler plan' to see what remains."
-            ) from exc
+            raise ApplyError(_stopped(change, exc, done, plan)) from exc
         done += 1
-        state = write_state(state_path, _record(state, managed[change.address]))
+        state = write_state(state_path, updated)
     state = _record_all(state, plan, state_path)
     return ApplyResult(changed=done, calls=client.stats.calls - calls_before, state=state)
 
 
-def _done_before(done: int, total: int) -> str:
-    if done == 0:
-        return f"None of the {total} access lists was changed before this."
-    return (f"{done} of {total} access lists were changed before this; the service keeps them "
-            "and the state records them.")
+def _describe(change: Change) -> str:
+    calls = ", ".join(f"{c.method} {c.path}" for c in change.calls)
+    if isinstance(change, AccessChange) and change.rides_on:
+        calls = f"carried by the creation of {change.rides_on}"
+    return f"{change.address}: {calls}"
+
+
+def _apply_change(run: _Run, change: Change, state: State) -> State:
+    """Make one change; the state as it is once the change is made."""
+    if isinstance(change, AccessChange):
+        if change.rides_on is None:
+            _apply_access(run.client, change, run.live.workspaces[change.workspace_id])
+        return _record(state, run.managed[change.address])
+    if isinstance(change, ConnectChange):
+        _connect(run.client, change)
+        return state.with_resource(change.address, change.workspace_id, connected_to=change.homepage_id)
+    if isinstance(change, CreateChange):
+        return _create(run, change, state)
+    return _set(run.client, change, state)
+
+
+def _stopped(change: Change, exc: ApiError, done: int, plan: Plan) -> str:
+    total = len(plan.changes)
+    before = ("None of the plan's changes was made before this." if done == 0 else
+              f"{done} of the plan's {total} changes were made before this; the service keeps them "
+              "and the state records them.")
+    return (
+        f"Apply stopped at {change.address} ({change.location}): {exc}{_cause(change, exc, plan)} {before} "
+        f"The {total - done - 1} change(s) after it were not attempted. "
+        f"Run 'reconciler plan' to see what remains."
+    )
+
+
+def _cause(change: Change, exc: ApiError, plan: Plan) -> str:
+    """What a refusal means for this kind of change, in the service's terms."""
+    if isinstance(change, ConnectChange) and isinstance(exc, Conflict):
+        return (f" Workspace {change.workspace_id} is already in another group (or belongs to another "
+                f"account). The API cannot disconnect a workspace; that happens in the web app: disconnect "
+                f"it there, or take it out of {change.group} in the manifest.")
+    if isinstance(change, CreateChange) and isinstance(exc, Forbidden):
+        count = f"{plan.live_workspaces} workspaces" if plan.live_workspaces is not None else "an unknown number"
+        return (f" The service refuses new workspaces for two documented reasons: the company is on the "
+                f"free plan, which allows 10 workspaces in total, active and archived (it had {count} when "
+                f"the plan was made), or the company is not verified, and only verified companies may "
+                f"publish workspaces. A company without workspace credits left is refused too.")
+    if isinstance(change, CreateChange) and exc.status == 400:
+        return (f" Check that template {change.template_id} exists for this company and whether it needs "
+                f"a deal (crmOneDealId or crmTwoOpportunityId of the group account's CRM company).")
+    if isinstance(change, SettingChange) and isinstance(exc, NotFound):
+        return (f" The service has no {change.kind} {change.item_id}: check the id in the manifest "
+                f"(it belongs to workspace {change.workspace_id}).")
+    return ""
 
 
 def _refresh(client: WorkspaceClient, plan: Plan) -> Live:
-    live = fetch_live(client, [c.workspace_id for c in plan.changes])
+    writes = [c for c in plan.access_changes if c.calls]
+    if not writes:
+        return Live(workspaces={})
+    live = fetch_live(client, [c.workspace_id for c in writes])
     conflicts = []
-    for change in plan.changes:
+    for change in plan.access_changes:
         ws = live.workspaces.get(change.workspace_id)
+        if change.rides_on is not None and ws is None:
+            continue  # not re-read (no call of its own); the creation's answer is checked instead
         if ws is None:
             conflicts.append(f"{change.address}: workspace {change.workspace_id} no longer exists.")
         elif _snapshot(ws) != change.before:
@@ -108,8 +192,7 @@ def _apply_access(client: WorkspaceClient, change: AccessChange, ws: LiveWorkspa
                 client.update_workspace_domain(entry_id, role=entry.after)
         return
     kinds = {e.kind for e in change.entries}
-    users = [AccessUserInput(email=k, role=r) for k, r in change.after.users.items()]
-    domains = [AccessDomainInput(domain=k, role=r) for k, r in change.after.domains.items()]
+    users, domains = _inputs(change.after)
     answer = client.set_access(
         change.workspace_id,
         users=users if "user" in kinds else None,
@@ -118,13 +201,106 @@ def _apply_access(client: WorkspaceClient, change: AccessChange, ws: LiveWorkspa
         message=change.message if change.notify else None,
         properties=ACCESS_PROPERTIES,
     )
-    got = _snapshot(read_workspace(answer))
-    if got != change.after:
+    _check_lists(change.address, f"POST /workspaces/{change.workspace_id}/access", change.after,
+                 _snapshot(read_workspace(answer)))
+
+
+def _inputs(snapshot: AccessSnapshot) -> tuple[list[AccessUserInput], list[AccessDomainInput]]:
+    return ([AccessUserInput(email=k, role=r) for k, r in snapshot.users.items()],  # type: ignore[arg-type]
+            [AccessDomainInput(domain=k, role=r) for k, r in snapshot.domains.items()])  # type: ignore[arg-type]
+
+
+def _check_lists(address: str, call: str, expected: AccessSnapshot, got: AccessSnapshot) -> None:
+    if got != expected:
         raise ApplyError(
-            f"{change.address}: the service accepted POST /workspaces/{change.workspace_id}/access "
-            f"but reports a different list than was sent: {_describe_drift(change.after, got)} "
-            "This is a bug in the service or in reconciler; run 'reconciler plan' to see the result."
+            f"{address}: the service accepted {call} but reports a different list than was sent: "
+            f"{_describe_drift(expected, got)} This is a bug in the service or in reconciler; "
+            "run 'reconciler plan' to see the result."
         )
+
+
+def _connect(client: WorkspaceClient, change: ConnectChange) -> None:
+    """Connect an existing workspace.  Connecting one already in the group
+    answers 200 and changes nothing, so after an answer that leaves the
+    outcome open the call is simply sent once more."""
+    body = ConnectExisting(workspaceId=change.workspace_id)
+    try:
+        client.connect_workspace(change.homepage_id, body)
+    except AMBIGUOUS:
+        client.connect_workspace(change.homepage_id, body)
+
+
+def _create(run: _Run, change: CreateChange, state: State) -> State:
+    """Create from the template; the new id is in the returned state.
+
+    A creation is never sent twice: after an answer that leaves it open
+    (5xx, lost connection) the workspaces are listed and one of this
+    account, template and name that the state does not know is taken as
+    the one just created.
+    """
+    users, domains = _inputs(change.access) if change.access is not None else (None, None)
+    body = CreateFromTemplate(
+        templateId=change.template_id,
+        name=change.name,
+        startDate=change.start_date,  # type: ignore[arg-type]
+        targetEndDate=change.target_end_date,  # type: ignore[arg-type]
+        actualEndDate=change.actual_end_date,  # type: ignore[arg-type]
+        crmOneDealId=change.crm_one_deal_id,
+        crmTwoOpportunityId=change.crm_two_opportunity_id,
+        workspaceUsers=tuple(users) if users is not None else None,
+        workspaceDomains=tuple(domains) if domains is not None else None,
+    )
+    try:
+        created = run.client.connect_workspace(change.homepage_id, body, properties=CREATED_PROPERTIES).workspace
+    except AMBIGUOUS as exc:
+        workspace_id = _find_created(run, change, state, exc)
+        run.say(f"{change.address}: the answer was lost, but workspace {workspace_id} was created; recorded")
+        return _record_created(run, change, state, workspace_id)
+    run.say(f"{change.address}: created workspace {created.id}")
+    if change.access is not None:
+        _check_lists(change.address, f"POST /workspaces/{change.homepage_id}/connected-workspaces",
+                     change.access, _snapshot(read_workspace(created)))
+    return _record_created(run, change, state, created.id)
+
+
+def _record_created(run: _Run, change: CreateChange, state: State, workspace_id: str) -> State:
+    state = state.with_resource(change.address, workspace_id, connected_to=change.homepage_id,
+                                template=change.template_id)
+    if change.access_address is not None:
+        state = _record(state, run.managed[change.access_address])
+    return state
+
+
+def _find_created(run: _Run, change: CreateChange, state: State, exc: ApiError) -> str:
+    known = state.known_ids()
+    listed = list(run.client.list_workspaces(properties=LOOKUP_PROPERTIES))
+    account = next((w.accountId for w in listed if w.id == change.homepage_id), None)
+    found = [w.id for w in listed if w.id not in known and w.accountId == account
+             and w.templateId == change.template_id and w.name == change.name]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise ApplyError(
+            f"Apply stopped at {change.address} ({change.location}): {exc} No workspace named "
+            f"\"{change.name}\" from template {change.template_id} exists, so none was created and no credit "
+            "was used. Run 'reconciler apply' again."
+        ) from exc
+    raise ApplyError(
+        f"Apply stopped at {change.address} ({change.location}): {exc} Several workspaces named "
+        f"\"{change.name}\" from template {change.template_id} that the state does not know exist "
+        f"({', '.join(found)}); adopt the right one with 'reconciler import {change.address} ID'."
+    ) from exc
+
+
+def _set(client: WorkspaceClient, change: SettingChange, state: State) -> State:
+    if change.kind == "task":
+        client.update_workspace_plan_task(change.item_id, completed=change.after)
+    elif change.kind == "section":
+        client.update_workspace_section(change.item_id, is_hidden=change.after)
+    else:
+        client.update_workspace_page(change.item_id, is_hidden=change.after)
+    return state.with_setting(change.workspace_address, change.workspace_id, change.kind, change.item_id,
+                              change.after)
 
 
 def _snapshot(ws: LiveWorkspace) -> AccessSnapshot:
@@ -142,23 +318,24 @@ def _describe_drift(expected: AccessSnapshot, actual: AccessSnapshot) -> str:
 
 
 def _record(state: State, managed: ManagedAccess) -> State:
-    resources = dict(state.resources)
-    resources[managed.address] = ResourceState(
-        id=managed.workspace_id, access=AccessRecord(users=managed.users, domains=managed.domains)
-    )
-    return state.model_copy(update={"resources": resources})
+    return state.with_resource(managed.address, managed.workspace_id,
+                               access={"users": managed.users, "domains": managed.domains})
 
 
 def _record_all(state: State, plan: Plan, state_path: Path) -> State:
     """Remember every managed list, changed or not, so that an entry dropped
-    from a non-authoritative list later is known to be ours to remove."""
+    from a non-authoritative list later is known to be ours to remove; and
+    forget what no manifest names any more (a whole, untargeted plan only)."""
     updated = state
     for managed in plan.managed:
         updated = _record(updated, managed)
     if not plan.targets:
-        managed_addresses = {m.address for m in plan.managed}
-        kept = {a: r for a, r in updated.resources.items() if a in managed_addresses}
-        updated = updated.model_copy(update={"resources": kept})
+        for address in plan.forgotten:
+            updated = updated.without(address)
+        with_lists = {m.address for m in plan.managed}
+        for address, resource in list(updated.resources.items()):
+            if resource.access is not None and address not in with_lists:
+                updated = updated.with_resource(address, resource.id, access=None)
     if updated.resources == state.resources:
         return state
     return write_state(state_path, updated)

@@ -16,10 +16,11 @@ from pydantic import ValidationError
 
 from reconciler.apply import apply_plan
 from reconciler.errors import ApplyError, ConfigError
-from reconciler.live import fetch_live
+from reconciler.live import PLAN_PROPERTIES, fetch_live
 from reconciler.manifest import Desired, load_desired
 from reconciler.plan import Plan, check_max_removals, make_plan, render_markdown, render_text
-from reconciler.state import StateLock, default_state_path, load_state
+from reconciler.plan.planner import needs_complete_listing, wanted_workspaces
+from reconciler.state import State, StateLock, default_state_path, load_state
 from reconciler.target import Target, open_client
 
 if TYPE_CHECKING:  # the emulator (starlette, uvicorn) is imported only when used
@@ -31,8 +32,9 @@ SAVED_PLAN_KIND = "reconciler-plan"
 def validate(path: Path) -> str:
     desired = load_desired(path)
     n = len(desired.access_lists())
+    members = sum(len(g.members) for g in desired.groups)
     return (
-        f"The manifests in {path} are valid: {len(desired.groups)} group(s), "
+        f"The manifests in {path} are valid: {len(desired.groups)} group(s) with {members} member(s), "
         f"{len(desired.workspaces)} standalone workspace(s), {n} access list(s), "
         f"{len(desired.files)} file(s).\n"
     )
@@ -46,22 +48,24 @@ def plan(
     targets: tuple[str, ...] = (),
     max_removals: int | None = None,
     out: Path | None = None,
+    reassert: bool = False,
 ) -> Plan:
     desired = load_desired(path)
     state = load_state(state_path or default_state_path(path))
-    result = _plan(desired, target=target, state=state, targets=targets)
+    result = _plan(desired, target=target, state=state, targets=targets, reassert=reassert)
     check_max_removals(result, max_removals)
     if out is not None:
         save_plan(result, out, manifest_path=path)
     return result
 
 
-def _plan(desired: Desired, *, target: Target, state: object, targets: tuple[str, ...]) -> Plan:
-    ids = [wid for _, wid, _ in desired.access_lists()]
+def _plan(desired: Desired, *, target: Target, state: State, targets: tuple[str, ...],
+          reassert: bool = False) -> Plan:
     with open_client(target) as client:
-        live = fetch_live(client, ids)
+        live = fetch_live(client, wanted_workspaces(desired, state), properties=PLAN_PROPERTIES,
+                          complete=needs_complete_listing(desired, state, targets))
     limits = target.limits().per_minute()
-    return make_plan(desired, live, state, targets=targets, limits=limits)  # type: ignore[arg-type]
+    return make_plan(desired, live, state, targets=targets, limits=limits, reassert=reassert)
 
 
 def render(result: Plan, *, fmt: str, color: bool) -> str:
@@ -83,17 +87,20 @@ def apply(
     confirm: Callable[[str], bool],
     color: bool,
     progress: Callable[[str], None],
+    reassert: bool = False,
 ) -> str:
     state_file = state_path or default_state_path(path)
     with StateLock(state_file, command="reconciler apply"):
         state = load_state(state_file)
         desired = load_desired(path)
-        fresh = _plan(desired, target=target, state=state, targets=targets)
-        if plan_file is not None:
-            chosen = load_plan(plan_file)
-            _refuse_stale(chosen, fresh, plan_file)
-        else:
-            chosen = fresh
+        saved = load_plan(plan_file) if plan_file is not None else None
+        # A saved plan made with --reassert is compared with a fresh one made the same way.
+        fresh = _plan(desired, target=target, state=state, targets=targets,
+                      reassert=saved.reassert if saved is not None else reassert)
+        if saved is not None:
+            assert plan_file is not None
+            _refuse_stale(saved, fresh, plan_file)
+        chosen = saved or fresh
         check_max_removals(chosen, max_removals)
         if not chosen.has_changes:
             with open_client(target) as client:
@@ -103,10 +110,21 @@ def apply(
             raise ApplyError("Apply cancelled; nothing was changed.")
         with open_client(target) as client:
             result = apply_plan(chosen, client=client, state=state, state_path=state_file, progress=progress)
-    return (
-        f"Apply complete: {chosen.summary.create} added, {chosen.summary.update} changed, "
-        f"{chosen.summary.delete} removed on {result.changed} access list(s), in {result.calls} API calls."
-    )
+    return f"Apply complete: {applied_line(chosen)}, in {result.calls} API calls."
+
+
+def applied_line(result: Plan) -> str:
+    """What an apply did, in the words of the plan's summary."""
+    s = result.summary
+    lists = len(result.access_changes)
+    parts = [f"{s.create} added, {s.update} changed, {s.delete} removed on {lists} access list(s)"]
+    if s.workspaces_created:
+        parts.append(f"{s.workspaces_created} workspace(s) created ({result.cost.workspace_credits} credit(s))")
+    if s.workspaces_connected:
+        parts.append(f"{s.workspaces_connected} connected")
+    if s.settings:
+        parts.append(f"{s.settings} section/page/task value(s) set")
+    return "; ".join(parts)
 
 
 def save_plan(result: Plan, out: Path, *, manifest_path: Path) -> None:

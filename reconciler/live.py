@@ -30,6 +30,21 @@ ACCESS_PROPERTIES: tuple[str, ...] = (
 )
 
 
+# What the plan reads besides access: the account (members must share the
+# homepage's), the template and the fields fixed at creation (drift the API
+# cannot fix, and recognising a workspace an earlier apply created).
+PLAN_PROPERTIES: tuple[str, ...] = (
+    *ACCESS_PROPERTIES,
+    "accountId",
+    "templateId",
+    "startDate",
+    "targetEndDate",
+    "actualEndDate",
+    "deal.crmOneDealId",
+    "deal.crmTwoOpportunityId",
+)
+
+
 @dataclass(frozen=True)
 class LiveEntry:
     """One user or domain on an access list; ``key`` is the email or domain."""
@@ -45,6 +60,13 @@ class LiveWorkspace:
     name: str | None
     users: dict[str, LiveEntry] = field(default_factory=dict)
     domains: dict[str, LiveEntry] = field(default_factory=dict)
+    account_id: str | None = None
+    template_id: str | None = None
+    start_date: str | None = None
+    target_end_date: str | None = None
+    actual_end_date: str | None = None
+    crm_one_deal_id: str | None = None
+    crm_two_opportunity_id: str | None = None
 
     def access_fingerprint(self) -> dict[str, dict[str, str]]:
         """Who has which role: what a conflicting change would alter."""
@@ -60,6 +82,14 @@ class Live:
     # Pages read to build this value; the plan uses it to cost the refresh
     # that apply does before writing.
     pages_read: int = 0
+    # True when every workspace of the company was listed (not stopped early):
+    # only then can the plan look for workspaces it does not know and count them.
+    complete: bool = False
+
+    @property
+    def total(self) -> int | None:
+        """How many workspaces the company has, when the listing was complete."""
+        return len(self.workspaces) if self.complete else None
 
     def fingerprint(self, workspace_ids: Collection[str]) -> str:
         """A digest of the access of ``workspace_ids``: binds a saved plan."""
@@ -71,21 +101,29 @@ class Live:
 
 
 @gc_paused()
-def fetch_live(client: WorkspaceClient, wanted: Collection[str]) -> Live:
+def fetch_live(
+    client: WorkspaceClient,
+    wanted: Collection[str],
+    *,
+    complete: bool = False,
+    properties: tuple[str, ...] = ACCESS_PROPERTIES,
+) -> Live:
     """List workspaces page by page until every wanted id has been seen.
 
     Stopping early saves pages when the managed workspaces come first; an id
     that is never seen simply stays absent, and the planner reports it.
+    ``complete`` lists every workspace (the plan needs them all before it
+    creates any: to find one an earlier apply created, and to count them).
     """
     wanted_set = set(wanted)
     found: dict[str, LiveWorkspace] = {}
     calls_before = client.stats.calls
-    for ws in client.list_workspaces(properties=ACCESS_PROPERTIES):
-        if ws.id in wanted_set:
+    for ws in client.list_workspaces(properties=properties):
+        if complete or ws.id in wanted_set:
             found[ws.id] = read_workspace(ws)
-            if wanted_set <= found.keys():
+            if not complete and wanted_set <= found.keys():
                 break
-    return Live(workspaces=found, pages_read=client.stats.calls - calls_before)
+    return Live(workspaces=found, pages_read=client.stats.calls - calls_before, complete=complete)
 
 
 def read_workspace(ws: object) -> LiveWorkspace:
@@ -98,4 +136,17 @@ def read_workspace(ws: object) -> LiveWorkspace:
     for wd in getattr(ws, "workspaceDomains", None) or []:
         domain = (wd.domain or "").lower().rstrip(".")
         domains[domain] = LiveEntry(id=wd.id, key=domain, role=str(wd.role))
-    return LiveWorkspace(id=ws.id, name=getattr(ws, "name", None), users=users, domains=domains)  # type: ignore[attr-defined]
+    deal = getattr(ws, "deal", None)
+    return LiveWorkspace(
+        id=ws.id,  # type: ignore[attr-defined]
+        name=getattr(ws, "name", None),
+        users=users,
+        domains=domains,
+        account_id=getattr(ws, "accountId", None) or getattr(getattr(ws, "account", None), "id", None),
+        template_id=getattr(ws, "templateId", None),
+        start_date=getattr(ws, "startDate", None),
+        target_end_date=getattr(ws, "targetEndDate", None),
+        actual_end_date=getattr(ws, "actualEndDate", None),
+        crm_one_deal_id=getattr(deal, "crmOneDealId", None),
+        crm_two_opportunity_id=getattr(deal, "crmTwoOpportunityId", None),
+    )

@@ -32,15 +32,18 @@ def live_workspace(
     users: Mapping[str, str] | None = None,
     domains: Mapping[str, str] | None = None,
     name: str | None = None,
+    **fields: str | None,
 ) -> LiveWorkspace:
-    """A live workspace whose entry ids are derived from their keys."""
+    """A live workspace whose entry ids are derived from their keys;
+    ``fields`` are its other attributes (``account_id``, ``template_id`` ...)."""
     return LiveWorkspace(
         id=workspace_id,
         name=name,
+        **fields,  # type: ignore[arg-type]
         users={k: LiveEntry(id=f"wu_{workspace_id}_{k}", key=k, role=r) for k, r in (users or {}).items()},
         domains={k: LiveEntry(id=f"wd_{workspace_id}_{k}", key=k, role=r) for k, r in (domains or {}).items()},
     )
 
 
-def live_of(*workspaces: LiveWorkspace, pages_read: int = 1) -> Live:
-    return Live(workspaces={ws.id: ws for ws in workspaces}, pages_read=pages_read)
+def live_of(*workspaces: LiveWorkspace, pages_read: int = 1, complete: bool = False) -> Live:
+    return Live(workspaces={ws.id: ws for ws in workspaces}, pages_read=pages_read, complete=complete)

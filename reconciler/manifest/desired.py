@@ -174,6 +174,15 @@ class Desired(_Node):
     root: Path
     digest: str
 
+    def addresses(self) -> list[str]:
+        """Every group, member and standalone workspace address, in manifest order."""
+        found: list[str] = []
+        for group in self.groups:
+            found.append(group.address)
+            found += [m.address for m in group.members]
+        found += [w.address for w in self.workspaces]
+        return found
+
     def access_lists(self) -> list[tuple[str, str, AccessList]]:
         """(address, workspace id, access list) for every managed access list.
 

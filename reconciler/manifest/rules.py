@@ -158,6 +158,8 @@ def _member_rules(member: LineDict, path: str, line: int, file: str) -> list[Pro
                 problems.append(Problem(SourceLocation(file, member.key_lines[key]), (
                     f"{path}.{key}: only a workspace created from a template takes {key}; "
                     "an existing workspace (id) keeps its own")))
+    else:
+        problems += _template_member_rules(member, path, line, file)
     deal = member.get("deal")
     if isinstance(deal, LineDict):
         given = [k for k in ("crmOneDealId", "crmTwoOpportunityId") if k in deal]
@@ -165,6 +167,21 @@ def _member_rules(member: LineDict, path: str, line: int, file: str) -> list[Pro
             what = "has both" if given else "needs one of"
             problems.append(Problem(SourceLocation(file, member.key_lines["deal"]), (
                 f"{path}.deal: {what} crmOneDealId and crmTwoOpportunityId; give exactly one")))
+    return problems
+
+
+def _template_member_rules(member: LineDict, path: str, line: int, file: str) -> list[Problem]:
+    problems: list[Problem] = []
+    if "name" not in member:
+        problems.append(Problem(SourceLocation(file, line), (
+            f"{path}: a workspace created from a template needs a name: it is how reconciler recognises "
+            "the workspace when the answer to its creation is lost, so a credit is never spent twice")))
+    for key in ("sections", "pages", "tasks"):
+        if key in member:
+            problems.append(Problem(SourceLocation(file, member.key_lines[key]), (
+                f"{path}.{key}: a workspace created from a template has no {key} ids before it exists; "
+                f"once it is created, replace template (and its creation fields) with the id that "
+                f"'reconciler state show' records, then set {key}")))
     return problems
 
 

@@ -8,13 +8,16 @@ value and compute nothing of their own.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal
+from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-PLAN_FORMAT_VERSION = 1
+# 2: changes of every kind (access, connect, create, section, page, task),
+# each with ``kind``, ``depends_on`` and ``calls``.
+PLAN_FORMAT_VERSION = 2
 
 EntryKind = Literal["user", "domain"]
+SettingKind = Literal["section", "page", "task"]
 
 
 class Action(str, Enum):
@@ -62,30 +65,97 @@ class AccessSnapshot(_Frozen):
         return [k for k, r in {**self.users, **self.domains}.items() if r == "owner"]
 
 
-class AccessChange(_Frozen):
+class _Change(_Frozen):
+    """What every change has: where it is, what it waits for, what it sends.
+
+    ``depends_on`` names the addresses of earlier changes in the same plan
+    that must have succeeded first; ``reason`` is for display only.
+    """
+
+    address: str
+    location: str | None = None
+    depends_on: tuple[str, ...] = ()
+    calls: tuple[ApiCall, ...] = ()
+    reason: str = ""
+
+
+class AccessChange(_Change):
     """Bring one access list (a group's or a standalone workspace's) in line.
 
     ``strategy`` says how: ``patch`` when only roles change (one PATCH per
     entry, nobody is re-invited), ``replace`` when entries come or go (one
-    POST of the whole list, the only call that adds or removes).
+    POST of the whole list, the only call that adds or removes).  When
+    ``rides_on`` names a creation in the same group, the final lists travel
+    in that creation's body and this change sends no call of its own.
     """
 
-    address: str
+    kind: Literal["access"] = "access"
     workspace_id: str
     workspace_name: str | None = None
-    location: str | None = None
     authoritative: bool = True
+    rides_on: str | None = None
     strategy: Literal["patch", "replace"]
     entries: tuple[EntryChange, ...]
     before: AccessSnapshot  # live, when planned: apply refuses if it changed since
     after: AccessSnapshot  # the whole list once applied
     notify: bool = False
     message: str | None = None
-    calls: tuple[ApiCall, ...]
 
     @property
     def removals(self) -> tuple[EntryChange, ...]:
         return tuple(e for e in self.entries if e.action is Action.DELETE)
+
+
+class ConnectChange(_Change):
+    """Connect an existing workspace into a group (a 200, already connected, is success)."""
+
+    kind: Literal["connect"] = "connect"
+    group: str  # the group's address
+    homepage_id: str
+    workspace_id: str
+    workspace_name: str | None = None
+
+
+class CreateChange(_Change):
+    """Create a workspace from a template inside a group: uses one credit."""
+
+    kind: Literal["create"] = "create"
+    group: str
+    homepage_id: str
+    template_id: str
+    name: str
+    start_date: str | None = None
+    target_end_date: str | None = None
+    actual_end_date: str | None = None
+    crm_one_deal_id: str | None = None
+    crm_two_opportunity_id: str | None = None
+    access: AccessSnapshot | None = None  # the group's final lists, riding on this creation
+    access_address: str | None = None  # the group access change those lists belong to
+    credits: int = 1
+
+
+class SettingChange(_Change):
+    """Hide or show a section or page, complete or reopen a task.
+
+    These values cannot be read back: ``before`` is what the state recorded
+    as last written, ``None`` when it does not know.
+    """
+
+    kind: SettingKind
+    workspace_address: str
+    workspace_id: str
+    item_id: str
+    before: bool | None = None
+    after: bool
+
+    @property
+    def field(self) -> str:
+        return "completed" if self.kind == "task" else "hidden"
+
+
+Change = Annotated[
+    Union[AccessChange, ConnectChange, CreateChange, SettingChange], Field(discriminator="kind")
+]
 
 
 class ManagedAccess(_Frozen):
@@ -111,20 +181,31 @@ class Cost(_Frozen):
 
 
 class PlanSummary(_Frozen):
+    """Access entries added, changed and removed; workspaces created and
+    connected; section, page and task values written."""
+
     create: int = 0
     update: int = 0
     delete: int = 0
+    workspaces_created: int = 0
+    workspaces_connected: int = 0
+    settings: int = 0
 
     @property
     def total(self) -> int:
-        return self.create + self.update + self.delete
+        return (self.create + self.update + self.delete + self.workspaces_created
+                + self.workspaces_connected + self.settings)
 
 
 class Plan(_Frozen):
     format_version: int = PLAN_FORMAT_VERSION
-    changes: tuple[AccessChange, ...] = ()
+    changes: tuple[Change, ...] = ()  # in the order apply makes them
     unchanged: tuple[str, ...] = ()  # managed addresses already in line
     managed: tuple[ManagedAccess, ...] = ()  # every planned list, changed or not
+    addresses: tuple[str, ...] = ()  # every address the manifests manage (in the targets)
+    forgotten: tuple[str, ...] = ()  # state addresses no manifest names any more
+    reassert: bool = False
+    live_workspaces: int | None = None  # the company's workspaces, when all were listed
     summary: PlanSummary = PlanSummary()
     cost: Cost = Cost()
     warnings: tuple[str, ...] = ()
@@ -140,5 +221,9 @@ class Plan(_Frozen):
         return bool(self.changes)
 
     @property
+    def access_changes(self) -> tuple[AccessChange, ...]:
+        return tuple(c for c in self.changes if isinstance(c, AccessChange))
+
+    @property
     def removals(self) -> tuple[tuple[str, EntryChange], ...]:
-        return tuple((c.address, e) for c in self.changes for e in c.removals)
+        return tuple((c.address, e) for c in self.access_changes for e in c.removals)

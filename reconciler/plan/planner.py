@@ -8,7 +8,7 @@ any call, with the manifest location that caused it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from reconciler.errors import PlanError
 from reconciler.gcpause import gc_paused
@@ -22,12 +22,20 @@ from reconciler.plan.model import (
     AccessSnapshot,
     Action,
     ApiCall,
+    Change,
+    ConnectChange,
+    CreateChange,
     EntryChange,
     ManagedAccess,
     Plan,
     PlanSummary,
+    SettingChange,
 )
+from reconciler.plan.workspaces import duplicate_problems, plan_members, plan_settings
 from reconciler.state import State
+
+
+FREE_PLAN_WORKSPACES = 10
 
 
 @gc_paused()
@@ -38,32 +46,62 @@ def make_plan(
     *,
     targets: Sequence[str] = (),
     limits: Mapping[str, int] | None = None,
+    reassert: bool = False,
 ) -> Plan:
-    """Compute every change that makes the service match ``desired``."""
-    lists = [item for item in desired.access_lists() if _targeted(item[0], targets)]
-    problems = [
-        f"{access.location}: {address}: workspace {wid} does not exist, or the company "
-        f"this token belongs to cannot see it."
-        for address, wid, access in lists
-        if wid not in live.workspaces
-    ]
+    """Compute every change that makes the service match ``desired``.
+
+    Order: per group, its members' connections and creations, then its
+    access list (so the list reaches the new members), then the members'
+    sections, pages and tasks; then standalone workspaces, each its access
+    list and then its settings.  Otherwise manifest order, so two plans of
+    the same manifests list their changes alike.
+    """
+    def scope(address: str) -> bool:
+        return _targeted(address, targets)
+
+    lists = [item for item in desired.access_lists() if scope(item[0])]
+    problems = _unknown_workspaces(desired, live, state, scope)
+    problems += duplicate_problems(desired.groups, live, state, scope=scope) if live.complete else []
     if problems:
         raise PlanError(_join("The plan cannot be made:", problems))
 
-    changes: list[AccessChange] = []
+    changes: list[Change] = []
     unchanged: list[str] = []
-    for address, wid, access in lists:
-        change = plan_access(address, wid, access, live, state)
-        if change is None:
-            unchanged.append(address)
-        else:
-            changes.append(change)
+    warnings: list[str] = []
+    access = {address: access for address, _, access in lists}
+    for group in desired.groups:
+        members = plan_members(group, live, state, scope=scope, reassert=reassert)
+        warnings += members.warnings
+        group_access = None
+        if group.address in access:
+            group_access = plan_access(group.address, group.homepage, access[group.address], live, state)
+            if group_access is None:
+                unchanged.append(group.address)
+        joins, group_access = _ride(members.joins, group_access)
+        changes += joins
+        changes += [group_access] if group_access is not None else []
+        changes += members.settings
+    for ws in desired.workspaces:
+        if not scope(ws.address):
+            continue
+        if ws.address in access:
+            change = plan_access(ws.address, ws.id, access[ws.address], live, state)
+            changes += [change] if change is not None else []
+            unchanged += [ws.address] if change is None else []
+        changes += plan_settings(ws, ws.id, state, reassert=reassert)
 
-    orphaned = _no_owner_problems(changes)
+    orphaned = _no_owner_problems(c for c in changes if isinstance(c, AccessChange))
     if orphaned:
         raise PlanError(_join("The plan is refused: it would leave access lists without an owner.", orphaned))
 
-    all_calls = [call for change in changes for call in change.calls]
+    addresses = tuple(a for a in desired.addresses() if scope(a))
+    forgotten = () if targets else tuple(a for a in state.resources if a not in set(desired.addresses()))
+    warnings += _free_plan_warning(changes, live)
+    warnings += [f"{a}: no manifest names it any more; reconciler forgets it after the next apply. "
+                 f"Workspace {state.resources[a].id} stays in the service as it is (the API can neither "
+                 "delete nor disconnect it)." for a in forgotten]
+    warnings += unmanaged_warnings(desired, scope)
+    access_calls = any(isinstance(c, AccessChange) and c.calls for c in changes)
     return Plan(
         changes=tuple(changes),
         unchanged=tuple(unchanged),
@@ -76,15 +114,110 @@ def make_plan(
             )
             for address, wid, access in lists
         ),
+        addresses=addresses,
+        forgotten=forgotten,
+        reassert=reassert,
+        live_workspaces=live.total,
         summary=_summary(changes),
-        cost=plan_cost(all_calls, refresh_reads=live.pages_read, limits=limits),
-        warnings=unmanaged_warnings(desired, lambda address: _targeted(address, targets)),
+        cost=plan_cost(
+            [call for change in changes for call in change.calls],
+            refresh_reads=live.pages_read if access_calls else 0,
+            limits=limits,
+            workspace_credits=sum(c.credits for c in changes if isinstance(c, CreateChange)),
+        ),
+        warnings=tuple(warnings),
         targets=tuple(targets),
         manifest_digest=desired.digest,
         live_fingerprint=live.fingerprint(wid for _, wid, _ in lists),
         state_lineage=state.lineage,
         state_serial=state.serial,
     )
+
+
+def needs_complete_listing(desired: Desired, state: State, targets: Sequence[str] = ()) -> bool:
+    """True when the plan may create a workspace: it must then see every
+    workspace first (one an earlier apply created, the company's count)."""
+    return any(
+        m.template is not None and m.address not in state.resources and _targeted(m.address, targets)
+        for g in desired.groups
+        for m in g.members
+    )
+
+
+def wanted_workspaces(desired: Desired, state: State) -> list[str]:
+    """Every workspace id the plan reads: homepages, members, standalone
+    workspaces, and the workspaces this tool created (known from the state)."""
+    ids = [g.homepage for g in desired.groups]
+    ids += [m.id for g in desired.groups for m in g.members if m.id is not None]
+    ids += [state.resources[m.address].id for g in desired.groups for m in g.members
+            if m.id is None and m.address in state.resources]
+    ids += [w.id for w in desired.workspaces]
+    return ids
+
+
+def _ride(
+    joins: list[ConnectChange | CreateChange], access: AccessChange | None
+) -> tuple[list[ConnectChange | CreateChange], AccessChange | None]:
+    """Joins first, then the access list, which waits for them.
+
+    When the group's list changes and a workspace is created in the same
+    plan, the final lists travel in the first creation's body (one call
+    fewer; the new workspace never holds the old list).  Not when people are
+    to be notified: the creation body has no ``notifyPeople``.
+    """
+    if access is None:
+        return joins, None
+    first = next((j for j in joins if isinstance(j, CreateChange)), None)
+    if first is None or access.notify:
+        depends = tuple(j.address for j in joins)
+        return joins, access.model_copy(update={"depends_on": depends}) if depends else access
+    carrier = first.model_copy(update={"access": access.after, "access_address": access.address})
+    joins = [carrier if j is first else j for j in joins]
+    riding = access.model_copy(update={"rides_on": first.address, "calls": (), "depends_on": (first.address,)})
+    return joins, riding
+
+
+def _unknown_workspaces(desired: Desired, live: Live, state: State, scope: Callable[[str], bool]) -> list[str]:
+    missing = (
+        "does not exist, or the company this token belongs to cannot see it."
+    )
+    problems = []
+    for group in desired.groups:
+        in_scope = scope(group.address) or any(scope(m.address) for m in group.members)
+        if not in_scope:
+            continue
+        where = group.access.location if group.access is not None else group.location
+        homepage = live.workspaces.get(group.homepage)
+        if homepage is None:
+            problems.append(f"{where}: {group.address}: workspace {group.homepage} {missing}")
+        for member in group.members:
+            if member.id is None or not scope(member.address):
+                continue
+            ws = live.workspaces.get(member.id)
+            if ws is None:
+                problems.append(f"{member.location}: {member.address}: workspace {member.id} {missing}")
+            elif homepage is not None and ws.account_id != homepage.account_id:
+                problems.append(
+                    f"{member.location}: {member.address}: workspace {member.id} belongs to account "
+                    f"{ws.account_id}, the homepage {group.homepage} to {homepage.account_id}; the service "
+                    "connects only workspaces of the same account."
+                )
+    for ws in desired.workspaces:
+        if scope(ws.address) and ws.id not in live.workspaces:
+            where = ws.access.location if ws.access is not None else ws.location
+            problems.append(f"{where}: {ws.address}: workspace {ws.id} {missing}")
+    return problems
+
+
+def _free_plan_warning(changes: Sequence[Change], live: Live) -> list[str]:
+    creations = sum(1 for c in changes if isinstance(c, CreateChange))
+    if not creations or live.total is None or live.total + creations <= FREE_PLAN_WORKSPACES:
+        return []
+    return [
+        f"The company has {live.total} workspaces; the {creations} creation(s) in this plan would make "
+        f"{live.total + creations}. If it is on the free plan ({FREE_PLAN_WORKSPACES} workspaces in total, "
+        "active and archived), the service will refuse the creations past that with 403."
+    ]
 
 
 def plan_access(address: str, workspace_id: str, access: AccessList, live: Live, state: State) -> AccessChange | None:
@@ -145,12 +278,20 @@ def _no_owner_problems(changes: Iterable[AccessChange]) -> list[str]:
     ]
 
 
-def _summary(changes: Iterable[AccessChange]) -> PlanSummary:
+def _summary(changes: Sequence[Change]) -> PlanSummary:
     counts = {action: 0 for action in Action}
     for change in changes:
-        for entry in change.entries:
-            counts[entry.action] += 1
-    return PlanSummary(create=counts[Action.CREATE], update=counts[Action.UPDATE], delete=counts[Action.DELETE])
+        if isinstance(change, AccessChange):
+            for entry in change.entries:
+                counts[entry.action] += 1
+    return PlanSummary(
+        create=counts[Action.CREATE],
+        update=counts[Action.UPDATE],
+        delete=counts[Action.DELETE],
+        workspaces_created=sum(1 for c in changes if isinstance(c, CreateChange)),
+        workspaces_connected=sum(1 for c in changes if isinstance(c, ConnectChange)),
+        settings=sum(1 for c in changes if isinstance(c, SettingChange)),
+    )
 
 
 def _targeted(address: str, targets: Sequence[str]) -> bool:

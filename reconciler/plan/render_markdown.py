@@ -40,7 +40,7 @@ def render_markdown(plan: Plan) -> str:
 def _warning_block(plan: Plan) -> str:
     if not plan.warnings:
         return ""
-    return "\n> [!NOTE]\n> Declared but not planned by this version:\n" + "".join(f"> - {w}\n" for w in plan.warnings)
+    return "\n> [!NOTE]\n> Warnings:\n" + "".join(f"> - {w}\n" for w in plan.warnings)
 
 
 def _change_block(change: AccessChange) -> list[str]:

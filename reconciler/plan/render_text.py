@@ -10,7 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from reconciler.plan.model import AccessChange, Action, Cost, EntryChange, Plan
+from reconciler.plan.model import (
+    AccessChange,
+    Action,
+    Change,
+    ConnectChange,
+    Cost,
+    CreateChange,
+    EntryChange,
+    Plan,
+    SettingChange,
+)
 
 _ANSI = {"create": "32", "update": "33", "delete": "1;31", "bold": "1", "dim": "2"}
 
@@ -33,7 +43,7 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         ) + "".join(line + "\n" for line in warning_lines(plan, paint))
     lines = ["reconciler will make these changes:", ""]
     for change in plan.changes:
-        lines += _change_lines(change, paint)
+        lines += change_lines(change, paint)
         lines.append("")
     lines.append(summary_line(plan))
     removals = plan.removals
@@ -56,7 +66,14 @@ def warning_lines(plan: Plan, paint: Callable[[str, str], str] = lambda text, _s
 
 def summary_line(plan: Plan) -> str:
     s = plan.summary
-    return f"Plan: {s.create} to add, {s.update} to change, {s.delete} to remove."
+    line = f"Plan: {s.create} to add, {s.update} to change, {s.delete} to remove"
+    workspaces = [f"{n} {what}" for n, what in ((s.workspaces_created, "to create"),
+                                               (s.workspaces_connected, "to connect")) if n]
+    if workspaces:
+        line += f"; workspaces: {', '.join(workspaces)}"
+    if s.settings:
+        line += f"; {s.settings} section/page/task value{'s' if s.settings != 1 else ''} to set"
+    return line + "."
 
 
 def cost_line(cost: Cost) -> str:
@@ -68,15 +85,66 @@ def cost_line(cost: Cost) -> str:
     )
 
 
-def _change_lines(change: AccessChange, paint: _Paint) -> list[str]:
+def change_lines(change: Change, paint: Callable[[str, str], str]) -> list[str]:
+    """The lines of one change: a header naming it, its calls, then what it does."""
+    if isinstance(change, AccessChange):
+        return _access_lines(change, paint)
+    where = f" ({change.location})" if change.location else ""
+    if isinstance(change, CreateChange):
+        return [
+            paint(f"  # {change.address}: new workspace in {change.group}{where}", "bold"),
+            paint(f"  # {_calls(change)}; uses {change.credits} workspace credit", "dim"),
+            paint(f'  + workspace "{change.name}" from template {change.template_id} {{', "create"),
+            *(paint(f"      {key:<14} {value}", "create") for key, value in create_fields(change)),
+            paint("    }", "create"),
+        ]
+    if isinstance(change, ConnectChange):
+        name = f' "{change.workspace_name}"' if change.workspace_name else ""
+        return [
+            paint(f"  # {change.address}: workspace {change.workspace_id}{name}{where}", "bold"),
+            paint(f"  # {_calls(change)}; {change.reason}", "dim"),
+            paint(f"  + connect to {change.group} (homepage {change.homepage_id})", "create"),
+        ]
+    return [
+        paint(f"  # {change.address}{where}", "bold"),
+        paint(f"  # {_calls(change)}{'; ' + change.reason if change.reason else ''}", "dim"),
+        paint(f"  ~ {setting_text(change)}", "update"),
+    ]
+
+
+def create_fields(change: CreateChange) -> list[tuple[str, str]]:
+    """The fields a creation sends besides the template and name, as (key, value)."""
+    fields = [(k, v) for k, v in (("startDate", change.start_date), ("targetEndDate", change.target_end_date),
+                                  ("actualEndDate", change.actual_end_date),
+                                  ("crmOneDealId", change.crm_one_deal_id),
+                                  ("crmTwoOpportunityId", change.crm_two_opportunity_id)) if v is not None]
+    if change.access is not None:
+        fields.append(("access", f"the final lists of {change.access_address} ride on this call"))
+    return fields
+
+
+def setting_text(change: SettingChange) -> str:
+    before = "unknown" if change.before is None else str(change.before).lower()
+    return (f"{change.kind} {change.item_id} of workspace {change.workspace_id}: "
+            f"{change.field} {before} -> {str(change.after).lower()}")
+
+
+def _calls(change: Change) -> str:
+    calls = ", ".join(f"{c.method} {c.path}" for c in change.calls)
+    return f"{len(change.calls)} call{'s' if len(change.calls) != 1 else ''}: {calls}"
+
+
+def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> list[str]:
     name = f' "{change.workspace_name}"' if change.workspace_name else ""
     where = f" ({change.location})" if change.location else ""
     calls = ", ".join(f"{c.method} {c.path}" for c in change.calls)
     mode = "" if change.authoritative else " (non-authoritative: unlisted entries are left alone)"
     notify = " and notifies people" if change.notify else ""
+    how = (f"# no call of its own: carried by the creation of {change.rides_on}" if change.rides_on else
+           f"# {len(change.calls)} call{'s' if len(change.calls) != 1 else ''}{notify}: {calls}")
     lines = [
         paint(f"  # {change.address}: workspace {change.workspace_id}{name}{where}{mode}", "bold"),
-        paint(f"  # {len(change.calls)} call{'s' if len(change.calls) != 1 else ''}{notify}: {calls}", "dim"),
+        paint(f"  {how}", "dim"),
         paint("  ~ access {", "update"),
     ]
     width = max(len(e.key) for e in change.entries)
@@ -85,7 +153,7 @@ def _change_lines(change: AccessChange, paint: _Paint) -> list[str]:
     return lines
 
 
-def _entry_line(entry: EntryChange, width: int, paint: _Paint) -> str:
+def _entry_line(entry: EntryChange, width: int, paint: Callable[[str, str], str]) -> str:
     head = f"      {entry.action.symbol} {entry.kind:<6} {entry.key:<{width}}  "
     if entry.action is Action.CREATE:
         return paint(f"{head}{entry.after}", "create")

@@ -62,7 +62,7 @@ def test_a_persistent_500_on_a_post_stops_apply_naming_the_address_and_the_call(
     message = str(err.value)
     assert "Apply stopped at group.acme-onboarding" in message
     assert "500" in message and "POST /workspaces/ws_home/access" in message
-    assert "None of the 2 access lists was changed before this" in message
+    assert "None of the plan's changes was made before this" in message
     assert isinstance(err.value.__cause__, ServerError) and err.value.__cause__.attempts == 4
     assert _access(quickstart_client) == before
 
@@ -72,7 +72,7 @@ def test_a_failure_on_the_second_list_leaves_the_first_applied_and_recorded(
     plan = _plan(quickstart_client)
     state_path = tmp_path / "s.json"
     quickstart_emulator.faults.inject("POST", PORTAL_POST, status=500, times=None)
-    with pytest.raises(ApplyError, match="1 of 2 access lists were changed"):
+    with pytest.raises(ApplyError, match="1 of the plan's 2 changes were made before this"):
         apply_plan(plan, client=quickstart_client, state=State(), state_path=state_path)
     state = load_state(state_path)
     assert set(state.resources) == {"group.acme-onboarding"}

@@ -122,10 +122,11 @@ def test_both_deal_ids(write_manifest: Write, problems_of: Problems) -> None:
             workspaces:
               k:
                 template: tpl_1
+                name: Kickoff
                 deal: {crmOneDealId: "1", crmTwoOpportunityId: "2"}
     """)
     assert problems_of(path) == [
-        f"{path}:8: groups.g.workspaces.k.deal: has both crmOneDealId and crmTwoOpportunityId; give exactly one"
+        f"{path}:9: groups.g.workspaces.k.deal: has both crmOneDealId and crmTwoOpportunityId; give exactly one"
     ]
 
 
@@ -136,7 +137,7 @@ def test_neither_deal_id(write_manifest: Write, problems_of: Problems) -> None:
           g:
             homepage: ws_home
             workspaces:
-              k: {template: tpl_1, deal: {}}
+              k: {template: tpl_1, name: Kickoff, deal: {}}
     """)
     assert problems_of(path) == [
         f"{path}:6: groups.g.workspaces.k.deal: needs one of crmOneDealId and crmTwoOpportunityId; give exactly one"
@@ -150,7 +151,7 @@ def test_unquoted_deal_id_asks_for_quotes(write_manifest: Write, problems_of: Pr
           g:
             homepage: ws_home
             workspaces:
-              k: {template: tpl_1, deal: {crmOneDealId: 9811}}
+              k: {template: tpl_1, name: Kickoff, deal: {crmOneDealId: 9811}}
     """)
     assert problems_of(path) == [
         f'{path}:6: groups.g.workspaces.k.deal.crmOneDealId: expected text, got the number 9811; '

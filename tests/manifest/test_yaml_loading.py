@@ -63,7 +63,7 @@ def test_impossible_date_is_reported_not_crashed_on(write_manifest: Write, probl
           g:
             homepage: ws_1
             workspaces:
-              k: {template: tpl_1, startDate: 2026-02-30}
+              k: {template: tpl_1, name: Kickoff, startDate: 2026-02-30}
     """)
     assert problems_of(path) == [f"{path}:6: groups.g.workspaces.k.startDate: '2026-02-30' is not a calendar date"]
 

@@ -227,36 +227,20 @@ UNMANAGED = """
         access:
           users:
             - {email: jane@acme.com, role: owner}
-        workspaces:
-          beta:
-            id: "ws_beta"
-    workspaces:
-      portal:
-        id: "ws_other"
-        sections:
-          sec_41: {hidden: true}
+    assets:
+      site: {type: link, url: "https://acme.com", name: Acme}
 """
 
 
-def test_declared_parts_that_are_not_planned_yet_are_warned_about_with_their_line(
-    write_manifest: Callable[..., Path],
-) -> None:
+def test_declared_assets_are_warned_about_with_their_line(write_manifest: Callable[..., Path]) -> None:
     path = write_manifest(UNMANAGED)
     live = live_workspace("ws_home", users={"jane@acme.com": "owner"})
     plan = plan_for(path, live)
     assert not plan.has_changes
-    assert plan.warnings == (
-        f"{path}:9: group.onboarding.workspace.beta: group members are not planned yet; "
-        "the workspace is neither created nor connected.",
-        f"{path}:15: workspace.portal: sections are not planned yet; "
-        "their visibility and task settings are left as they are in the service.",
-    )
+    assert plan.warnings == (f"{path}:9: asset.site: assets are not planned yet; nothing is uploaded.",)
 
 
-def test_a_target_elsewhere_silences_warnings_about_unplanned_parts(write_manifest: Callable[..., Path]) -> None:
+def test_a_target_elsewhere_silences_warnings_about_unplanned_assets(write_manifest: Callable[..., Path]) -> None:
     path = write_manifest(UNMANAGED)
     live = live_workspace("ws_home", users={"jane@acme.com": "owner"})
-    assert plan_for(path, live, targets=("group.onboarding",)).warnings == (
-        f"{path}:9: group.onboarding.workspace.beta: group members are not planned yet; "
-        "the workspace is neither created nor connected.",
-    )
+    assert plan_for(path, live, targets=("group.onboarding",)).warnings == ()

@@ -61,7 +61,7 @@ def test_markdown_has_a_summary_table_and_a_removal_warning(write_manifest: Call
 def test_json_round_trips_to_the_same_plan(write_manifest: Callable[..., Path]) -> None:
     plan = _plan(write_manifest)
     doc = json.loads(plan.model_dump_json())
-    assert doc["format_version"] == 1
+    assert doc["format_version"] == 2
     assert Plan.model_validate(doc) == plan
 
 
@@ -75,10 +75,10 @@ def _unplanned(write_manifest: Callable[..., Path]) -> Plan:
 def test_text_names_unplanned_parts_even_when_nothing_changes(write_manifest: Callable[..., Path]) -> None:
     text = render_text(_unplanned(write_manifest))
     assert text.startswith("No changes.")
-    assert "Warning: " in text and "group.onboarding.workspace.beta: group members are not planned yet" in text
+    assert "Warning: " in text and "asset.site: assets are not planned yet" in text
 
 
 def test_markdown_lists_unplanned_parts_in_a_note(write_manifest: Callable[..., Path]) -> None:
     text = render_markdown(_unplanned(write_manifest))
-    assert "> [!NOTE]\n> Declared but not planned by this version:\n> - " in text
-    assert "workspace.portal: sections are not planned yet" in text
+    assert "> [!NOTE]\n> Warnings:\n> - " in text
+    assert "asset.site: assets are not planned yet" in text
