@@ -7,8 +7,8 @@ in the PR exactly what ``apply --plan`` would do.
 
 from __future__ import annotations
 
-from reconciler.plan.model import AccessChange, Action, EntryChange, Plan
-from reconciler.plan.render_text import cost_line, summary_line
+from reconciler.plan.model import AccessChange, Action, Change, ConnectChange, CreateChange, EntryChange, Plan
+from reconciler.plan.render_text import cost_line, create_fields, setting_text, summary_line
 
 _WORDS = {Action.CREATE: "add", Action.UPDATE: "change role", Action.DELETE: "**REMOVE**"}
 
@@ -21,9 +21,10 @@ def render_markdown(plan: Plan) -> str:
     lines = [
         "### reconciler plan",
         "",
-        "| add | change | remove | API calls | least time |",
-        "|---:|---:|---:|---:|---:|",
-        f"| {s.create} | {s.update} | {s.delete} | {plan.cost.total_calls} | {plan.cost.min_seconds:g} s |",
+        "| add | change | remove | workspaces created | connected | settings | API calls | credits | least time |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {s.create} | {s.update} | {s.delete} | {s.workspaces_created} | {s.workspaces_connected} "
+        f"| {s.settings} | {plan.cost.total_calls} | {plan.cost.workspace_credits} | {plan.cost.min_seconds:g} s |",
         "",
     ]
     if plan.removals:
@@ -31,7 +32,7 @@ def render_markdown(plan: Plan) -> str:
         lines += [f"> - `{address}`: {e.kind} `{e.key}` (was {e.before})" for address, e in plan.removals]
         lines.append("")
     # Lists with removals first: they are what a reviewer must look at.
-    for change in sorted(plan.changes, key=lambda c: 0 if c.removals else 1):
+    for change in sorted(plan.changes, key=lambda c: 0 if isinstance(c, AccessChange) and c.removals else 1):
         lines += _change_block(change)
     lines += [summary_line(plan), "", cost_line(plan.cost), ""]
     return "\n".join(lines) + _warning_block(plan)
@@ -43,12 +44,28 @@ def _warning_block(plan: Plan) -> str:
     return "\n> [!NOTE]\n> Warnings:\n" + "".join(f"> - {w}\n" for w in plan.warnings)
 
 
-def _change_block(change: AccessChange) -> list[str]:
+def _change_block(change: Change) -> list[str]:
+    where = f" ({change.location})" if change.location else ""
+    if isinstance(change, AccessChange):
+        return _access_block(change)
+    if isinstance(change, CreateChange):
+        fields = "".join(f"; {key} `{value}`" for key, value in create_fields(change))
+        return [f"#### `{change.address}`: **create** workspace “{change.name}” from template "
+                f"`{change.template_id}` in `{change.group}` (1 credit){fields}{where}", ""]
+    if isinstance(change, ConnectChange):
+        return [f"#### `{change.address}`: **connect** workspace `{change.workspace_id}` to `{change.group}` "
+                f"(homepage `{change.homepage_id}`){where}", "", change.reason, ""]
+    return [f"#### `{change.address}`: {setting_text(change)}{where}", ""]
+
+
+def _access_block(change: AccessChange) -> list[str]:
     mode = "" if change.authoritative else " (non-authoritative)"
     name = f" “{change.workspace_name}”" if change.workspace_name else ""
+    rides = [f"Carried by the creation of `{change.rides_on}` (no call of its own).", ""] if change.rides_on else []
     lines = [
         f"#### `{change.address}`: workspace `{change.workspace_id}`{name}{mode}",
         "",
+        *rides,
         "| | kind | entry | role | |",
         "|---|---|---|---|---|",
     ]

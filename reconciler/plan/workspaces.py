@@ -74,8 +74,8 @@ def _join(
 
 def _connect(group: DesiredGroup, member: DesiredMember, workspace_id: str, live: Live, *, known: bool) -> ConnectChange:
     ws = live.workspaces.get(workspace_id)
-    reason = ("re-asserted: the state records it as connected" if known else
-              "the state does not record it as connected to this group (a workspace already in it answers 200)")
+    reason = ("re-asserted (--reassert)" if known else
+              "not recorded as connected to this group (harmless if it is: the service answers 200)")
     return ConnectChange(
         address=member.address,
         location=str(member.location),
@@ -161,7 +161,7 @@ def _path(kind: str) -> str:
 
 def _setting_reason(before: bool | None, after: bool, reassert: bool) -> str:
     if before is None:
-        return "cannot be read from the service and the state does not record it: sent"
+        return "not recorded in the state (the service cannot read it back)"
     if before == after:
         return "re-asserted (--reassert)" if reassert else ""
     return "the manifest changed since it was last applied"

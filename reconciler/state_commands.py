@@ -1,0 +1,127 @@
+"""``state list|show|rm`` and ``import``: read and edit what the state knows.
+
+None of these changes the service.  ``rm`` forgets an address (the next plan
+treats it as new: a template member would be created again); ``import``
+binds an address to a workspace that already exists, after checking that it
+exists and fits the manifest entry, so the next plan adopts it instead of
+creating another.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from reconciler.errors import ConfigError
+from reconciler.live import PLAN_PROPERTIES, LiveWorkspace, fetch_live
+from reconciler.manifest import Desired, DesiredGroup, DesiredMember, DesiredWorkspace, load_desired
+from reconciler.state import ResourceState, State, StateLock, load_state, write_state
+from reconciler.target import Target, open_client
+
+
+def state_list(state_path: Path) -> str:
+    """One line per address: the address and its workspace id, sorted."""
+    state = load_state(state_path)
+    if not state.resources:
+        return f"The state {state_path} records nothing yet.\n"
+    width = max(len(a) for a in state.resources)
+    return "".join(f"{a:<{width}}  {r.id}\n" for a, r in sorted(state.resources.items()))
+
+
+def state_show(state_path: Path, address: str) -> str:
+    """Everything the state records for ``address``, as JSON."""
+    resource = _resource(load_state(state_path), address, state_path)
+    return json.dumps({"address": address, **resource.model_dump(exclude_none=True)}, indent=2) + "\n"
+
+
+def state_rm(state_path: Path, address: str) -> str:
+    """Forget ``address`` in the state; the service is not touched."""
+    with StateLock(state_path, command="reconciler state rm"):
+        state = load_state(state_path)
+        resource = _resource(state, address, state_path)
+        write_state(state_path, state.without(address))
+    return (
+        f"Removed {address} (workspace {resource.id}) from the state {state_path}. The service was not "
+        f"changed. The next plan treats {address} as unknown: a workspace made from a template would be "
+        "created again, and write-only values would be sent again.\n"
+    )
+
+
+def import_workspace(path: Path, address: str, workspace_id: str, *, target: Target, state_path: Path) -> str:
+    """Bind ``address`` to the existing workspace ``workspace_id``."""
+    desired = load_desired(path)
+    node, group = _node(desired, address)
+    with StateLock(state_path, command="reconciler import"):
+        state = load_state(state_path)
+        _refuse_rebinding(state, address, workspace_id)
+        wanted = [workspace_id] + ([group.homepage] if group is not None else [])
+        with open_client(target) as client:
+            live = fetch_live(client, wanted, properties=PLAN_PROPERTIES)
+        ws = live.workspaces.get(workspace_id)
+        if ws is None:
+            raise ConfigError(f"Cannot import {address}: workspace {workspace_id} does not exist, or the company "
+                              "this token belongs to cannot see it. Nothing was changed.")
+        _check_fit(node, group, ws, live.workspaces.get(group.homepage) if group is not None else None, address)
+        template = node.template if isinstance(node, DesiredMember) else None
+        write_state(state_path, state.with_resource(address, workspace_id, template=template))
+    name = f' "{ws.name}"' if ws.name else ""
+    joins = (" The next plan connects it to the group (harmless when it is in it already)."
+             if group is not None else "")
+    return f"Imported workspace {workspace_id}{name} as {address} ({node.location}).{joins}\n"
+
+
+def _resource(state: State, address: str, state_path: Path) -> ResourceState:
+    resource = state.resources.get(address)
+    if resource is None:
+        raise ConfigError(f"The state {state_path} records nothing for {address}.{_closest(address, state.resources)}")
+    return resource
+
+
+def _node(desired: Desired, address: str) -> tuple[DesiredMember | DesiredWorkspace, DesiredGroup | None]:
+    for group in desired.groups:
+        for member in group.members:
+            if member.address == address:
+                return member, group
+    for workspace in desired.workspaces:
+        if workspace.address == address:
+            return workspace, None
+    if any(g.address == address for g in desired.groups):
+        raise ConfigError(f"Cannot import {address}: a group is named by its homepage in the manifest; import "
+                          f"its members ({address}.workspace.KEY) instead.")
+    importable = [m.address for g in desired.groups for m in g.members] + [w.address for w in desired.workspaces]
+    raise ConfigError(f"Cannot import {address}: no manifest in {desired.root} declares it."
+                      f"{_closest(address, importable)}")
+
+
+def _refuse_rebinding(state: State, address: str, workspace_id: str) -> None:
+    current = state.resources.get(address)
+    if current is not None:
+        same = " already" if current.id == workspace_id else ""
+        raise ConfigError(f"Cannot import {address}: the state{same} binds it to workspace {current.id}. "
+                          f"Run 'reconciler state rm {address}' first to bind it anew.")
+    other = next((a for a, r in state.resources.items() if r.id == workspace_id), None)
+    if other is not None:
+        raise ConfigError(f"Cannot import {address}: workspace {workspace_id} is already bound to {other}; "
+                          "one workspace is managed in one place only.")
+
+
+def _check_fit(node: DesiredMember | DesiredWorkspace, group: DesiredGroup | None, ws: LiveWorkspace,
+               homepage: LiveWorkspace | None, address: str) -> None:
+    problems = []
+    declared_id = node.id
+    if declared_id is not None and declared_id != ws.id:
+        problems.append(f"the manifest names workspace {declared_id} for it at {node.location}")
+    if isinstance(node, DesiredMember) and node.template is not None and ws.template_id != node.template:
+        problems.append(f"it was made from template {ws.template_id}, the manifest asks for {node.template}")
+    if group is not None and homepage is not None and ws.account_id != homepage.account_id:
+        problems.append(f"it belongs to account {ws.account_id}, the group's homepage to {homepage.account_id}")
+    if problems:
+        raise ConfigError(f"Cannot import {address} as workspace {ws.id}: {'; '.join(problems)}. "
+                          "Nothing was changed.")
+
+
+def _closest(address: str, known: Iterable[str]) -> str:
+    matches = difflib.get_close_matches(address, list(known), n=3, cutoff=0.5)
+    return f" Did you mean {', '.join(matches)}?" if matches else ""
