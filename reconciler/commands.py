@@ -8,7 +8,7 @@ click out of here lets tests call a command the way the CLI does.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +24,7 @@ from reconciler.state import State, StateLock, default_state_path, load_state
 from reconciler.target import Target, open_client
 
 if TYPE_CHECKING:  # the emulator (starlette, uvicorn) is imported only when used
+    from reconciler.api.client import WorkspaceClient
     from reconciler.emulator import Emulator
 
 SAVED_PLAN_KIND = "reconciler-plan"
@@ -62,9 +63,15 @@ def plan(
 def _plan(desired: Desired, *, target: Target, state: State, targets: tuple[str, ...],
           reassert: bool = False) -> Plan:
     with open_client(target) as client:
-        live = fetch_live(client, wanted_workspaces(desired, state), properties=PLAN_PROPERTIES,
-                          complete=needs_complete_listing(desired, state, targets))
-    limits = target.limits().per_minute()
+        return plan_with_client(client, desired, state, targets=targets, reassert=reassert,
+                                limits=target.limits().per_minute())
+
+
+def plan_with_client(client: WorkspaceClient, desired: Desired, state: State, *, targets: Sequence[str] = (),
+                     reassert: bool = False, limits: Mapping[str, int] | None = None) -> Plan:
+    """Read what the plan needs (one listing, paged) and make the plan."""
+    live = fetch_live(client, wanted_workspaces(desired, state), properties=PLAN_PROPERTIES,
+                      complete=needs_complete_listing(desired, state, targets))
     return make_plan(desired, live, state, targets=targets, limits=limits, reassert=reassert)
 
 

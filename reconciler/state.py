@@ -40,9 +40,28 @@ class AccessRecord(BaseModel):
 
 
 class ResourceState(BaseModel):
+    """What this tool knows of one address.
+
+    ``id`` is the workspace the address is bound to.  The rest are facts the
+    service cannot read back: the access entries last applied, the homepage
+    a member was last connected to (membership is not a workspace property),
+    the template a workspace was created from by this tool, and the section,
+    page and task values last written (``None``: never written).
+    """
+
     model_config = ConfigDict(extra="forbid")
     id: str
     access: AccessRecord | None = None
+    connected_to: str | None = None
+    template: str | None = None
+    sections: dict[str, bool] | None = None
+    pages: dict[str, bool] | None = None
+    tasks: dict[str, bool] | None = None
+
+    def setting(self, kind: str, item_id: str) -> bool | None:
+        """The value last written to section/page/task ``item_id``, if known."""
+        values: dict[str, bool] | None = getattr(self, f"{kind}s")
+        return None if values is None else values.get(item_id)
 
 
 class State(BaseModel):
@@ -57,6 +76,29 @@ class State(BaseModel):
     def access_record(self, address: str) -> AccessRecord | None:
         resource = self.resources.get(address)
         return resource.access if resource is not None else None
+
+    def known_ids(self) -> set[str]:
+        """Every workspace id some address is bound to."""
+        return {r.id for r in self.resources.values()}
+
+    def with_resource(self, address: str, workspace_id: str, **facts: object) -> State:
+        """A copy where ``address`` is bound to ``workspace_id`` with ``facts``
+        merged into what was known (a different id starts afresh)."""
+        resources = dict(self.resources)
+        old = resources.get(address)
+        base = old.model_dump() if old is not None and old.id == workspace_id else {"id": workspace_id}
+        resources[address] = ResourceState.model_validate({**base, **facts})
+        return self.model_copy(update={"resources": resources})
+
+    def with_setting(self, address: str, workspace_id: str, kind: str, item_id: str, value: bool) -> State:
+        """A copy that records ``value`` as last written to one section/page/task."""
+        old = self.resources.get(address)
+        known = old.model_dump().get(f"{kind}s") if old is not None and old.id == workspace_id else None
+        return self.with_resource(address, workspace_id, **{f"{kind}s": {**(known or {}), item_id: value}})
+
+    def without(self, address: str) -> State:
+        resources = {a: r for a, r in self.resources.items() if a != address}
+        return self.model_copy(update={"resources": resources})
 
 
 def default_state_path(manifest_path: Path) -> Path:
@@ -87,7 +129,9 @@ def load_state(path: Path) -> State:
 def write_state(path: Path, state: State) -> State:
     """Write ``state`` with its serial bumped, atomically; returns what was written."""
     new = state.model_copy(update={"serial": state.serial + 1, "lineage": state.lineage or str(uuid.uuid4())})
-    text = new.model_dump_json(indent=2) + "\n"
+    # Unknown facts are left out rather than written as null: smaller files,
+    # and a state written by this version reads the same in the last one.
+    text = new.model_dump_json(indent=2, exclude_none=True) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

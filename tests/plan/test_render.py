@@ -53,7 +53,7 @@ def test_empty_plan_says_no_changes(write_manifest: Callable[..., Path]) -> None
 
 def test_markdown_has_a_summary_table_and_a_removal_warning(write_manifest: Callable[..., Path]) -> None:
     md = render_markdown(_plan(write_manifest))
-    assert "| 1 | 1 | 1 | 2 | 0 s |" in md
+    assert "| 1 | 1 | 1 | 0 | 0 | 0 | 2 | 0 | 0 s |" in md
     assert "> - `group.onboarding`: user `old@agency.io` (was editor)" in md
     assert "| `-` | user | `old@agency.io` | ~~editor~~ | **REMOVE** |" in md
 
