@@ -22,6 +22,7 @@ import click
 from reconciler import __version__
 from reconciler.api.ratelimit import RateLimits
 from reconciler.errors import ConfigError, ReconcilerError
+from reconciler.state import default_state_path
 from reconciler.target import Target
 from reconciler import commands
 
@@ -100,6 +101,12 @@ target_option = click.option(
     "--target", "targets", multiple=True, metavar="ADDRESS",
     help="Limit the plan to ADDRESS (e.g. group.acme-onboarding); repeatable.",
 )
+reassert_option = click.option(
+    "--reassert", is_flag=True,
+    help="Send every write-only value again (group membership, section/page visibility, task completion), "
+         "even those the state records as applied: repairs changes made in the web app, which the API "
+         "cannot read back.",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -112,6 +119,9 @@ def cli() -> None:
     plan      show what differs from the live service
     apply     make the service match the manifests
     demo      validate, plan, apply and re-plan the quickstart on the embedded emulator
+    import    bind a manifest address to an existing workspace
+    state     list, show or forget what the state file records
+    export    write manifests from the live service (to adopt an existing setup)
     emulator  run the service emulator as a local HTTP server
 
     Connection: RECONCILER_BASE_URL (or --base-url) and RECONCILER_TOKEN (or --token-file),
@@ -135,6 +145,7 @@ def validate(path: Path) -> None:
 @state_option
 @target_option
 @max_removals_option
+@reassert_option
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True,
               help="text for people, markdown for a pull-request comment, json for machines "
@@ -144,10 +155,10 @@ def validate(path: Path) -> None:
 @click.option("--detailed-exitcode", is_flag=True,
               help="Exit 0 when there are no changes, 1 on error, 2 when there are changes.")
 def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str, ...],
-         max_removals: int | None, fmt: str, out: Path | None, detailed_exitcode: bool) -> None:
+         max_removals: int | None, reassert: bool, fmt: str, out: Path | None, detailed_exitcode: bool) -> None:
     """Show what differs between the manifests in PATH and the live service."""
     result = commands.plan(path, target=target, state_path=state_path, targets=targets,
-                           max_removals=max_removals, out=out)
+                           max_removals=max_removals, out=out, reassert=reassert)
     click.echo(commands.render(result, fmt=fmt, color=_color()), nl=False)
     if detailed_exitcode and result.has_changes:
         sys.exit(EXIT_CHANGES)
@@ -159,11 +170,12 @@ def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str
 @state_option
 @target_option
 @max_removals_option
+@reassert_option
 @click.option("--plan", "plan_file", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
               help="Apply exactly this saved plan; refused if the manifests, the service or the state moved since.")
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation (needed without a terminal).")
 def apply(path: Path, target: Target, state_path: Path | None, targets: tuple[str, ...],
-          max_removals: int | None, plan_file: Path | None, auto_approve: bool) -> None:
+          max_removals: int | None, reassert: bool, plan_file: Path | None, auto_approve: bool) -> None:
     """Make the live service match the manifests in PATH, after showing the plan."""
     def confirm(text: str) -> bool:
         click.echo(text, nl=False)
@@ -178,7 +190,8 @@ def apply(path: Path, target: Target, state_path: Path | None, targets: tuple[st
 
     outcome = commands.apply(path, target=target, state_path=state_path, targets=targets,
                              max_removals=max_removals, plan_file=plan_file, confirm=confirm,
-                             color=_color(), progress=lambda m: click.echo(f"  {m}", err=True))
+                             color=_color(), progress=lambda m: click.echo(f"  {m}", err=True),
+                             reassert=reassert)
     click.echo(outcome)
 
 
@@ -200,6 +213,92 @@ def demo(path: Path) -> None:
             click.echo(step())
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@cli.command("export")
+@connection_options
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
+              help="Directory to write the manifests to; created when missing, refused when it holds manifests.")
+def export(target: Target, out_dir: Path) -> None:
+    """Write manifests from the live service into DIR: one file per account, every workspace standalone.
+
+    For adopting reconciler where everything was set up by hand: validate and plan DIR afterwards
+    should report no changes. Group membership cannot be read from the API; write groups by hand.
+    """
+    from reconciler import export as exporting
+    from reconciler.target import open_client
+
+    # Checked before connecting, so a refusal costs no request (and creates no emulator file).
+    exporting.check_out_dir(out_dir)
+    with open_client(target) as client:
+        result = exporting.export_manifests(client, out_dir)
+    click.echo(exporting.render_report(result), nl=False)
+
+
+@cli.group()
+def state() -> None:
+    """Read and edit the state file; the service is never touched.
+
+    The state file (default reconciler.state.json beside the manifests in PATH) records what the
+    API cannot read back: the workspaces this tool created or adopted, group membership, the
+    section, page and task values it wrote, and the access entries it manages.
+    """
+
+
+@state.command("list")
+@manifest_argument
+@state_option
+def state_list(path: Path, state_path: Path | None) -> None:
+    """List every address the state records, with its workspace id."""
+    from reconciler.state_commands import state_list as list_state
+
+    click.echo(list_state(state_path or default_state_path(path)), nl=False)
+
+
+@state.command("show")
+@click.argument("address")
+@manifest_argument
+@state_option
+def state_show(address: str, path: Path, state_path: Path | None) -> None:
+    """Show everything the state records for ADDRESS, as JSON."""
+    from reconciler.state_commands import state_show as show_state
+
+    click.echo(show_state(state_path or default_state_path(path), address), nl=False)
+
+
+@state.command("rm")
+@click.argument("address")
+@manifest_argument
+@state_option
+def state_rm(address: str, path: Path, state_path: Path | None) -> None:
+    """Forget ADDRESS without touching the service.
+
+    The next plan treats it as new: a workspace made from a template is created again (a credit),
+    and write-only values are sent again. To adopt an existing workspace instead, use import.
+    """
+    from reconciler.state_commands import state_rm as rm_state
+
+    click.echo(rm_state(state_path or default_state_path(path), address), nl=False)
+
+
+@cli.command("import")
+@click.argument("address")
+@click.argument("workspace_id", metavar="ID")
+@manifest_argument
+@connection_options
+@state_option
+def import_(address: str, workspace_id: str, path: Path, target: Target, state_path: Path | None) -> None:
+    """Bind ADDRESS (a group member or a standalone workspace of the manifests in PATH) to the
+    existing workspace ID, after checking that it exists and fits (same id as the manifest, same
+    template, same account as the group's homepage).
+
+    Use it to adopt a workspace an interrupted apply created, so the next plan connects it rather
+    than spending a second credit.
+    """
+    from reconciler.state_commands import import_workspace
+
+    click.echo(import_workspace(path, address, workspace_id, target=target,
+                                state_path=state_path or default_state_path(path)), nl=False)
 
 
 @cli.group()
