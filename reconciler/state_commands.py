@@ -114,7 +114,8 @@ def _check_fit(node: DesiredMember | DesiredWorkspace, group: DesiredGroup | Non
     if declared_id is not None and declared_id != ws.id:
         problems.append(f"the manifest names workspace {declared_id} for it at {node.location}")
     if isinstance(node, DesiredMember) and node.template is not None and ws.template_id != node.template:
-        problems.append(f"it was made from template {ws.template_id}, the manifest asks for {node.template}")
+        made = f"was made from template {ws.template_id}" if ws.template_id else "was not made from a template"
+        problems.append(f"it {made}, the manifest asks for {node.template}")
     if group is not None and homepage is not None and ws.account_id != homepage.account_id:
         problems.append(f"it belongs to account {ws.account_id}, the group's homepage to {homepage.account_id}")
     if problems:
