@@ -383,3 +383,56 @@ def test_problems_from_several_files_are_sorted_by_file(write_manifest: Write, p
     write_manifest("version: 1\ngroups:\n  g: {homepage: ws_1, x: 1}\n", name="b.yaml")
     write_manifest("version: 3\n", name="a.yaml")
     assert [p.split(": ")[0] for p in problems_of(tmp_path)] == [f"{tmp_path / 'a.yaml'}:1", f"{tmp_path / 'b.yaml'}:3"]
+
+
+def test_a_template_member_needs_a_name(write_manifest: Write, problems_of: Problems) -> None:
+    path = write_manifest("""
+        version: 1
+        groups:
+          g:
+            homepage: ws_home
+            workspaces:
+              k: {template: tpl_1}
+    """)
+    (problem,) = problems_of(path)
+    assert problem.startswith(f"{path}:6: groups.g.workspaces.k: a workspace created from a template needs a name")
+    assert "a credit is never spent twice" in problem
+
+
+def test_section_page_and_task_ids_on_a_template_member_are_refused(write_manifest: Write, problems_of: Problems) -> None:
+    path = write_manifest("""
+        version: 1
+        groups:
+          g:
+            homepage: ws_home
+            workspaces:
+              k:
+                template: tpl_1
+                name: Kickoff
+                sections: {sec_1: {hidden: true}}
+                tasks: {task_1: {completed: true}}
+    """)
+    problems = problems_of(path)
+    assert [p.split(": ", 2)[:2] for p in problems] == [
+        [f"{path}:9", "groups.g.workspaces.k.sections"],
+        [f"{path}:10", "groups.g.workspaces.k.tasks"],
+    ]
+    assert all("has no" in p and "before it exists" in p for p in problems)
+
+
+def test_one_workspace_in_two_groups_is_refused(write_manifest: Write, problems_of: Problems) -> None:
+    path = write_manifest("""
+        version: 1
+        groups:
+          a:
+            homepage: ws_home_a
+            workspaces:
+              x: {id: ws_1}
+          b:
+            homepage: ws_home_b
+            workspaces:
+              y: {id: ws_1}
+    """)
+    (problem,) = problems_of(path)
+    assert problem.startswith(f"{path}:10: group.b.workspace.y: workspace ws_1 is already managed as "
+                              f"group.a.workspace.x at {path}:6")
