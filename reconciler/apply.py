@@ -157,15 +157,15 @@ def _cause(change: Change, exc: ApiError, plan: Plan) -> str:
 
 
 def _refresh(client: WorkspaceClient, plan: Plan) -> Live:
-    writes = [c for c in plan.access_changes if c.calls]
+    # A list riding on a creation is written too (by the creation), so it is
+    # checked like the others.
+    writes = plan.access_changes
     if not writes:
         return Live(workspaces={})
     live = fetch_live(client, [c.workspace_id for c in writes])
     conflicts = []
-    for change in plan.access_changes:
+    for change in writes:
         ws = live.workspaces.get(change.workspace_id)
-        if change.rides_on is not None and ws is None:
-            continue  # not re-read (no call of its own); the creation's answer is checked instead
         if ws is None:
             conflicts.append(f"{change.address}: workspace {change.workspace_id} no longer exists.")
         elif _snapshot(ws) != change.before:

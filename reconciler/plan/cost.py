@@ -37,7 +37,8 @@ def plan_cost(
     counts: Counter[str] = Counter(c.limit_class for c in calls)
     if not counts:
         return Cost()
-    counts["default"] += refresh_reads
+    if refresh_reads:  # joins alone re-read nothing: no "default 0" in the cost
+        counts["default"] += refresh_reads
     return Cost(
         calls_by_class=dict(sorted(counts.items())),
         refresh_reads=refresh_reads,

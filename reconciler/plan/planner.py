@@ -101,7 +101,7 @@ def make_plan(
                  f"Workspace {state.resources[a].id} stays in the service as it is (the API can neither "
                  "delete nor disconnect it)." for a in forgotten]
     warnings += unmanaged_warnings(desired, scope)
-    access_calls = any(isinstance(c, AccessChange) and c.calls for c in changes)
+    rereads = any(isinstance(c, AccessChange) for c in changes)  # apply re-reads every list it writes
     return Plan(
         changes=tuple(changes),
         unchanged=tuple(unchanged),
@@ -121,7 +121,7 @@ def make_plan(
         summary=_summary(changes),
         cost=plan_cost(
             [call for change in changes for call in change.calls],
-            refresh_reads=live.pages_read if access_calls else 0,
+            refresh_reads=live.pages_read if rereads else 0,
             limits=limits,
             workspace_credits=sum(c.credits for c in changes if isinstance(c, CreateChange)),
         ),

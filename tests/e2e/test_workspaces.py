@@ -399,3 +399,13 @@ def test_connect_and_settings_counts_are_in_the_plan_cost(rig: Rig) -> None:
     assert plan.summary.workspaces_connected == 2 and plan.summary.settings == 5
     changes = by_address(plan)
     assert isinstance(changes[WELCOME], ConnectChange)
+
+
+def test_a_group_list_changed_since_the_plan_is_not_overwritten_by_a_creation(rig: Rig) -> None:
+    plan = rig.plan()
+    rig.workspace("ws_home").access.users[0].role = "editor"  # someone edits the list in the web app
+    rig.workspace("ws_home").access.users[1].role = "owner"
+    with pytest.raises(ApplyError, match="Nothing was changed: access in the service changed"):
+        rig.apply(plan)
+    assert rig.named("Customer Inc – Kickoff") == []
+    assert rig.requests("POST", CONNECT_PATH) == []
