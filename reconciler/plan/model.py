@@ -33,7 +33,9 @@ class Action(str, Enum):
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Every field is always written, so the JSON Schema requires them all
+    # (``kind`` above all: it tells the change kinds apart).
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_serialization_defaults_required=True)
 
 
 class EntryChange(_Frozen):

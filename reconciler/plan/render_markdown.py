@@ -16,7 +16,7 @@ _WORDS = {Action.CREATE: "add", Action.UPDATE: "change role", Action.DELETE: "**
 def render_markdown(plan: Plan) -> str:
     if not plan.has_changes:
         return (f"### reconciler plan: no changes\n\nThe service matches the manifests "
-                f"({len(plan.unchanged)} access lists checked).\n") + _warning_block(plan)
+                f"({len(plan.unchanged)} access list{'' if len(plan.unchanged) == 1 else 's'} checked).\n") + _warning_block(plan)
     s = plan.summary
     lines = [
         "### reconciler plan",
@@ -51,7 +51,7 @@ def _change_block(change: Change) -> list[str]:
     if isinstance(change, CreateChange):
         fields = "".join(f"; {key} `{value}`" for key, value in create_fields(change))
         return [f"#### `{change.address}`: **create** workspace “{change.name}” from template "
-                f"`{change.template_id}` in `{change.group}` (1 credit){fields}{where}", ""]
+                f"`{change.template_id}` in `{change.group}` ({change.credits} credit){fields}{where}", ""]
     if isinstance(change, ConnectChange):
         return [f"#### `{change.address}`: **connect** workspace `{change.workspace_id}` to `{change.group}` "
                 f"(homepage `{change.homepage_id}`){where}", "", change.reason, ""]
