@@ -18,7 +18,8 @@ TITLE = f"reconciler plan (format_version {PLAN_FORMAT_VERSION})"
 
 
 def plan_json_schema() -> dict[str, Any]:
-    """The JSON Schema of a plan as ``--format json`` and ``--out`` write it."""
+    """The JSON Schema of a plan as ``--format json`` writes it (a file saved with ``--out`` holds
+    the same document under its ``plan`` key)."""
     # Serialization mode: the schema of what is written, not of what is accepted.
     schema = Plan.model_json_schema(mode="serialization")
     schema["title"] = TITLE
