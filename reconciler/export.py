@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from reconciler.errors import ConfigError
+from reconciler.live import ACCESS_PROPERTIES
 from reconciler.manifest.load import MANIFEST_SUFFIXES, is_emulator_data
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -32,15 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 # What a manifest entry needs (access) and what the files are named and
 # grouped by (names, accounts); entry ids come unasked and reveal shared lists.
-EXPORT_PROPERTIES: tuple[str, ...] = (
-    "name",
-    "accountId",
-    "account.name",
-    "workspaceUsers.role",
-    "workspaceUsers.user.email",
-    "workspaceDomains.domain",
-    "workspaceDomains.role",
-)
+EXPORT_PROPERTIES: tuple[str, ...] = (*ACCESS_PROPERTIES, "accountId", "account.name")
 
 NO_ACCOUNT_FILE = "workspaces"
 # Long workspace names make unwieldy keys and addresses; 60 characters keep
