@@ -25,13 +25,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reconciler.api.bodies import ConnectExisting, CreateFromTemplate
-from reconciler.api.errors import ApiError, Conflict, ConnectionFailed, Forbidden, NotFound, ServerError
+from reconciler.api.errors import (
+    ApiError,
+    Conflict,
+    ConnectionFailed,
+    Forbidden,
+    NotFound,
+    NotReadyInTime,
+    ServerError,
+    UploadExpired,
+)
+from reconciler.apply_assets import apply_asset
 from reconciler.api.models import AccessDomainInput, AccessUserInput
-from reconciler.errors import ApplyError
+from reconciler.errors import ApplyError, ReconcilerError
 from reconciler.live import ACCESS_PROPERTIES, Live, LiveWorkspace, fetch_live, read_workspace
 from reconciler.plan.model import (
     AccessChange,
     AccessSnapshot,
+    AssetChange,
     Change,
     ConnectChange,
     CreateChange,
@@ -71,6 +82,12 @@ class _Run:
     live: Live
     managed: dict[str, ManagedAccess]
     say: Progress
+    state_path: Path
+    wait: bool = False
+
+    def save(self, state: State) -> State:
+        """Write ``state`` now (within a change of several calls)."""
+        return write_state(self.state_path, state)
 
 
 def apply_plan(
@@ -80,7 +97,12 @@ def apply_plan(
     state: State,
     state_path: Path,
     progress: Progress | None = None,
+    wait: bool = False,
 ) -> ApplyResult:
+    """Make ``plan``'s changes in order, recording each in the state file.
+
+    ``wait`` follows the conversion of docx/ppt/xlsx assets to the end.
+    """
     calls_before = client.stats.calls
     run = _Run(
         client=client,
@@ -88,13 +110,15 @@ def apply_plan(
         live=_refresh(client, plan),
         managed={m.address: m for m in plan.managed},
         say=progress or (lambda _msg: None),
+        state_path=state_path,
+        wait=wait,
     )
     done = 0
     for change in plan.changes:
         run.say(_describe(change))
         try:
             updated = _apply_change(run, change, state)
-        except ApiError as exc:
+        except (ApiError, UploadExpired, NotReadyInTime) as exc:
             raise ApplyError(_stopped(change, exc, done, plan)) from exc
         done += 1
         state = write_state(state_path, updated)
@@ -120,10 +144,12 @@ def _apply_change(run: _Run, change: Change, state: State) -> State:
         return state.with_resource(change.address, change.workspace_id, connected_to=change.homepage_id)
     if isinstance(change, CreateChange):
         return _create(run, change, state)
+    if isinstance(change, AssetChange):
+        return apply_asset(run.client, change, state, save=run.save, say=run.say, wait=run.wait)
     return _set(run.client, change, state)
 
 
-def _stopped(change: Change, exc: ApiError, done: int, plan: Plan) -> str:
+def _stopped(change: Change, exc: ReconcilerError, done: int, plan: Plan) -> str:
     total = len(plan.changes)
     before = ("None of the plan's changes was made before this." if done == 0 else
               f"{done} of the plan's {total} changes were made before this; the service keeps them "
@@ -135,7 +161,7 @@ def _stopped(change: Change, exc: ApiError, done: int, plan: Plan) -> str:
     )
 
 
-def _cause(change: Change, exc: ApiError, plan: Plan) -> str:
+def _cause(change: Change, exc: ReconcilerError, plan: Plan) -> str:
     """What a refusal means for this kind of change, in the service's terms."""
     if isinstance(change, ConnectChange) and isinstance(exc, Conflict):
         return (f" Workspace {change.workspace_id} is already in another group (or belongs to another "
@@ -147,12 +173,16 @@ def _cause(change: Change, exc: ApiError, plan: Plan) -> str:
                 f"free plan, which allows 10 workspaces in total, active and archived (it had {count} when "
                 f"the plan was made), or the company is not verified, and only verified companies may "
                 f"publish workspaces. A company without workspace credits left is refused too.")
-    if isinstance(change, CreateChange) and exc.status == 400:
+    if isinstance(change, CreateChange) and getattr(exc, "status", None) == 400:
         return (f" Check that template {change.template_id} exists for this company and whether it needs "
                 f"a deal (crmOneDealId or crmTwoOpportunityId of the group account's CRM company).")
     if isinstance(change, SettingChange) and isinstance(exc, NotFound):
         return (f" The service has no {change.kind} {change.item_id}: check the id in the manifest "
                 f"(it belongs to workspace {change.workspace_id}).")
+    refused = getattr(exc, "status", None) == 400 or isinstance(exc, NotReadyInTime)
+    if isinstance(change, AssetChange) and change.tags and refused:
+        return (f" Check that the tags {', '.join(change.tags)} exist for this company (the service "
+                "answers 400 for an unknown tag id).")
     return ""
 
 

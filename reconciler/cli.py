@@ -101,11 +101,15 @@ target_option = click.option(
     "--target", "targets", multiple=True, metavar="ADDRESS",
     help="Limit the plan to ADDRESS (e.g. group.acme-onboarding); repeatable.",
 )
+max_file_size_option = click.option(
+    "--max-file-size", "max_file_mib", type=click.IntRange(1), default=100, show_default=True, metavar="MiB",
+    help="Refuse asset files larger than this many MiB (checked when the manifests are read, before any call).",
+)
 reassert_option = click.option(
     "--reassert", is_flag=True,
-    help="Send every write-only value again (group membership, section/page visibility, task completion), "
-         "even those the state records as applied: repairs changes made in the web app, which the API "
-         "cannot read back.",
+    help="Send every write-only value again (group membership, section/page visibility, task completion, "
+         "asset name/description/tags/internal), even those the state records as applied: repairs changes "
+         "made in the web app, which the API cannot read back.",
 )
 
 
@@ -131,12 +135,13 @@ def cli() -> None:
 
 @cli.command()
 @manifest_argument
-def validate(path: Path) -> None:
+@max_file_size_option
+def validate(path: Path, max_file_mib: int) -> None:
     """Check the manifests in PATH (a file or directory) and report every problem with file:line.
 
     Needs no token and makes no network call.
     """
-    click.echo(commands.validate(path))
+    click.echo(commands.validate(path, max_file_bytes=max_file_mib * 2**20))
 
 
 @cli.command()
@@ -146,6 +151,7 @@ def validate(path: Path) -> None:
 @target_option
 @max_removals_option
 @reassert_option
+@max_file_size_option
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True,
               help="text for people, markdown for a pull-request comment, json for machines "
@@ -155,10 +161,12 @@ def validate(path: Path) -> None:
 @click.option("--detailed-exitcode", is_flag=True,
               help="Exit 0 when there are no changes, 1 on error, 2 when there are changes.")
 def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str, ...],
-         max_removals: int | None, reassert: bool, fmt: str, out: Path | None, detailed_exitcode: bool) -> None:
+         max_removals: int | None, reassert: bool, max_file_mib: int, fmt: str, out: Path | None,
+         detailed_exitcode: bool) -> None:
     """Show what differs between the manifests in PATH and the live service."""
     result = commands.plan(path, target=target, state_path=state_path, targets=targets,
-                           max_removals=max_removals, out=out, reassert=reassert)
+                           max_removals=max_removals, out=out, reassert=reassert,
+                           max_file_bytes=max_file_mib * 2**20)
     click.echo(commands.render(result, fmt=fmt, color=_color()), nl=False)
     if detailed_exitcode and result.has_changes:
         sys.exit(EXIT_CHANGES)
@@ -171,11 +179,16 @@ def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str
 @target_option
 @max_removals_option
 @reassert_option
+@max_file_size_option
+@click.option("--wait", is_flag=True,
+              help="Follow the conversion of docx/ppt/xlsx assets to PDF until it ends (polls the file "
+                   "within the file-retrieval rate limit, 60/min); without it apply says which are still running.")
 @click.option("--plan", "plan_file", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
               help="Apply exactly this saved plan; refused if the manifests, the service or the state moved since.")
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation (needed without a terminal).")
 def apply(path: Path, target: Target, state_path: Path | None, targets: tuple[str, ...],
-          max_removals: int | None, reassert: bool, plan_file: Path | None, auto_approve: bool) -> None:
+          max_removals: int | None, reassert: bool, max_file_mib: int, wait: bool, plan_file: Path | None,
+          auto_approve: bool) -> None:
     """Make the live service match the manifests in PATH, after showing the plan."""
     def confirm(text: str) -> bool:
         click.echo(text, nl=False)
@@ -191,7 +204,7 @@ def apply(path: Path, target: Target, state_path: Path | None, targets: tuple[st
     outcome = commands.apply(path, target=target, state_path=state_path, targets=targets,
                              max_removals=max_removals, plan_file=plan_file, confirm=confirm,
                              color=_color(), progress=lambda m: click.echo(f"  {m}", err=True),
-                             reassert=reassert)
+                             reassert=reassert, wait=wait, max_file_bytes=max_file_mib * 2**20)
     click.echo(outcome)
 
 
@@ -290,10 +303,11 @@ def state_rm(address: str, path: Path, state_path: Path | None) -> None:
 def import_(address: str, workspace_id: str, path: Path, target: Target, state_path: Path | None) -> None:
     """Bind ADDRESS (a group member or a standalone workspace of the manifests in PATH) to the
     existing workspace ID, after checking that it exists and fits (same id as the manifest, same
-    template, same account as the group's homepage).
+    template, same account as the group's homepage); or an asset.* address to the asset ID.
 
     Use it to adopt a workspace an interrupted apply created, so the next plan connects it rather
-    than spending a second credit.
+    than spending a second credit; or an asset whose creation answer was lost. Assets cannot be
+    read back, so an asset id is taken as given and its fields are PATCHed by the next apply.
     """
     from reconciler.state_commands import import_workspace
 

@@ -18,6 +18,7 @@ from reconciler.apply import apply_plan
 from reconciler.errors import ApplyError, ConfigError
 from reconciler.live import PLAN_PROPERTIES, fetch_live
 from reconciler.manifest import Desired, load_desired
+from reconciler.manifest.rules import DEFAULT_MAX_FILE_BYTES
 from reconciler.plan import Plan, check_max_removals, make_plan, render_markdown, render_text
 from reconciler.plan.planner import needs_complete_listing, wanted_workspaces
 from reconciler.state import State, StateLock, default_state_path, load_state
@@ -30,8 +31,8 @@ if TYPE_CHECKING:  # the emulator (starlette, uvicorn) is imported only when use
 SAVED_PLAN_KIND = "reconciler-plan"
 
 
-def validate(path: Path) -> str:
-    desired = load_desired(path)
+def validate(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
+    desired = load_desired(path, max_file_bytes=max_file_bytes)
     n = len(desired.access_lists())
     members = sum(len(g.members) for g in desired.groups)
     return (
@@ -50,8 +51,9 @@ def plan(
     max_removals: int | None = None,
     out: Path | None = None,
     reassert: bool = False,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> Plan:
-    desired = load_desired(path)
+    desired = load_desired(path, max_file_bytes=max_file_bytes)
     state = load_state(state_path or default_state_path(path))
     result = _plan(desired, target=target, state=state, targets=targets, reassert=reassert)
     check_max_removals(result, max_removals)
@@ -95,11 +97,13 @@ def apply(
     color: bool,
     progress: Callable[[str], None],
     reassert: bool = False,
+    wait: bool = False,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> str:
     state_file = state_path or default_state_path(path)
     with StateLock(state_file, command="reconciler apply"):
         state = load_state(state_file)
-        desired = load_desired(path)
+        desired = load_desired(path, max_file_bytes=max_file_bytes)
         saved = load_plan(plan_file) if plan_file is not None else None
         # A saved plan made with --reassert is compared with a fresh one made the same way.
         fresh = _plan(desired, target=target, state=state, targets=targets,
@@ -116,7 +120,8 @@ def apply(
         if not confirm(render_text(chosen, color=color) + "\n"):
             raise ApplyError("Apply cancelled; nothing was changed.")
         with open_client(target) as client:
-            result = apply_plan(chosen, client=client, state=state, state_path=state_file, progress=progress)
+            result = apply_plan(chosen, client=client, state=state, state_path=state_file, progress=progress,
+                                wait=wait)
     return f"Apply complete: {applied_line(chosen)}, in {result.calls} API calls."
 
 
@@ -131,6 +136,10 @@ def applied_line(result: Plan) -> str:
         parts.append(f"{s.workspaces_connected} connected")
     if s.settings:
         parts.append(f"{s.settings} section/page/task value(s) set")
+    assets = [f"{n} {what}" for n, what in ((s.assets_created, "created"), (s.assets_replaced, "replaced"),
+                                           (s.assets_updated, "updated")) if n]
+    if assets:
+        parts.append(f"assets: {', '.join(assets)}")
     return "; ".join(parts)
 
 

@@ -39,10 +39,35 @@ class AccessRecord(BaseModel):
     domains: dict[str, str] = Field(default_factory=dict)
 
 
+class AssetRecord(BaseModel):
+    """What was last applied to an asset; none of it can be read back.
+
+    ``file_id`` and ``uploaded`` are written as soon as they are true, so an
+    apply interrupted between the upload and the asset's creation resumes
+    with the same file.  ``None`` fields are unknown (never written by this
+    tool, or imported).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    type: str | None = None
+    file: str | None = None
+    digest: str | None = None
+    file_id: str | None = None
+    uploaded: bool | None = None
+    url: str | None = None
+    custom_code: str | None = None
+    metadata: dict[str, float] | None = None
+    name: str | None = None
+    description: str | None = None
+    tags: list[str] | None = None
+    internal: bool | None = None
+
+
 class ResourceState(BaseModel):
     """What this tool knows of one address.
 
-    ``id`` is the workspace the address is bound to.  The rest are facts the
+    ``id`` is the workspace (or, for ``asset.*``, the asset) the address is
+    bound to; empty while an asset's file exists but the asset does not yet.  The rest are facts the
     service cannot read back: the access entries last applied, the homepage
     a member was last connected to (membership is not a workspace property),
     the template a workspace was created from by this tool, and the section,
@@ -57,6 +82,7 @@ class ResourceState(BaseModel):
     sections: dict[str, bool] | None = None
     pages: dict[str, bool] | None = None
     tasks: dict[str, bool] | None = None
+    asset: AssetRecord | None = None
 
     def setting(self, kind: str, item_id: str) -> bool | None:
         """The value last written to section/page/task ``item_id``, if known."""
@@ -79,7 +105,7 @@ class State(BaseModel):
 
     def known_ids(self) -> set[str]:
         """Every workspace id some address is bound to."""
-        return {r.id for r in self.resources.values()}
+        return {r.id for r in self.resources.values() if r.id}
 
     def with_resource(self, address: str, workspace_id: str, **facts: object) -> State:
         """A copy where ``address`` is bound to ``workspace_id`` with ``facts``

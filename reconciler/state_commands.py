@@ -16,7 +16,7 @@ from pathlib import Path
 
 from reconciler.errors import ConfigError
 from reconciler.live import PLAN_PROPERTIES, LiveWorkspace, fetch_live
-from reconciler.manifest import Desired, DesiredGroup, DesiredMember, DesiredWorkspace, load_desired
+from reconciler.manifest import Desired, DesiredAsset, DesiredGroup, DesiredMember, DesiredWorkspace, load_desired
 from reconciler.state import ResourceState, State, StateLock, load_state, write_state
 from reconciler.target import Target, open_client
 
@@ -50,8 +50,12 @@ def state_rm(state_path: Path, address: str) -> str:
 
 
 def import_workspace(path: Path, address: str, workspace_id: str, *, target: Target, state_path: Path) -> str:
-    """Bind ``address`` to the existing workspace ``workspace_id``."""
+    """Bind ``address`` to the existing workspace ``workspace_id`` (or, for
+    an ``asset.*`` address, to the asset of that id)."""
     desired = load_desired(path)
+    asset = next((a for a in desired.assets if a.address == address), None)
+    if asset is not None:
+        return _import_asset(asset, workspace_id, state_path)
     node, group = _node(desired, address)
     with StateLock(state_path, command="reconciler import"):
         state = load_state(state_path)
@@ -70,6 +74,18 @@ def import_workspace(path: Path, address: str, workspace_id: str, *, target: Tar
     joins = (" The next plan connects it to the group (harmless when it is in it already)."
              if group is not None else "")
     return f"Imported workspace {workspace_id}{name} as {address} ({node.location}).{joins}\n"
+
+
+def _import_asset(asset: DesiredAsset, asset_id: str, state_path: Path) -> str:
+    """Assets cannot be read back, so the id is taken as given; only the type
+    is recorded, and the next plan PATCHes the fields the manifest sets."""
+    with StateLock(state_path, command="reconciler import"):
+        state = load_state(state_path)
+        _refuse_rebinding(state, asset.address, asset_id)
+        write_state(state_path, state.with_resource(asset.address, asset_id, asset={"type": asset.type}))
+    return (f"Imported asset {asset_id} as {asset.address} ({asset.location}). The API cannot read assets back, "
+            "so the id was not checked; the next plan sets its name, description, tags and internal flag "
+            "as the manifest says.\n")
 
 
 def _resource(state: State, address: str, state_path: Path) -> ResourceState:
@@ -91,6 +107,7 @@ def _node(desired: Desired, address: str) -> tuple[DesiredMember | DesiredWorksp
         raise ConfigError(f"Cannot import {address}: a group is named by its homepage in the manifest; import "
                           f"its members ({address}.workspace.KEY) instead.")
     importable = [m.address for g in desired.groups for m in g.members] + [w.address for w in desired.workspaces]
+    importable += [a.address for a in desired.assets]
     raise ConfigError(f"Cannot import {address}: no manifest in {desired.root} declares it."
                       f"{_closest(address, importable)}")
 

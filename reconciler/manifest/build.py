@@ -7,6 +7,7 @@ so the two trees have the same shape.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,9 +51,10 @@ class FileParts:
 
 
 class _Builder:
-    def __init__(self, file: str, base_dir: Path) -> None:
+    def __init__(self, file: str, base_dir: Path, root: Path) -> None:
         self.file = file
         self.base_dir = base_dir
+        self.root = root
 
     def at(self, mapping: LineDict, key: str) -> SourceLocation:
         return SourceLocation(self.file, mapping.key_lines[key])
@@ -117,8 +119,11 @@ class _Builder:
             if isinstance(spec, EmbedAssetSpec):
                 fields["custom_code"] = spec.customCode
         else:
-            fields["file"] = (self.base_dir / spec.file).resolve()
+            source = (self.base_dir / spec.file).resolve()
+            fields["file"] = source
+            fields["file_label"] = source.relative_to(self.root.resolve()).as_posix()
             fields["mime_type"] = spec.mimeType or guess_mime_type(spec.file)
+            fields["digest"], fields["size"] = file_digest(source)
             if isinstance(spec, (VideoAssetSpec, AudioAssetSpec)) and spec.metadata is not None:
                 fields["metadata"] = AssetMetadata(**spec.metadata.model_dump())
         return DesiredAsset(
@@ -133,9 +138,16 @@ class _Builder:
         )
 
 
-def build_file(spec: ManifestSpec, document: LineDict, file: str, base_dir: Path) -> FileParts:
+def file_digest(path: Path) -> tuple[str, int]:
+    """The SHA-256 (hex) and size of a file's bytes, read once."""
+    with path.open("rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256")
+        return digest.hexdigest(), handle.tell()
+
+
+def build_file(spec: ManifestSpec, document: LineDict, file: str, base_dir: Path, root: Path) -> FileParts:
     """The groups, workspaces and assets of one valid manifest file, located."""
-    b = _Builder(file, base_dir)
+    b = _Builder(file, base_dir, root)
     groups_raw = document.get("groups", LineDict())
     workspaces_raw = document.get("workspaces", LineDict())
     assets_raw = document.get("assets", LineDict())

@@ -143,7 +143,10 @@ class DesiredAsset(_Node):
     key: str
     type: str
     file: Path | None = None
+    file_label: str | None = None  # the file relative to the manifest root, for display and state
     mime_type: str | None = None
+    digest: str | None = None  # SHA-256 of the file's bytes when the manifest was loaded
+    size: int | None = None
     name: str | None = None
     description: str | None = None
     tags: tuple[str, ...] = ()
@@ -175,12 +178,13 @@ class Desired(_Node):
     digest: str
 
     def addresses(self) -> list[str]:
-        """Every group, member and standalone workspace address, in manifest order."""
+        """Every group, member, standalone workspace and asset address, in manifest order."""
         found: list[str] = []
         for group in self.groups:
             found.append(group.address)
             found += [m.address for m in group.members]
         found += [w.address for w in self.workspaces]
+        found += [a.address for a in self.assets]
         return found
 
     def access_lists(self) -> list[tuple[str, str, AccessList]]:

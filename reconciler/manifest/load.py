@@ -21,7 +21,7 @@ from reconciler.manifest.desired import Desired
 from reconciler.manifest.location import Problem, SourceLocation
 from reconciler.manifest.messages import problems_from_errors
 from reconciler.manifest.models import ManifestSpec
-from reconciler.manifest.rules import file_rules, manifest_set_rules
+from reconciler.manifest.rules import DEFAULT_MAX_FILE_BYTES, file_rules, manifest_set_rules
 from reconciler.manifest.yaml_lines import LineDict, load_yaml
 
 MANIFEST_SUFFIXES = (".yaml", ".yml")
@@ -53,11 +53,12 @@ def manifest_files(path: Path) -> tuple[Path, list[Path]]:
 
 
 @gc_paused()
-def load_desired(path: Path) -> Desired:
+def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Desired:
     """Read, validate and merge the manifests at ``path`` (a file or a directory).
 
     Raises ``ManifestError`` listing every problem in every file, each as
     ``file:line: message``; returns a Desired only when there are none.
+    Asset files over ``max_file_bytes`` are problems too.
     """
     root, paths = manifest_files(path)
     problems: list[Problem] = []
@@ -77,7 +78,7 @@ def load_desired(path: Path) -> Desired:
         problems += loaded.problems
         if loaded.fatal:
             continue
-        spec, found = _validate(loaded.document, name, file_path.parent, root)
+        spec, found = _validate(loaded.document, name, file_path.parent, root, max_file_bytes)
         problems += found
         read.append(_ReadFile(file_path, name, data, loaded.document, spec))
     if not read and not problems:
@@ -85,7 +86,7 @@ def load_desired(path: Path) -> Desired:
     problems += manifest_set_rules([(f.name, f.document) for f in read])
     if problems:
         raise ManifestError([str(p) for p in sorted(set(problems))])
-    parts = [build_file(f.spec, f.document, f.name, f.path.parent) for f in read if f.spec is not None]
+    parts = [build_file(f.spec, f.document, f.name, f.path.parent, root) for f in read if f.spec is not None]
     return _merge(parts, root, read)
 
 
@@ -95,7 +96,8 @@ def is_emulator_data(document: Any) -> bool:
     return isinstance(document, dict) and "companies" in document and "version" not in document
 
 
-def _validate(document: Any, name: str, base_dir: Path, root: Path) -> tuple[ManifestSpec | None, list[Problem]]:
+def _validate(document: Any, name: str, base_dir: Path, root: Path,
+              max_file_bytes: int) -> tuple[ManifestSpec | None, list[Problem]]:
     if document is None:
         document = LineDict()
         document.line, document.key_lines = 1, {}
@@ -103,7 +105,7 @@ def _validate(document: Any, name: str, base_dir: Path, root: Path) -> tuple[Man
         line = getattr(document, "line", 1)
         return None, [Problem(SourceLocation(name, line), (
             "a manifest must be a mapping with version, and optionally groups, workspaces and assets"))]
-    problems = file_rules(document, name, base_dir, root)
+    problems = file_rules(document, name, base_dir, root, max_file_bytes=max_file_bytes)
     try:
         spec = ManifestSpec.model_validate(document)
     except ValidationError as exc:

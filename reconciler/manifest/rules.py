@@ -18,6 +18,28 @@ from reconciler.manifest.models import ASSET_TYPES, FILE_ASSET_TYPES
 from reconciler.manifest.yaml_lines import LineDict, LineList
 
 UPLOADED_TYPES = frozenset(FILE_ASSET_TYPES) | {"video", "audio"}
+DEFAULT_MAX_FILE_BYTES = 100 * 2**20
+
+# The media types each file asset type accepts (a family when it ends in /):
+# a .docx declared pdf would be refused by the service's conversion, or worse,
+# published as something it is not.
+_TYPE_MEDIA: dict[str, tuple[str, ...]] = {
+    "pdf": ("application/pdf",),
+    "image": ("image/",),
+    "video": ("video/",),
+    "audio": ("audio/",),
+    "docx": ("application/msword", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
+    "ppt": ("application/vnd.ms-powerpoint",
+            "application/vnd.openxmlformats-officedocument.presentationml.presentation"),
+    "xlsx": ("application/vnd.ms-excel", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+    "htmlPage": ("text/html",),
+}
+
+
+def media_fits(asset_type: str, mime_type: str) -> bool:
+    """True when ``mime_type`` is one the asset type ``asset_type`` takes."""
+    base = mime_type.split(";")[0].strip().lower()
+    return any(base.startswith(m) if m.endswith("/") else base == m for m in _TYPE_MEDIA.get(asset_type, ()))
 TEMPLATE_ONLY_KEYS = ("name", "startDate", "targetEndDate", "actualEndDate", "deal")
 SECTIONS = ("groups", "workspaces", "assets")
 
@@ -38,7 +60,8 @@ def guess_mime_type(file: str) -> str | None:
     return _MIME.guess_type(file, strict=False)[0]
 
 
-def file_rules(document: Any, file: str, base_dir: Path, root: Path) -> list[Problem]:
+def file_rules(document: Any, file: str, base_dir: Path, root: Path, *,
+               max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> list[Problem]:
     """Problems within one manifest file that no single model field can see."""
     if not isinstance(document, LineDict):
         return []
@@ -50,7 +73,7 @@ def file_rules(document: Any, file: str, base_dir: Path, root: Path) -> list[Pro
     for key, workspace, _ in _entries(document, "workspaces"):
         problems += _access_rules(workspace, f"workspaces.{key}", file)
     for key, asset, line in _entries(document, "assets"):
-        problems += _asset_rules(asset, f"assets.{key}", line, file, base_dir, root)
+        problems += _asset_rules(asset, f"assets.{key}", line, file, base_dir, root, max_file_bytes)
     return problems
 
 
@@ -185,27 +208,45 @@ def _template_member_rules(member: LineDict, path: str, line: int, file: str) ->
     return problems
 
 
-def _asset_rules(asset: LineDict, path: str, line: int, file: str, base_dir: Path, root: Path) -> list[Problem]:
+def _asset_rules(asset: LineDict, path: str, line: int, file: str, base_dir: Path, root: Path,
+                 max_file_bytes: int) -> list[Problem]:
     kind = asset.get("type")
     if kind not in ASSET_TYPES:
         return []
     if kind == "embed" and ("url" in asset) == ("customCode" in asset):
         what = "has both url and customCode" if "url" in asset else "needs url or customCode"
         return [Problem(SourceLocation(file, line), f"{path}: an embed {what}; give exactly one")]
+    if kind == "video" and "metadata" not in asset:
+        return [Problem(SourceLocation(file, line), (
+            f"{path}: a video needs metadata: {{width, height, duration}} (the service takes them at creation "
+            "and they cannot be set later)"))]
     name = asset.get("file")
     if kind not in UPLOADED_TYPES or not isinstance(name, str) or not name:
         return []
     here = SourceLocation(file, asset.key_lines["file"])
-    problem = asset_file_problem(name, base_dir, root)
+    problem = asset_file_problem(name, base_dir, root, max_file_bytes=max_file_bytes)
     if problem:
         return [Problem(here, f"{path}.file: {problem}")]
-    if "mimeType" not in asset and guess_mime_type(name) is None:
+    given = asset.get("mimeType")
+    guessed = guess_mime_type(name)
+    if not isinstance(given, str) and guessed is None:
         return [Problem(here, f"{path}.file: cannot tell the MIME type of {name!r} from its extension; add mimeType")]
+    mime = given if isinstance(given, str) else guessed
+    assert mime is not None
+    if not media_fits(kind, mime):
+        where = here if not isinstance(given, str) else SourceLocation(file, asset.key_lines["mimeType"])
+        return [Problem(where, (
+            f"{path}: type {kind} does not take {mime} ({name!r}); declare the type that matches the file "
+            f"(or fix the file)"))]
     return []
 
 
-def asset_file_problem(name: str, base_dir: Path, root: Path) -> str | None:
-    """Why an asset's ``file`` cannot be used, or None when it names a file inside ``root``."""
+def asset_file_problem(name: str, base_dir: Path, root: Path, *,
+                       max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str | None:
+    """Why an asset's ``file`` cannot be used, or None when it names a
+    regular file inside ``root`` of at most ``max_file_bytes``."""
+    if "\x00" in name:
+        return "the path contains a NUL character"
     relative = Path(name)
     if relative.is_absolute() or name.startswith("~"):
         return f"{name!r} must be a path relative to the manifest file, not an absolute one"
@@ -217,4 +258,8 @@ def asset_file_problem(name: str, base_dir: Path, root: Path) -> str | None:
         return f"{name!r} does not exist (looked for {target})"
     if not target.is_file():
         return f"{name!r} is not a file"
+    size = target.stat().st_size
+    if size > max_file_bytes:
+        return (f"{name!r} is {size:,} bytes, over the limit of {max_file_bytes:,} "
+                f"(raise it with --max-file-size if the service takes it)")
     return None

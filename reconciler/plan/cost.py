@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 
 from reconciler.plan.model import ApiCall, Cost
 
+STORAGE_CLASS = "storage"
 DEFAULT_LIMITS: dict[str, int] = {"default": 120, "workspace_creation": 30, "file_retrieval": 60}
 
 
@@ -21,6 +22,8 @@ def least_seconds(calls_by_class: Mapping[str, int], limits: Mapping[str, int]) 
     class decides."""
     slowest = 0.0
     for cls, count in calls_by_class.items():
+        if cls == STORAGE_CLASS:
+            continue  # uploads go to the storage provider, outside the service's limits
         per_minute = limits.get(cls, DEFAULT_LIMITS.get(cls, 120))
         if count > 0 and per_minute > 0:
             slowest = max(slowest, math.floor((count - 1) / per_minute) * 60.0)
@@ -33,6 +36,7 @@ def plan_cost(
     refresh_reads: int,
     limits: Mapping[str, int] | None = None,
     workspace_credits: int = 0,
+    conversion_polls: int = 0,
 ) -> Cost:
     counts: Counter[str] = Counter(c.limit_class for c in calls)
     if not counts:
@@ -44,4 +48,5 @@ def plan_cost(
         refresh_reads=refresh_reads,
         workspace_credits=workspace_credits,
         min_seconds=least_seconds(counts, limits or DEFAULT_LIMITS),
+        conversion_polls=conversion_polls,
     )

@@ -155,8 +155,44 @@ class SettingChange(_Change):
         return "completed" if self.kind == "task" else "hidden"
 
 
+AssetField = Literal["name", "description", "tags", "internal"]
+
+
+class AssetChange(_Change):
+    """Create an asset, replace it with a new one, or PATCH its fields.
+
+    Assets cannot be listed or read back, so ``before`` is what the state
+    recorded as last applied.  ``replace`` makes a new asset (a changed file,
+    type, url, embed code or media metadata cannot be patched); the API has
+    no delete, so ``asset_id`` (the old one) stays in the service.
+    ``file_id`` set on a creation resumes an earlier apply whose file was
+    created and uploaded but whose asset was not.
+    """
+
+    kind: Literal["asset"] = "asset"
+    action: Literal["create", "replace", "update"]
+    asset_type: str
+    asset_id: str | None = None
+    name: str | None = None
+    description: str | None = None
+    tags: tuple[str, ...] = ()
+    internal: bool = False
+    url: str | None = None
+    custom_code: str | None = None
+    metadata: dict[str, float] | None = None
+    file: str | None = None  # absolute path: apply reads, hashes and uploads these bytes
+    file_label: str | None = None  # relative to the manifest root
+    mime_type: str | None = None
+    digest: str | None = None
+    size: int | None = None
+    file_id: str | None = None
+    patch: tuple[AssetField, ...] = ()  # fields PATCHed (after the creation, for a new asset)
+    before: dict[str, str | bool | list[str] | None] = Field(default_factory=dict)
+    converts: bool = False  # docx/ppt/xlsx: converted in the background after creation
+
+
 Change = Annotated[
-    Union[AccessChange, ConnectChange, CreateChange, SettingChange], Field(discriminator="kind")
+    Union[AccessChange, ConnectChange, CreateChange, SettingChange, AssetChange], Field(discriminator="kind")
 ]
 
 
@@ -176,6 +212,7 @@ class Cost(_Frozen):
     refresh_reads: int = 0  # list pages apply re-reads before its first write
     workspace_credits: int = 0
     min_seconds: float = 0.0
+    conversion_polls: int = 0  # at least one GET /files/{id} per converted file, with apply --wait
 
     @property
     def total_calls(self) -> int:
@@ -192,11 +229,15 @@ class PlanSummary(_Frozen):
     workspaces_created: int = 0
     workspaces_connected: int = 0
     settings: int = 0
+    assets_created: int = 0
+    assets_replaced: int = 0
+    assets_updated: int = 0
 
     @property
     def total(self) -> int:
         return (self.create + self.update + self.delete + self.workspaces_created
-                + self.workspaces_connected + self.settings)
+                + self.workspaces_connected + self.settings + self.assets_created
+                + self.assets_replaced + self.assets_updated)
 
 
 class Plan(_Frozen):

@@ -16,12 +16,13 @@ from reconciler.live import Live, LiveEntry
 from reconciler.manifest import AccessList, Desired
 from reconciler.plan.access import diff_entries, target_roles
 from reconciler.plan.cost import plan_cost
-from reconciler.plan.unmanaged import unmanaged_warnings
+from reconciler.plan.assets import plan_assets
 from reconciler.plan.model import (
     AccessChange,
     AccessSnapshot,
     Action,
     ApiCall,
+    AssetChange,
     Change,
     ConnectChange,
     CreateChange,
@@ -89,6 +90,7 @@ def make_plan(
             changes += [change] if change is not None else []
             unchanged += [ws.address] if change is None else []
         changes += plan_settings(ws, ws.id, state, reassert=reassert)
+    changes += plan_assets(desired.assets, state, scope=scope, reassert=reassert)
 
     orphaned = _no_owner_problems(c for c in changes if isinstance(c, AccessChange))
     if orphaned:
@@ -97,10 +99,7 @@ def make_plan(
     addresses = tuple(a for a in desired.addresses() if scope(a))
     forgotten = () if targets else tuple(a for a in state.resources if a not in set(desired.addresses()))
     warnings += _free_plan_warning(changes, live)
-    warnings += [f"{a}: no manifest names it any more; reconciler forgets it after the next apply. "
-                 f"Workspace {state.resources[a].id} stays in the service as it is (the API can neither "
-                 "delete nor disconnect it)." for a in forgotten]
-    warnings += unmanaged_warnings(desired, scope)
+    warnings += [_forgotten_warning(a, state) for a in forgotten]
     rereads = any(isinstance(c, AccessChange) for c in changes)  # apply re-reads every list it writes
     return Plan(
         changes=tuple(changes),
@@ -124,6 +123,7 @@ def make_plan(
             refresh_reads=live.pages_read if rereads else 0,
             limits=limits,
             workspace_credits=sum(c.credits for c in changes if isinstance(c, CreateChange)),
+            conversion_polls=sum(1 for c in changes if isinstance(c, AssetChange) and c.converts),
         ),
         warnings=tuple(warnings),
         targets=tuple(targets),
@@ -209,6 +209,15 @@ def _unknown_workspaces(desired: Desired, live: Live, state: State, scope: Calla
     return problems
 
 
+def _forgotten_warning(address: str, state: State) -> str:
+    resource = state.resources[address]
+    kept = (f"Asset {resource.id or '(not created)'} stays in the service (the API cannot delete assets)."
+            if resource.asset is not None else
+            f"Workspace {resource.id} stays in the service as it is (the API can neither delete nor "
+            "disconnect it).")
+    return f"{address}: no manifest names it any more; reconciler forgets it after the next apply. {kept}"
+
+
 def _free_plan_warning(changes: Sequence[Change], live: Live) -> list[str]:
     creations = sum(1 for c in changes if isinstance(c, CreateChange))
     if not creations or live.total is None or live.total + creations <= FREE_PLAN_WORKSPACES:
@@ -291,6 +300,9 @@ def _summary(changes: Sequence[Change]) -> PlanSummary:
         workspaces_created=sum(1 for c in changes if isinstance(c, CreateChange)),
         workspaces_connected=sum(1 for c in changes if isinstance(c, ConnectChange)),
         settings=sum(1 for c in changes if isinstance(c, SettingChange)),
+        assets_created=sum(1 for c in changes if isinstance(c, AssetChange) and c.action == "create"),
+        assets_replaced=sum(1 for c in changes if isinstance(c, AssetChange) and c.action == "replace"),
+        assets_updated=sum(1 for c in changes if isinstance(c, AssetChange) and c.action == "update"),
     )
 
 

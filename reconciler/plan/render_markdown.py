@@ -7,8 +7,25 @@ in the PR exactly what ``apply --plan`` would do.
 
 from __future__ import annotations
 
-from reconciler.plan.model import AccessChange, Action, Change, ConnectChange, CreateChange, EntryChange, Plan
-from reconciler.plan.render_text import cost_line, create_fields, setting_text, summary_line
+from reconciler.plan.model import (
+    AccessChange,
+    Action,
+    AssetChange,
+    Change,
+    ConnectChange,
+    CreateChange,
+    EntryChange,
+    Plan,
+)
+from reconciler.plan.render_text import (
+    asset_fields,
+    asset_title,
+    asset_value,
+    cost_line,
+    create_fields,
+    setting_text,
+    summary_line,
+)
 
 _WORDS = {Action.CREATE: "add", Action.UPDATE: "change role", Action.DELETE: "**REMOVE**"}
 
@@ -52,10 +69,30 @@ def _change_block(change: Change) -> list[str]:
         fields = "".join(f"; {key} `{value}`" for key, value in create_fields(change))
         return [f"#### `{change.address}`: **create** workspace “{change.name}” from template "
                 f"`{change.template_id}` in `{change.group}` ({change.credits} credit){fields}{where}", ""]
+    if isinstance(change, AssetChange):
+        return _asset_block(change, where)
     if isinstance(change, ConnectChange):
         return [f"#### `{change.address}`: **connect** workspace `{change.workspace_id}` to `{change.group}` "
                 f"(homepage `{change.homepage_id}`){where}", "", change.reason, ""]
     return [f"#### `{change.address}`: {setting_text(change)}{where}", ""]
+
+
+def _asset_block(change: AssetChange, where: str) -> list[str]:
+    if change.action == "update":
+        rows = [f"| {f} | {_cell(change.before.get(f))} | {_cell(asset_value(change, f))} |" for f in change.patch]
+        return [f"#### `{change.address}`: **update** asset `{change.asset_id}`{where}", "",
+                "| field | last applied | manifest |", "|---|---|---|", *rows, ""]
+    verb = "**replace**" if change.action == "replace" else "**create**"
+    rows = [f"| {k} | {v} |" for k, v in asset_fields(change)]
+    return [f"#### `{change.address}`: {verb} {asset_title(change)}{where}", "", "| | |", "|---|---|", *rows, ""]
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "unknown"
+    if isinstance(value, list):
+        return ", ".join(f"`{v}`" for v in value) or "(none)"
+    return f"`{str(value).lower() if isinstance(value, bool) else value}`"
 
 
 def _access_block(change: AccessChange) -> list[str]:

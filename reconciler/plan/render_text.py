@@ -13,6 +13,7 @@ from collections.abc import Callable
 from reconciler.plan.model import (
     AccessChange,
     Action,
+    AssetChange,
     Change,
     ConnectChange,
     Cost,
@@ -73,15 +74,24 @@ def summary_line(plan: Plan) -> str:
         line += f"; workspaces: {', '.join(workspaces)}"
     if s.settings:
         line += f"; {s.settings} section/page/task value{'s' if s.settings != 1 else ''} to set"
+    assets = [f"{n} {what}" for n, what in ((s.assets_created, "to create"), (s.assets_replaced, "to replace"),
+                                           (s.assets_updated, "to update")) if n]
+    if assets:
+        line += f"; assets: {', '.join(assets)}"
     return line + "."
 
 
 def cost_line(cost: Cost) -> str:
     by_class = ", ".join(f"{cls} {n}" for cls, n in cost.calls_by_class.items())
     reads = f", including {cost.refresh_reads} re-read{'s' if cost.refresh_reads != 1 else ''} before writing" if cost.refresh_reads else ""
+    n = cost.conversion_polls
+    polls = (f" With apply --wait, at least {n} more call{'s' if n != 1 else ''} (file_retrieval, 60/min) "
+             f"follow the conversion of {n} file{'s' if n != 1 else ''}."
+             if cost.conversion_polls else "")
     return (
         f"Cost: {cost.total_calls} API call{'s' if cost.total_calls != 1 else ''} ({by_class}){reads}; "
         f"{cost.workspace_credits} workspace credits; at least {cost.min_seconds:g} s within the rate limits."
+        f"{polls}"
     )
 
 
@@ -98,6 +108,8 @@ def change_lines(change: Change, paint: Callable[[str, str], str]) -> list[str]:
             *(paint(f"      {key:<14} {value}", "create") for key, value in create_fields(change)),
             paint("    }", "create"),
         ]
+    if isinstance(change, AssetChange):
+        return _asset_lines(change, where, paint)
     if isinstance(change, ConnectChange):
         name = f' "{change.workspace_name}"' if change.workspace_name else ""
         return [
@@ -110,6 +122,65 @@ def change_lines(change: Change, paint: Callable[[str, str], str]) -> list[str]:
         paint(f"  # {_calls(change)}{'; ' + change.reason if change.reason else ''}", "dim"),
         paint(f"  ~ {setting_text(change)}", "update"),
     ]
+
+
+def _asset_lines(change: AssetChange, where: str, paint: Callable[[str, str], str]) -> list[str]:
+    head = [paint(f"  # {change.address}{where}", "bold"),
+            paint(f"  # {_calls(change)}{'; ' + change.reason if change.reason else ''}", "dim")]
+    if change.action == "update":
+        rows = [(f, f"{_value(change.before.get(f))} -> {_value(asset_value(change, f))}") for f in change.patch]
+        return [*head, paint(f"  ~ asset {change.asset_id} {{", "update"),
+                *(paint(f"      {k:<12} {v}", "update") for k, v in rows), paint("    }", "update")]
+    symbol, style = ("-/+", "delete") if change.action == "replace" else ("+", "create")
+    fields = asset_fields(change)
+    if not fields:
+        return [*head, paint(f"  {symbol} {asset_title(change)}", style)]
+    return [*head, paint(f"  {symbol} {asset_title(change)} {{", style),
+            *(paint(f"      {k:<12} {v}", "create") for k, v in fields), paint("    }", style)]
+
+
+def asset_title(change: AssetChange) -> str:
+    """``asset pdf "Pricing" from assets/p.pdf``: what a new asset is made of."""
+    name = f' "{change.name}"' if change.name else ""
+    source = (f" from {change.file_label}" if change.file_label else
+              f" of {change.url}" if change.url else " with custom embed code")
+    return f"asset {change.asset_type}{name}{source}"
+
+
+def asset_fields(change: AssetChange) -> list[tuple[str, str]]:
+    """The values a new asset is created (and then PATCHed) with, as (key, value)."""
+    fields: list[tuple[str, str]] = []
+    if change.file_label:
+        fields.append(("file", f"{change.size:,} bytes, {change.mime_type}, sha256 {(change.digest or '')[:12]}"))
+    if change.file_id:
+        fields.append(("resumes", f"file {change.file_id} (uploaded by an earlier apply)"))
+    if change.metadata:
+        fields.append(("metadata", ", ".join(f"{k} {v:g}" for k, v in change.metadata.items())))
+    if change.tags:
+        fields.append(("tags", ", ".join(change.tags)))
+    if change.description is not None:
+        fields.append(("description", change.description))
+    if change.internal:
+        fields.append(("internal", "true"))
+    if change.converts:
+        fields.append(("conversion", "converted to PDF in the background (apply --wait follows it)"))
+    if change.action == "replace":
+        fields.append(("replaces", f"asset {change.asset_id}, which stays in the service: remove it in the web app"))
+    return fields
+
+
+def asset_value(change: AssetChange, field: str) -> object:
+    return list(change.tags) if field == "tags" else getattr(change, field)
+
+
+def _value(value: object) -> str:
+    if value is None:
+        return "unknown"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return repr(value) if isinstance(value, str) else str(value)
 
 
 def create_fields(change: CreateChange) -> list[tuple[str, str]]:

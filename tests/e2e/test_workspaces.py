@@ -180,7 +180,7 @@ def test_reassert_repairs_a_value_changed_in_the_web_app(rig: Rig) -> None:
     assert not rig.plan().has_changes  # cannot be read back
     plan = rig.plan(reassert=True)
     kinds = sorted(c.kind for c in plan.changes)
-    assert kinds == ["connect"] * 4 + ["page"] * 2 + ["section"] * 2 + ["task"]
+    assert kinds == ["asset"] * 4 + ["connect"] * 4 + ["page"] * 2 + ["section"] * 2 + ["task"]
     assert plan.cost.workspace_credits == 0
     rig.apply(plan)
     assert rig.item("ws_qbr", "sections", "sec_qbr_internal")["isHidden"] is True
@@ -194,8 +194,9 @@ def test_changes_come_in_dependency_order(rig: Rig) -> None:
         ("access", "group.customer-inc"),
     ]
     assert [k for k, _ in order[5:9]] == ["page", "task", "section", "page"]
-    assert order[9:] == [("access", "workspace.partner-portal"),
-                         ("section", "workspace.partner-portal.section.sec_partner_roadmap")]
+    assert order[9:11] == [("access", "workspace.partner-portal"),
+                           ("section", "workspace.partner-portal.section.sec_partner_roadmap")]
+    assert [k for k, _ in order[11:]] == ["asset"] * 4  # assets last: nothing depends on them
     changes = by_address(plan)
     assert changes[f"{QBR}.section.sec_qbr_internal"].depends_on == (QBR,)
     assert changes["group.customer-inc"].depends_on == (KICKOFF,)
@@ -296,7 +297,7 @@ def test_an_apply_that_fails_half_way_is_finished_by_the_next_without_a_second_c
     assert rig.item("ws_partner", "sections", "sec_partner_roadmap")["isHidden"] is False  # after: not attempted
     rig.emulator.faults.clear()
     remaining = rig.plan()
-    assert [c.kind for c in remaining.changes] == ["section", "page", "access", "section"]
+    assert [c.kind for c in remaining.changes] == ["section", "page", "access", "section"] + ["asset"] * 4
     rig.apply(remaining)
     assert rig.company.credits == credits - 2
     assert len(rig.named("Customer Inc – Kickoff")) == 1
@@ -314,7 +315,7 @@ def test_a_member_in_another_group_stops_with_409_naming_the_address(rig: Rig) -
     message = str(stopped.value)
     assert f"Apply stopped at {QBR} " in message and "groups.yaml:25" in message
     assert "409" in message and "another group" in message and "web app" in message
-    assert "1 of the plan's 11 changes were made before this" in message
+    assert "1 of the plan's 15 changes were made before this" in message
     assert rig.named("Customer Inc – Kickoff") == []  # after the failure: not attempted
 
 
@@ -395,7 +396,7 @@ def test_a_member_removed_from_the_manifest_is_forgotten_and_its_workspace_kept(
 
 def test_connect_and_settings_counts_are_in_the_plan_cost(rig: Rig) -> None:
     plan = rig.plan()
-    assert plan.cost.calls_by_class == {"default": 7, "workspace_creation": 4}
+    assert plan.cost.calls_by_class == {"default": 15, "storage": 2, "workspace_creation": 4}
     assert plan.summary.workspaces_connected == 2 and plan.summary.settings == 5
     changes = by_address(plan)
     assert isinstance(changes[WELCOME], ConnectChange)

@@ -68,7 +68,7 @@ def _errors(document: dict[str, Any]) -> list[str]:
 
 def test_a_real_plan_validates_against_the_committed_schema(onboarding_plan: dict[str, Any]) -> None:
     # The example plans every kind of change, so every branch of the schema is exercised.
-    assert {c["kind"] for c in onboarding_plan["changes"]} == {"access", "connect", "create", "section", "page", "task"}
+    assert {c["kind"] for c in onboarding_plan["changes"]} == {"access", "connect", "create", "section", "page", "task", "asset"}
     assert _errors(onboarding_plan) == []
 
 

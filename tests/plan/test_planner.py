@@ -232,15 +232,14 @@ UNMANAGED = """
 """
 
 
-def test_declared_assets_are_warned_about_with_their_line(write_manifest: Callable[..., Path]) -> None:
+def test_a_declared_asset_the_state_does_not_know_is_created(write_manifest: Callable[..., Path]) -> None:
     path = write_manifest(UNMANAGED)
     live = live_workspace("ws_home", users={"jane@acme.com": "owner"})
-    plan = plan_for(path, live)
-    assert not plan.has_changes
-    assert plan.warnings == (f"{path}:9: asset.site: assets are not planned yet; nothing is uploaded.",)
+    (change,) = plan_for(path, live).changes
+    assert (change.kind, change.action, change.address, change.location) == ("asset", "create", "asset.site", f"{path}:9")
 
 
-def test_a_target_elsewhere_silences_warnings_about_unplanned_assets(write_manifest: Callable[..., Path]) -> None:
+def test_a_target_elsewhere_leaves_assets_out(write_manifest: Callable[..., Path]) -> None:
     path = write_manifest(UNMANAGED)
     live = live_workspace("ws_home", users={"jane@acme.com": "owner"})
-    assert plan_for(path, live, targets=("group.onboarding",)).warnings == ()
+    assert plan_for(path, live, targets=("group.onboarding",)).changes == ()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from reconciler.manifest import load_desired
 from reconciler.plan import Plan, make_plan, render_markdown, render_text
-from reconciler.state import State
+from reconciler.state import ResourceState, State
 from tests.conftest import live_of, live_workspace
 from tests.plan.test_planner import GROUP, HOME_LIVE
 
@@ -65,20 +65,21 @@ def test_json_round_trips_to_the_same_plan(write_manifest: Callable[..., Path]) 
     assert Plan.model_validate(doc) == plan
 
 
-def _unplanned(write_manifest: Callable[..., Path]) -> Plan:
-    from tests.plan.test_planner import UNMANAGED
+def _forgotten(write_manifest: Callable[..., Path]) -> Plan:
+    from tests.plan.test_planner import GROUP
 
-    live = live_workspace("ws_home", users={"jane@acme.com": "owner"})
-    return make_plan(load_desired(write_manifest(UNMANAGED)), live_of(live), State())
+    live = live_workspace("ws_home", users={"jane@acme.com": "owner", "raj@customer.com": "collaborator",
+                                            "priya@customer.com": "viewer"}, domains={"customer.com": "viewer"})
+    state = State(resources={"workspace.gone": ResourceState(id="ws_gone")})
+    return make_plan(load_desired(write_manifest(GROUP)), live_of(live), state)
 
 
-def test_text_names_unplanned_parts_even_when_nothing_changes(write_manifest: Callable[..., Path]) -> None:
-    text = render_text(_unplanned(write_manifest))
+def test_text_shows_warnings_even_when_nothing_changes(write_manifest: Callable[..., Path]) -> None:
+    text = render_text(_forgotten(write_manifest))
     assert text.startswith("No changes.")
-    assert "Warning: " in text and "asset.site: assets are not planned yet" in text
+    assert "Warning: workspace.gone: no manifest names it any more" in text
 
 
-def test_markdown_lists_unplanned_parts_in_a_note(write_manifest: Callable[..., Path]) -> None:
-    text = render_markdown(_unplanned(write_manifest))
-    assert "> [!NOTE]\n> Warnings:\n> - " in text
-    assert "asset.site: assets are not planned yet" in text
+def test_markdown_lists_warnings_in_a_note(write_manifest: Callable[..., Path]) -> None:
+    text = render_markdown(_forgotten(write_manifest))
+    assert "> [!NOTE]\n> Warnings:\n> - workspace.gone: no manifest names it any more" in text

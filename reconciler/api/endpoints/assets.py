@@ -43,8 +43,10 @@ class AssetEndpoints(EndpointBase):
         except BodyError as exc:
             raise self.requester.invalid("POST", "/files", str(exc), status=answer.status) from None
 
-    def upload_file_bytes(self, upload_target: UploadTarget, path: str | os.PathLike[str]) -> None:
-        """PUT the bytes of the file at ``path`` to the upload address.
+    def upload_file_bytes(self, upload_target: UploadTarget, path: str | os.PathLike[str] | bytes) -> None:
+        """PUT the bytes of the file at ``path`` (or ``path`` itself, given
+        bytes: what the caller read and hashed, so nothing can change between
+        hashing and sending) to the upload address.
 
         The request goes to the storage provider, not the service: without
         the bearer header, with exactly the headers of ``upload_target``
@@ -67,6 +69,11 @@ class AssetEndpoints(EndpointBase):
                 "one hour after the file was created), so nothing was sent. Create the file again "
                 "(POST /files) and upload to its new address."
             )
+        if isinstance(path, bytes):
+            data = path
+            self.requester.put_to_storage(upload_target.url, headers=upload_target.headers,
+                                          open_body=lambda: iter((data,)), size=len(data))
+            return
         source = Path(path)
         size = source.stat().st_size
         self.requester.put_to_storage(upload_target.url, headers=upload_target.headers,

@@ -1,0 +1,158 @@
+"""Apply one asset change: upload, create, PATCH; the state after each step.
+
+A file asset takes up to four calls: ``POST /files``, ``PUT`` of the bytes
+to the presigned address, ``POST /assets``, and a ``PATCH`` for the fields
+creation does not take (description, internal).  The state is written after
+each of them, so an apply interrupted after the upload resumes with the same
+file instead of uploading again.
+
+The file is read once: its bytes are hashed, compared with the digest the
+plan was made from, and those same bytes are uploaded, so what was reviewed
+is what is sent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reconciler.api.bodies import AssetMetadata, EmbedAssetInput, FileAssetInput, LinkAssetInput
+from reconciler.api.errors import Conflict, ConnectionFailed, ServerError, UploadExpired, UploadFailed
+from reconciler.errors import ApplyError, ReconcilerError
+from reconciler.plan.model import AssetChange
+from reconciler.state import AssetRecord, State
+
+if TYPE_CHECKING:  # pragma: no cover
+    from reconciler.api.client import WorkspaceClient
+
+Save = Callable[[State], State]
+Say = Callable[[str], None]
+AMBIGUOUS = (ServerError, ConnectionFailed)
+
+
+def apply_asset(client: WorkspaceClient, change: AssetChange, state: State, *, save: Save, say: Say,
+                wait: bool) -> State:
+    """Make one asset change; returns the state with every step recorded (and saved)."""
+    if change.action == "update":
+        return _patch(client, change, change.asset_id or "", _record_of(state, change), state, fields=change.patch)
+    record = AssetRecord(type=change.asset_type, file=change.file_label, digest=change.digest,
+                         url=change.url, custom_code=change.custom_code, metadata=change.metadata)
+    file_id = change.file_id
+    if change.file is not None:
+        if file_id is None:
+            state, file_id = _upload(client, change, record, state, save=save)
+        record = record.model_copy(update={"file_id": file_id, "uploaded": True})
+    asset_id = _create(client, change, file_id)
+    # Creation sets name and tags; description and internal keep the service's
+    # defaults until the PATCH that follows.
+    record = record.model_copy(update={"name": change.name, "tags": list(change.tags), "internal": False})
+    state = save(_with_asset(state, change.address, asset_id, record))
+    if change.action == "replace":
+        say(f"{change.address}: new asset {asset_id}; the old asset {change.asset_id} stays in the service "
+            "(the API cannot delete it): remove it in the web app")
+    else:
+        say(f"{change.address}: created asset {asset_id}")
+    if change.patch:
+        state = _patch(client, change, asset_id, record, state, fields=change.patch)
+    if change.converts and file_id is not None:
+        _conversion(client, change, file_id, say=say, wait=wait)
+    return state
+
+
+def _upload(client: WorkspaceClient, change: AssetChange, record: AssetRecord, state: State, *,
+            save: Save) -> tuple[State, str]:
+    """Create the file and PUT its bytes; a refused or expired upload gets one fresh file."""
+    data = _read_checked(change)
+    assert change.mime_type is not None and change.file is not None
+    for attempt in (1, 2):
+        try:
+            new = client.create_file(Path(change.file).name, change.mime_type)
+        except AMBIGUOUS:
+            # A file that may exist unused is harmless (it backs no asset): make another.
+            new = client.create_file(Path(change.file).name, change.mime_type)
+        pending = record.model_copy(update={"file_id": new.file.id, "uploaded": False})
+        state = save(_with_asset(state, change.address, "", pending))
+        try:
+            client.upload_file_bytes(new.upload, data)
+        except (UploadExpired, UploadFailed) as exc:
+            if attempt == 2 or (isinstance(exc, UploadFailed) and exc.status not in (403, None)):
+                raise
+            continue
+        uploaded = pending.model_copy(update={"uploaded": True})
+        return save(_with_asset(state, change.address, "", uploaded)), new.file.id
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _read_checked(change: AssetChange) -> bytes:
+    assert change.file is not None
+    try:
+        data = Path(change.file).read_bytes()
+    except OSError as exc:
+        raise ApplyError(f"{change.address} ({change.location}): cannot read {change.file_label}: "
+                         f"{exc.strerror}.") from exc
+    if hashlib.sha256(data).hexdigest() != change.digest:
+        raise ApplyError(
+            f"{change.address} ({change.location}): {change.file_label} changed since the plan was made "
+            "(its SHA-256 differs), so it was not uploaded. Run 'reconciler plan' again and review it."
+        )
+    return data
+
+
+def _create(client: WorkspaceClient, change: AssetChange, file_id: str | None) -> str:
+    tags = change.tags or None
+    if file_id is not None:
+        meta = AssetMetadata(**change.metadata) if change.metadata else None
+        body = FileAssetInput(type=change.asset_type, fileId=file_id, name=change.name, tagIds=tags,  # type: ignore[arg-type]
+                              metadata=meta)
+        try:
+            return client.create_asset_when_uploaded(body).id
+        except AMBIGUOUS:
+            pass
+        try:
+            # One file backs one asset: if the lost call made it, this is refused with 409.
+            return client.create_asset_when_uploaded(body).id
+        except Conflict as exc:
+            raise ApplyError(
+                f"{change.address} ({change.location}): the answer to POST /assets was lost, and the service "
+                f"now says file {file_id} already backs an asset: the lost call created it. Find that asset "
+                f"in the web app and adopt it with 'reconciler import {change.address} ASSET_ID'."
+            ) from exc
+    if change.asset_type == "link":
+        return client.create_asset(LinkAssetInput(url=change.url or "", name=change.name, tagIds=tags)).id
+    return client.create_asset(EmbedAssetInput(url=change.url, customCode=change.custom_code, name=change.name,
+                                               tagIds=tags)).id
+
+
+def _patch(client: WorkspaceClient, change: AssetChange, asset_id: str, record: AssetRecord, state: State, *,
+           fields: tuple[str, ...]) -> State:
+    values = {"name": change.name, "description": change.description, "tag_ids": list(change.tags),
+              "is_internal": change.internal}
+    wanted = {"tags": "tag_ids", "internal": "is_internal"}
+    client.update_asset(asset_id, **{wanted.get(f, f): values[wanted.get(f, f)] for f in fields})  # type: ignore[arg-type]
+    updates = {f: (list(change.tags) if f == "tags" else getattr(change, f)) for f in fields}
+    return _with_asset(state, change.address, asset_id, record.model_copy(update=updates))
+
+
+def _conversion(client: WorkspaceClient, change: AssetChange, file_id: str, *, say: Say, wait: bool) -> None:
+    if not wait:
+        say(f"{change.address}: file {file_id} is being converted to PDF in the background; "
+            "'reconciler apply --wait' follows conversions to the end")
+        return
+    say(f"{change.address}: waiting for the conversion of file {file_id}")
+    try:
+        client.wait_for_file_ready(file_id)
+    except ReconcilerError as exc:
+        raise ApplyError(f"{change.address} ({change.location}): {exc}") from exc
+    say(f"{change.address}: file {file_id} converted")
+
+
+def _record_of(state: State, change: AssetChange) -> AssetRecord:
+    resource = state.resources.get(change.address)
+    return resource.asset if resource is not None and resource.asset is not None else AssetRecord()
+
+
+def _with_asset(state: State, address: str, asset_id: str, record: AssetRecord) -> State:
+    return state.with_resource(address, asset_id, asset=record.model_dump())
+
