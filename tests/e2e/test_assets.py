@@ -311,3 +311,11 @@ def test_a_file_over_the_size_cap_is_refused_naming_the_option(rig: Rig) -> None
     with pytest.raises(ManifestError, match=r"manifest.yaml:3: assets.deck.file: 'files/deck.pdf' is 16 bytes, "
                                             r"over the limit of 10 .*--max-file-size"):
         load_desired(rig.root, max_file_bytes=10)
+
+
+def test_a_refused_upload_gets_a_fresh_file_not_a_retry_into_the_void(rig: Rig) -> None:
+    rig.write("version: 1\nassets:\n  deck: {type: pdf, file: files/deck.pdf}\n")
+    rig.emulator.faults.inject("PUT", "^/uploads/", kind="status", status=403, times=1)
+    rig.apply()
+    assert rig.count("POST", "/v1/files") == 2 and rig.count("PUT", "/uploads/") == 2
+    assert len(rig.company.assets) == 1
