@@ -173,7 +173,7 @@ def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str
 
 
 @cli.command()
-@manifest_argument
+@click.argument("path", type=click.Path(path_type=Path), required=False, metavar="[PATH]")
 @connection_options
 @state_option
 @target_option
@@ -186,10 +186,11 @@ def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str
 @click.option("--plan", "plan_file", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
               help="Apply exactly this saved plan; refused if the manifests, the service or the state moved since.")
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation (needed without a terminal).")
-def apply(path: Path, target: Target, state_path: Path | None, targets: tuple[str, ...],
+def apply(path: Path | None, target: Target, state_path: Path | None, targets: tuple[str, ...],
           max_removals: int | None, reassert: bool, max_file_mib: int, wait: bool, plan_file: Path | None,
           auto_approve: bool) -> None:
-    """Make the live service match the manifests in PATH, after showing the plan."""
+    """Make the live service match the manifests in PATH (default: the current directory, or with
+    --plan the manifests the plan was made from), after showing the plan."""
     def confirm(text: str) -> bool:
         click.echo(text, nl=False)
         if auto_approve:

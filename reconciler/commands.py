@@ -7,6 +7,7 @@ click out of here lets tests call a command the way the CLI does.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -54,6 +55,7 @@ def plan(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> Plan:
     desired = load_desired(path, max_file_bytes=max_file_bytes)
+    check_targets(desired, targets)
     state = load_state(state_path or default_state_path(path))
     result = _plan(desired, target=target, state=state, targets=targets, reassert=reassert)
     check_max_removals(result, max_removals)
@@ -86,7 +88,7 @@ def render(result: Plan, *, fmt: str, color: bool) -> str:
 
 
 def apply(
-    path: Path,
+    path: Path | None,
     *,
     target: Target,
     state_path: Path | None,
@@ -100,14 +102,16 @@ def apply(
     wait: bool = False,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> str:
+    saved, path = _saved_plan(plan_file, path, targets)
+    if saved is not None:
+        # A saved plan is compared with a fresh one made the same way: its targets, its --reassert.
+        targets, reassert = saved.targets, saved.reassert
     state_file = state_path or default_state_path(path)
     with StateLock(state_file, command="reconciler apply"):
         state = load_state(state_file)
         desired = load_desired(path, max_file_bytes=max_file_bytes)
-        saved = load_plan(plan_file) if plan_file is not None else None
-        # A saved plan made with --reassert is compared with a fresh one made the same way.
-        fresh = _plan(desired, target=target, state=state, targets=targets,
-                      reassert=saved.reassert if saved is not None else reassert)
+        check_targets(desired, targets)
+        fresh = _plan(desired, target=target, state=state, targets=targets, reassert=reassert)
         if saved is not None:
             assert plan_file is not None
             _refuse_stale(saved, fresh, plan_file)
@@ -143,6 +147,20 @@ def applied_line(result: Plan) -> str:
     return "; ".join(parts)
 
 
+def _saved_plan(plan_file: Path | None, path: Path | None,
+                targets: Sequence[str]) -> tuple[Plan | None, Path]:
+    """The saved plan, if any, and the manifests to check it against: PATH
+    when given, else the path the plan was made from."""
+    if plan_file is None:
+        return None, path or Path(".")
+    saved, manifest_path = load_plan_file(plan_file)
+    if targets and tuple(targets) != saved.targets:
+        made = ", ".join(saved.targets) or "no --target"
+        raise ConfigError(f"{plan_file} was made with {made}; apply --plan uses the plan's own targets, "
+                          "so give no --target (or make a new plan with the ones you want).")
+    return saved, path or manifest_path
+
+
 def save_plan(result: Plan, out: Path, *, manifest_path: Path) -> None:
     doc = {"kind": SAVED_PLAN_KIND, "manifest_path": str(manifest_path), "plan": result.model_dump(mode="json")}
     try:
@@ -152,12 +170,17 @@ def save_plan(result: Plan, out: Path, *, manifest_path: Path) -> None:
 
 
 def load_plan(plan_file: Path) -> Plan:
+    return load_plan_file(plan_file)[0]
+
+
+def load_plan_file(plan_file: Path) -> tuple[Plan, Path]:
+    """A saved plan and the manifest path it was made from."""
     try:
         doc = json.loads(plan_file.read_text(encoding="utf-8"))
         if doc.get("kind") != SAVED_PLAN_KIND:
             raise ValueError("not a saved reconciler plan")
-        return Plan.model_validate(doc["plan"])
-    except (OSError, ValueError, KeyError, AttributeError, ValidationError) as exc:
+        return Plan.model_validate(doc["plan"]), Path(doc["manifest_path"])
+    except (OSError, ValueError, KeyError, AttributeError, TypeError, ValidationError) as exc:
         raise ConfigError(f"{plan_file} is not a plan saved by 'reconciler plan --out': {exc}.") from exc
 
 
@@ -165,18 +188,33 @@ def _refuse_stale(saved: Plan, fresh: Plan, plan_file: Path) -> None:
     """A saved plan is bound to its inputs; any of them moving makes it stale."""
     reasons = []
     if saved.manifest_digest != fresh.manifest_digest:
-        reasons.append("the manifests changed")
+        reasons.append("The manifests changed since it was made.")
     if saved.state_lineage != fresh.state_lineage:
-        reasons.append("it was made against a different state file (lineage differs)")
+        reasons.append("It was made against a different state file (the lineage differs).")
     elif saved.state_serial != fresh.state_serial:
-        reasons.append(f"the state moved on (serial {saved.state_serial} → {fresh.state_serial})")
+        reasons.append(f"The state moved on since it was made (serial {saved.state_serial}, now {fresh.state_serial}).")
     if saved.live_fingerprint != fresh.live_fingerprint:
-        reasons.append("access in the live service changed")
+        reasons.append("Access in the live service changed since it was made.")
     if reasons:
         raise ApplyError(
-            f"The saved plan {plan_file} is stale: {'; '.join(reasons)} since it was made. "
-            "Nothing was changed. Run 'reconciler plan --out' again and review the new plan."
+            f"The saved plan {plan_file} is stale, so nothing was changed. {' '.join(reasons)} "
+            "Run 'reconciler plan --out' again and review the new plan."
         )
+
+
+def check_targets(desired: Desired, targets: Sequence[str]) -> None:
+    """Every ``--target`` must name an address of the manifests (or a prefix
+    of some): a typo would otherwise plan nothing and look like success."""
+    addresses = desired.addresses()
+    unknown = [t for t in targets if not any(a == t or a.startswith(t + ".") for a in addresses)]
+    if not unknown:
+        return
+    lines = []
+    for target in unknown:
+        close = difflib.get_close_matches(target, addresses, n=3, cutoff=0.5)
+        hint = f" Closest: {', '.join(close)}." if close else ""
+        lines.append(f"--target {target} matches no address in the manifests.{hint}")
+    raise ConfigError(" ".join(lines) + " Run 'reconciler state list' or read the plan for the addresses.")
 
 
 def demo_steps(path: Path, *, target: Target, state_path: Path, color: bool) -> Iterator[tuple[str, Callable[[], str]]]:

@@ -108,7 +108,7 @@ def test_stale_saved_plan_is_refused(project: Path, tmp_path: Path, capsys) -> N
     manifest.write_text(manifest.read_text().replace("role: commenter", "role: viewer"))
     code, _, err = run_cli(["apply", str(project), *emu_args(project), "--plan", str(plan_file), "--auto-approve"], capsys)
     assert code == 1
-    assert "stale" in err and "the manifests changed" in err
+    assert "is stale, so nothing was changed. The manifests changed since it was made." in err
 
 
 def test_saved_plan_applies_when_nothing_moved(project: Path, tmp_path: Path, capsys) -> None:
@@ -162,3 +162,32 @@ def test_two_company_emulator_needs_a_token_to_choose(project: Path, capsys, wri
     code, _, err = run_cli(["plan", str(project), *emu_args(project)], capsys)
     assert code == 1
     assert "2 companies" in err and "RECONCILER_TOKEN" in err
+
+
+def test_a_target_that_matches_nothing_is_an_error_naming_the_closest(project: Path, capsys) -> None:
+    code, _, err = run_cli(["plan", str(project), *emu_args(project), "--target", "group.acme-onbaording"], capsys)
+    assert code == 1
+    assert "--target group.acme-onbaording matches no address" in err and "Closest: group.acme-onboarding" in err
+
+
+def test_a_targeted_saved_plan_applies_with_its_own_targets_and_no_path(project: Path, tmp_path: Path,
+                                                                      capsys, monkeypatch) -> None:
+    plan_file = tmp_path / "plan.json"
+    code, _, _ = run_cli(["plan", str(project), *emu_args(project), "--target", "workspace.partner-portal",
+                          "--out", str(plan_file)], capsys)
+    assert code == 0
+    monkeypatch.chdir(tmp_path)  # no manifests here: the plan knows where they are
+    code, out, err = run_cli(["apply", *emu_args(project), "--state", str(project / "reconciler.state.json"),
+                              "--plan", str(plan_file), "--auto-approve"], capsys)
+    assert code == 0, err
+    assert "1 added, 0 changed, 0 removed on 1 access list(s)" in out
+    code, out, _ = run_cli(["plan", str(project), *emu_args(project)], capsys)
+    assert "group.acme-onboarding" in out and "workspace.partner-portal" not in out
+
+
+def test_a_saved_plan_refuses_other_targets_on_the_command_line(project: Path, tmp_path: Path, capsys) -> None:
+    plan_file = tmp_path / "plan.json"
+    run_cli(["plan", str(project), *emu_args(project), "--out", str(plan_file)], capsys)
+    code, _, err = run_cli(["apply", str(project), *emu_args(project), "--plan", str(plan_file),
+                            "--target", "workspace.partner-portal", "--auto-approve"], capsys)
+    assert code == 1 and "was made with no --target" in err
