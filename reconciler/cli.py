@@ -54,6 +54,14 @@ def connection_options(func: F) -> F:
     @click.option("--rate-limit", "rate_limits", multiple=True, metavar="CLASS=N",
                   help="Requests per minute this tool may use for a limit class (default, "
                        "workspace_creation, file_retrieval); lower it when other tools share the quota.")
+    @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+                  metavar="SECONDS", help="How long to wait for each answer of the service (a notice is "
+                                          "printed after 5 s of silence).")
+    @click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
+                  show_default=True, metavar="SECONDS", help="How long to wait for a connection.")
+    @click.option("--ca-bundle", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
+                  help="Certificates to verify the service's TLS certificate with (verification cannot be "
+                       "turned off).")
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         kwargs["target"] = Target(
@@ -64,6 +72,10 @@ def connection_options(func: F) -> F:
             page_size=kwargs.pop("page_size"),
             retries=kwargs.pop("retries"),
             rate_limits=_parse_rate_limits(kwargs.pop("rate_limits")),
+            timeout=kwargs.pop("timeout"),
+            connect_timeout=kwargs.pop("connect_timeout"),
+            ca_bundle=kwargs.pop("ca_bundle"),
+            notice=lambda line: click.echo(line, err=True),
         )
         return func(*args, **kwargs)
 

@@ -8,7 +8,8 @@ client and the emulator (the client must not know the emulator exists).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+import stat
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,12 @@ class Target:
     retries: int = 3
     rate_limits: Mapping[str, int] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    timeout: float = 30.0  # seconds to wait for each read of an answer
+    connect_timeout: float = 10.0
+    ca_bundle: Path | None = None
+    # Where notices go (a slow answer, a token file others can read); the CLI
+    # passes stderr, tests a list's append.
+    notice: Callable[[str], None] | None = None
 
     def limits(self) -> RateLimits:
         """The configured requests per minute, defaults for classes not given."""
@@ -61,18 +68,24 @@ def open_client(target: Target) -> Iterator[WorkspaceClient]:
             )
         token = _read_token(target, required=True)
         assert token is not None
-        http = make_http_client(base_url, token)
+        http = make_http_client(base_url, token, timeout=target.timeout, connect_timeout=target.connect_timeout,
+                                verify=str(target.ca_bundle) if target.ca_bundle else True)
     with http:
         yield WorkspaceClient(http, rate_limits=limits, page_size=target.page_size,
-                              max_attempts=target.retries + 1)
+                              max_attempts=target.retries + 1,
+                              on_slow=target.notice if target.emulator_file is None else None)
 
 
 def _read_token(target: Target, *, required: bool) -> str | None:
     if target.token_file is not None:
         try:
             token = target.token_file.read_text(encoding="utf-8").strip()
+            mode = target.token_file.stat().st_mode
         except OSError as exc:
             raise ConfigError(f"Cannot read the token file {target.token_file}: {exc.strerror}.") from exc
+        if mode & 0o077 and target.notice is not None:
+            target.notice(f"Warning: the token file {target.token_file} can be read by other users of this "
+                          f"machine (mode {stat.filemode(mode)}); 'chmod 600 {target.token_file}' keeps it yours.")
         if not token:
             raise ConfigError(f"The token file {target.token_file} is empty.")
         return token

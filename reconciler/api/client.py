@@ -27,6 +27,7 @@ Endpoints:
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import httpx
 
@@ -48,7 +49,8 @@ class WorkspaceClient(WorkspaceEndpoints, PlanItemEndpoints, AssetEndpoints, Dir
     every wait goes through.  ``page_size`` is the ``limit`` asked of list
     endpoints (the description's default, 100, unless configured);
     ``max_attempts`` bounds the requests of one call, retries included; ``rng``
-    draws the backoff jitter.
+    draws the backoff jitter; ``on_slow`` is told (in real time) when an
+    answer has taken more than ``slow_after`` seconds.
     """
 
     def __init__(
@@ -60,10 +62,13 @@ class WorkspaceClient(WorkspaceEndpoints, PlanItemEndpoints, AssetEndpoints, Dir
         page_size: int = 100,
         max_attempts: int = 4,
         rng: random.Random | None = None,
+        on_slow: Callable[[str], None] | None = None,
+        slow_after: float = 5.0,
     ) -> None:
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, not {page_size}")
-        self.requester = Requester(http, clock=clock, rate_limits=rate_limits, max_attempts=max_attempts, rng=rng)
+        self.requester = Requester(http, clock=clock, rate_limits=rate_limits, max_attempts=max_attempts, rng=rng,
+                                   on_slow=on_slow, slow_after=slow_after)
         self.page_size = page_size
 
     @property

@@ -19,21 +19,21 @@ from reconciler.errors import ConfigError
 API_VERSION_SEGMENT = "/v1"
 USER_AGENT = f"reconciler/{__version__}"
 
-# RFC 2606 reserves ".invalid": no real host can have such a name, so the
-# in-process emulator uses one and a plain-HTTP address there sends nothing
-# over any network.
+# RFC 2606 reserves ".invalid": the in-process emulator uses such a name,
+# and only with an in-process transport is it allowed over plain http.
 _RESERVED_SUFFIX = ".invalid"
 
 
-def normalise_base_url(url: str) -> str:
+def normalise_base_url(url: str, *, in_process: bool = False) -> str:
     """The service address, ending in ``/v1`` and without a trailing slash.
 
     Accepts the address with or without the ``/v1`` segment and trailing
     slashes (``https://api.example.com``, ``https://api.example.com/v1/``).
     Raises ``ConfigError`` for a scheme other than https, for plain http
-    except to loopback hosts and hosts under ``.invalid``, for a missing
-    host, and for user names, passwords, query strings or fragments in the
-    address.
+    except to ``localhost``, ``127.0.0.0/8`` and ``::1`` written literally
+    (or, ``in_process``, a host under ``.invalid`` that no network reaches),
+    for a missing host, and for user names, passwords, query strings or
+    fragments in the address.
     """
     raw = url.strip()
     try:
@@ -60,11 +60,11 @@ def normalise_base_url(url: str) -> str:
     host = parts.hostname or ""
     if not host:
         raise ConfigError(f"The service address {_shown(raw)} has no host name.")
-    if scheme == "http" and not _plain_http_allowed(host):
+    if scheme == "http" and not _plain_http_allowed(host, in_process=in_process):
         raise ConfigError(
             f"The service address {_shown(raw)} uses plain http, which would send the token "
             "unencrypted over the network. Use https://; plain http is accepted only for this "
-            "machine (localhost, 127.0.0.0/8, ::1) and for hosts under .invalid."
+            "machine, written literally: localhost, 127.0.0.0/8 or ::1."
         )
     path = parts.path.rstrip("/")
     if not path.endswith(API_VERSION_SEGMENT):
@@ -78,6 +78,8 @@ def make_http_client(
     *,
     transport: httpx.BaseTransport | None = None,
     timeout: float = 30.0,
+    connect_timeout: float = 10.0,
+    verify: str | bool = True,
 ) -> httpx.Client:
     """An ``httpx.Client`` for the service at ``base_url`` (normalised).
 
@@ -85,11 +87,15 @@ def make_http_client(
     application/json`` and ``User-Agent: reconciler/<version>``.  Redirects are
     not followed: the description documents none, and following one could
     carry the token elsewhere.  ``transport`` replaces the network (the
-    in-process emulator, a test's mock).  Raises ``ConfigError`` for a bad
-    address or a token that cannot be sent in a header; no message names the
-    token.
+    in-process emulator, a test's mock).  ``timeout`` bounds each read and
+    write, ``connect_timeout`` the connection.  ``verify`` is ``True`` or the
+    path of a CA bundle: TLS verification cannot be turned off.  Raises
+    ``ConfigError`` for a bad address or a token that cannot be sent in a
+    header; no message names the token.
     """
-    normalised = normalise_base_url(base_url)
+    if verify is False:
+        raise ConfigError("TLS verification cannot be turned off; give a CA bundle instead.")
+    normalised = normalise_base_url(base_url, in_process=transport is not None)
     _check_token(token)
     return httpx.Client(
         base_url=normalised,
@@ -99,14 +105,18 @@ def make_http_client(
             "User-Agent": USER_AGENT,
         },
         transport=transport,
-        timeout=timeout,
+        timeout=httpx.Timeout(timeout, connect=connect_timeout),
+        verify=verify,
         follow_redirects=False,
     )
 
 
-def _plain_http_allowed(host: str) -> bool:
-    host = host.lower().rstrip(".")
-    if host == "localhost" or host.endswith(_RESERVED_SUFFIX):
+def _plain_http_allowed(host: str, *, in_process: bool) -> bool:
+    # Literally: a name that merely resolves to this machine (or ends in
+    # .invalid and was given a DNS entry by someone) could send the token
+    # anywhere.
+    host = host.lower()
+    if host == "localhost" or (in_process and host.endswith(_RESERVED_SUFFIX)):
         return True
     try:
         return ipaddress.ip_address(host).is_loopback

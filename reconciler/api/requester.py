@@ -25,6 +25,7 @@ one more dependency for about a hundred lines.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -87,10 +88,16 @@ class Requester:
         rate_limits: RateLimits = RateLimits(),
         max_attempts: int = 4,
         rng: random.Random | None = None,
+        on_slow: Callable[[str], None] | None = None,
+        slow_after: float = 5.0,
     ) -> None:
         if max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, not {max_attempts}")
         self.http = http
+        # Told, in real time, when an answer takes longer than slow_after
+        # seconds: a silent minute looks like a hang.
+        self.on_slow = on_slow
+        self.slow_after = slow_after
         self.clock: Clock = clock or SystemClock()
         self.limiter = RateLimiter(rate_limits, self.clock)
         self.max_attempts = max_attempts
@@ -151,7 +158,7 @@ class Requester:
             self.stats.calls += 1
             self.stats.by_class[counted_as] = self.stats.by_class.get(counted_as, 0) + 1
             try:
-                response = self.http.send(build())
+                response = self._send(build(), method, path)
             except httpx.TransportError as exc:
                 retryable = isinstance(exc, _RETRYABLE_TRANSPORT_ERRORS)
                 if retryable and retry_safe and attempt < self.max_attempts:
@@ -179,6 +186,20 @@ class Requester:
                 raise UploadFailed(method=method, path=path, status=status, attempts=attempt,
                                    message=f"the answer begins: {excerpt(response)}")
             raise self._error(response, method, path, attempt, retry_safe)
+
+    def _send(self, request: httpx.Request, method: str, path: str) -> httpx.Response:
+        if self.on_slow is None:
+            return self.http.send(request)
+        timeout = self.http.timeout.read
+        limit = f" (it gives up after {timeout:g} s; --timeout changes that)" if timeout else ""
+        timer = threading.Timer(self.slow_after, self.on_slow, args=(
+            f"Still waiting for the service to answer {method} {path} after {self.slow_after:g} s{limit}.",))
+        timer.daemon = True
+        timer.start()
+        try:
+            return self.http.send(request)
+        finally:
+            timer.cancel()
 
     def invalid(self, method: str, path: str, problem: str, *, status: int | None = None) -> InvalidResponse:
         """An ``InvalidResponse`` for an answer whose content is not as

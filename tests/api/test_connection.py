@@ -28,15 +28,28 @@ def test_base_url_keeps_a_path_prefix_and_port() -> None:
 
 @pytest.mark.parametrize(
     "given",
-    ["http://localhost:8080", "http://127.0.0.1:5000/v1", "http://127.3.4.5", "http://[::1]:9000/",
-     "http://emulator.invalid"],
+    ["http://localhost:8080", "http://127.0.0.1:5000/v1", "http://127.3.4.5", "http://[::1]:9000/"],
 )
-def test_plain_http_is_accepted_for_loopback_and_invalid_hosts(given: str) -> None:
+def test_plain_http_is_accepted_for_loopback_written_literally(given: str) -> None:
     assert normalise_base_url(given).startswith("http://")
 
 
+def test_plain_http_to_an_invalid_host_is_only_for_the_in_process_emulator() -> None:
+    assert normalise_base_url("http://emulator.invalid", in_process=True) == "http://emulator.invalid/v1"
+    with pytest.raises(ConfigError, match="plain http"):
+        normalise_base_url("http://emulator.invalid")
+    with pytest.raises(ConfigError, match="plain http"):
+        make_http_client("http://evil.invalid", TOKEN)
+
+
+def test_tls_verification_cannot_be_turned_off() -> None:
+    with pytest.raises(ConfigError, match="cannot be turned off"):
+        make_http_client(BASE, TOKEN, verify=False)
+
+
 @pytest.mark.parametrize(
-    "given", ["http://api.example.com", "http://10.0.0.1/v1", "http://localhost.example.com", "http://invalid.com"]
+    "given", ["http://api.example.com", "http://10.0.0.1/v1", "http://localhost.example.com", "http://invalid.com",
+              "http://localhost./v1", "http://x.invalid"]
 )
 def test_plain_http_to_other_hosts_is_refused(given: str) -> None:
     with pytest.raises(ConfigError, match="plain http"):
