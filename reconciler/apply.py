@@ -19,6 +19,7 @@ Order of work, and why:
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,6 +86,10 @@ class _Run:
     state_path: Path
     wait: bool = False
 
+    def today(self) -> str:
+        """The date (UTC) on the client's clock, for "managed since"."""
+        return datetime.datetime.fromtimestamp(self.client.clock.now(), datetime.UTC).date().isoformat()
+
     def save(self, state: State) -> State:
         """Write ``state`` now (within a change of several calls)."""
         return write_state(self.state_path, state)
@@ -122,7 +127,7 @@ def apply_plan(
             raise ApplyError(_stopped(change, exc, done, plan)) from exc
         done += 1
         state = write_state(state_path, updated)
-    state = _record_all(state, plan, state_path)
+    state = _record_all(state, plan, state_path, run.today())
     return ApplyResult(changed=done, calls=client.stats.calls - calls_before, state=state)
 
 
@@ -138,7 +143,7 @@ def _apply_change(run: _Run, change: Change, state: State) -> State:
     if isinstance(change, AccessChange):
         if change.rides_on is None:
             _apply_access(run.client, change, run.live.workspaces[change.workspace_id])
-        return _record(state, run.managed[change.address])
+        return _record(state, run.managed[change.address], run.today())
     if isinstance(change, ConnectChange):
         _connect(run.client, change)
         return state.with_resource(change.address, change.workspace_id, connected_to=change.homepage_id)
@@ -297,7 +302,7 @@ def _record_created(run: _Run, change: CreateChange, state: State, workspace_id:
     state = state.with_resource(change.address, workspace_id, connected_to=change.homepage_id,
                                 template=change.template_id)
     if change.access_address is not None:
-        state = _record(state, run.managed[change.access_address])
+        state = _record(state, run.managed[change.access_address], run.today())
     return state
 
 
@@ -347,18 +352,22 @@ def _describe_drift(expected: AccessSnapshot, actual: AccessSnapshot) -> str:
     return "; ".join(parts) + "."
 
 
-def _record(state: State, managed: ManagedAccess) -> State:
-    return state.with_resource(managed.address, managed.workspace_id,
-                               access={"users": managed.users, "domains": managed.domains})
+def _record(state: State, managed: ManagedAccess, today: str) -> State:
+    """The list's managed entries as applied; each keeps the date it was first managed."""
+    before = state.access_record(managed.address)
+    known = before.since if before is not None and state.resources[managed.address].id == managed.workspace_id else {}
+    keys = [f"user:{k}" for k in managed.users] + [f"domain:{k}" for k in managed.domains]
+    return state.with_resource(managed.address, managed.workspace_id, access={
+        "users": managed.users, "domains": managed.domains, "since": {k: known.get(k, today) for k in keys}})
 
 
-def _record_all(state: State, plan: Plan, state_path: Path) -> State:
+def _record_all(state: State, plan: Plan, state_path: Path, today: str) -> State:
     """Remember every managed list, changed or not, so that an entry dropped
     from a non-authoritative list later is known to be ours to remove; and
     forget what no manifest names any more (a whole, untargeted plan only)."""
     updated = state
     for managed in plan.managed:
-        updated = _record(updated, managed)
+        updated = _record(updated, managed, today)
     if not plan.targets:
         for address in plan.forgotten:
             updated = updated.without(address)

@@ -32,11 +32,14 @@ DEFAULT_STATE_NAME = "reconciler.state.json"
 
 
 class AccessRecord(BaseModel):
-    """The access entries this tool last applied: email/domain → role."""
+    """The access entries this tool manages on one list: email/domain → role
+    as last applied, and since when each has been managed
+    (``"user:<email>"`` / ``"domain:<domain>"`` → ``YYYY-MM-DD``)."""
 
     model_config = ConfigDict(extra="forbid")
     users: dict[str, str] = Field(default_factory=dict)
     domains: dict[str, str] = Field(default_factory=dict)
+    since: dict[str, str] = Field(default_factory=dict)
 
 
 class AssetRecord(BaseModel):

@@ -32,8 +32,10 @@ def target_roles(
     """The whole list as it should be once applied.
 
     Authoritative: exactly ``desired``.  Otherwise live entries stay, except
-    those the state says this tool added and the manifest no longer lists
-    (dropping someone from the manifest must still revoke what we granted).
+    those the manifest listed before (the state's record, whoever first
+    granted them) and no longer lists: unlisting an entry revokes it, as
+    removing a Terraform ``*_iam_member`` does.  Entries it never listed are
+    never touched.
     """
     if authoritative:
         return dict(desired)
@@ -46,6 +48,7 @@ def diff_entries(
     live: Mapping[str, LiveEntry],
     target: Mapping[str, str],
     locations: Mapping[str, str],
+    since: Mapping[str, str] | None = None,
 ) -> list[EntryChange]:
     """The entry changes that turn ``live`` into ``target``, removals first."""
     before = {k: e.role for k, e in live.items()}
@@ -67,6 +70,7 @@ def diff_entries(
                     after=target.get(key),
                     entry_id=entry.id if entry else None,
                     location=locations.get(key),
+                    managed_since=(since or {}).get(f"{kind}:{key}") if action is Action.DELETE else None,
                     reason=_reason(action, kind, entry, target.get(key)),
                 )
             )

@@ -48,6 +48,7 @@ class EntryChange(_Frozen):
     after: str | None = None  # role after; None for DELETE
     entry_id: str | None = None  # the live workspace-user/-domain id, when it exists
     location: str | None = None  # manifest file:line of the desired entry
+    managed_since: str | None = None  # a removal from a non-authoritative list: listed since this date
     reason: str = ""  # for display only: never drives apply
 
 

@@ -240,8 +240,10 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
     users = target_roles(_roles(ws.users), want_users, owned_users, authoritative=access.authoritative)
     domains = target_roles(_roles(ws.domains), want_domains, owned_domains, authoritative=access.authoritative)
 
-    entries = diff_entries("user", ws.users, users, {u.email: str(u.location) for u in access.users})
-    entries += diff_entries("domain", ws.domains, domains, {d.domain: str(d.location) for d in access.domains})
+    since = record.since if record is not None and not access.authoritative else None
+    entries = diff_entries("user", ws.users, users, {u.email: str(u.location) for u in access.users}, since)
+    entries += diff_entries("domain", ws.domains, domains, {d.domain: str(d.location) for d in access.domains},
+                            since)
     if not entries:
         return None
     strategy = "patch" if all(e.action is Action.UPDATE for e in entries) else "replace"

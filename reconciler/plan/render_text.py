@@ -209,7 +209,8 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
     name = f' "{change.workspace_name}"' if change.workspace_name else ""
     where = f" ({change.location})" if change.location else ""
     calls = ", ".join(f"{c.method} {c.path}" for c in change.calls)
-    mode = "" if change.authoritative else " (non-authoritative: unlisted entries are left alone)"
+    mode = ("" if change.authoritative else
+            " (non-authoritative: entries the manifest never listed are left alone; entries it stops listing are removed)")
     notify = " and notifies people" if change.notify else ""
     how = (f"# no call of its own: carried by the creation of {change.rides_on}" if change.rides_on else
            f"# {len(change.calls)} call{'s' if len(change.calls) != 1 else ''}{notify}: {calls}")
@@ -230,4 +231,5 @@ def _entry_line(entry: EntryChange, width: int, paint: Callable[[str, str], str]
         return paint(f"{head}{entry.after}", "create")
     if entry.action is Action.UPDATE:
         return paint(f"{head}{entry.before} -> {entry.after}", "update")
-    return paint(f"{head}{entry.before}   REMOVED: loses access", "delete")
+    since = f" (left the manifest; listed since {entry.managed_since})" if entry.managed_since else ""
+    return paint(f"{head}{entry.before}   REMOVED: loses access{since}", "delete")

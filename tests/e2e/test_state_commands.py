@@ -124,3 +124,12 @@ def test_reassert_on_the_command_line_resends_write_only_values(example: Path, c
     code, out, _ = run_cli(["plan", str(example), *emu(example), "--reassert", "--detailed-exitcode"], capsys)
     assert code == 2
     assert "re-asserted (--reassert)" in out and "4 to connect" in out and "5 section/page/task values" in out
+
+
+def test_the_state_records_since_when_each_access_entry_is_managed(example: Path, capsys) -> None:
+    import datetime
+
+    applied(example, capsys)
+    code, out, _ = run_cli(["state", "show", "workspace.partner-portal", str(example)], capsys)
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+    assert json.loads(out)["access"]["since"] == {"user:ops@acme.com": today, "user:lee@partner.io": today}

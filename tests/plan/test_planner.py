@@ -9,7 +9,7 @@ import pytest
 
 from reconciler.errors import PlanError
 from reconciler.manifest import load_desired
-from reconciler.plan import Action, make_plan
+from reconciler.plan import Action, make_plan, render_text
 from reconciler.state import AccessRecord, ResourceState, State
 from tests.conftest import live_of, live_workspace
 
@@ -154,6 +154,30 @@ def test_non_authoritative_list_removes_what_state_says_it_added(write_manifest:
         id="ws_p", access=AccessRecord(users={"ops@acme.com": "owner", "lee@partner.io": "commenter"}))})
     (change,) = plan_for(path, live, state=state).changes
     assert [(e.action, e.key) for e in change.entries] == [(Action.DELETE, "lee@partner.io")]
+
+
+def test_an_unlisted_entry_that_predates_the_tool_is_removed_with_the_date_it_was_listed_since(
+    write_manifest: Callable[..., Path],
+) -> None:
+    # temp@acme.com was in the service before the manifest listed it; listing it
+    # made it managed, and unlisting it now revokes it (Terraform's *_iam_member rule).
+    path = write_manifest("""
+        version: 1
+        workspaces:
+          portal:
+            id: ws_p
+            access:
+              users: [{email: ops@acme.com, role: owner}]
+              authoritative: false
+    """)
+    live = live_workspace("ws_p", users={"ops@acme.com": "owner", "temp@acme.com": "editor"})
+    state = State(resources={"workspace.portal": ResourceState(id="ws_p", access=AccessRecord(
+        users={"ops@acme.com": "owner", "temp@acme.com": "editor"},
+        since={"user:ops@acme.com": "2026-01-05", "user:temp@acme.com": "2026-03-01"}))})
+    plan = plan_for(path, live, state=state)
+    (entry,) = plan.changes[0].entries
+    assert (entry.action, entry.key, entry.managed_since) == (Action.DELETE, "temp@acme.com", "2026-03-01")
+    assert "REMOVED: loses access (left the manifest; listed since 2026-03-01)" in render_text(plan)
 
 
 def test_plan_that_leaves_no_owner_is_refused(write_manifest: Callable[..., Path]) -> None:
