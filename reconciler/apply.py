@@ -123,6 +123,8 @@ def apply_plan(
         run.say(_describe(change))
         try:
             updated = _apply_change(run, change, state)
+        except _PartlyMade as part:
+            raise ApplyError(_stopped(change, part.cause, done, plan, made=part.made)) from part.cause
         except (ApiError, UploadExpired, NotReadyInTime) as exc:
             raise ApplyError(_stopped(change, exc, done, plan)) from exc
         done += 1
@@ -154,14 +156,30 @@ def _apply_change(run: _Run, change: Change, state: State) -> State:
     return _set(run.client, change, state)
 
 
-def _stopped(change: Change, exc: ReconcilerError, done: int, plan: Plan) -> str:
+class _PartlyMade(Exception):
+    """A change of several calls failed after some of them were made."""
+
+    def __init__(self, cause: ApiError, made: str) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.made = made
+
+
+def _stopped(change: Change, exc: ReconcilerError, done: int, plan: Plan, *, made: str = "") -> str:
+    """What was done, what may have been, and what was not: one sentence each."""
     total = len(plan.changes)
-    before = ("None of the plan's changes was made before this." if done == 0 else
-              f"{done} of the plan's {total} changes were made before this; the service keeps them "
+    before = ("None of the plan's changes was made before this one." if done == 0 else
+              f"{done} of the plan's {total} changes were made before this one; the service keeps them "
               "and the state records them.")
+    if made:
+        this = f"Of this change, {made} before the failure."
+    elif getattr(exc, "outcome", ""):
+        this = "This change may or may not have been made (its answer was lost)."
+    else:
+        this = "This change was not made."
     return (
         f"Apply stopped at {change.address} ({change.location}): {exc}{_cause(change, exc, plan)} {before} "
-        f"The {total - done - 1} change(s) after it were not attempted. "
+        f"{this} The {total - done - 1} change(s) after it were not attempted. "
         f"Run 'reconciler plan' to see what remains."
     )
 
@@ -217,14 +235,21 @@ def _refresh(client: WorkspaceClient, plan: Plan) -> Live:
 
 def _apply_access(client: WorkspaceClient, change: AccessChange, ws: LiveWorkspace) -> None:
     if change.strategy == "patch":
+        made: list[str] = []
         for entry in patch_order(change.entries):
             entries = ws.users if entry.kind == "user" else ws.domains
             entry_id = entries[entry.key].id
             assert entry.after is not None  # patch strategy holds updates only
-            if entry.kind == "user":
-                client.update_workspace_user(entry_id, role=entry.after)
-            else:
-                client.update_workspace_domain(entry_id, role=entry.after)
+            try:
+                if entry.kind == "user":
+                    client.update_workspace_user(entry_id, role=entry.after)
+                else:
+                    client.update_workspace_domain(entry_id, role=entry.after)
+            except ApiError as exc:
+                if made:
+                    raise _PartlyMade(exc, f"the role changes of {', '.join(made)} were made") from exc
+                raise
+            made.append(f"{entry.kind} {entry.key} ({entry.before} -> {entry.after})")
         return
     kinds = {e.kind for e in change.entries}
     users, domains = _inputs(change.after)

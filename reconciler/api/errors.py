@@ -105,8 +105,10 @@ class Conflict(ApiError):
 
 class RateLimited(ApiError):
     def _hint(self) -> str:
-        return (f"The company's rate limit was still exceeded after {self.attempts} attempts; other "
-                "tools may share the company's quota. Lower the client's rate limits or try later.")
+        # outcome is set when an earlier attempt may have made the change.
+        return _paragraph(f"The company's rate limit was still exceeded after {self.attempts} attempts; other "
+                          "tools may share the company's quota. Lower the client's rate limits or try later.",
+                          self.outcome)
 
 
 class ServerError(ApiError):

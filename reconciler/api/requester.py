@@ -148,6 +148,9 @@ class Requester:
                   retry_safe: bool, to_service: bool) -> httpx.Response:
         """Send until a final answer: a success (returned) or an error (raised)."""
         attempt = 0
+        # An earlier attempt that may have reached the service (no answer, a
+        # 5xx) leaves a final 429 or 4xx just as uncertain about the change.
+        uncertain = False
         while True:
             attempt += 1
             if attempt > 1:
@@ -162,6 +165,7 @@ class Requester:
             except httpx.TransportError as exc:
                 retryable = isinstance(exc, _RETRYABLE_TRANSPORT_ERRORS)
                 if retryable and retry_safe and attempt < self.max_attempts:
+                    uncertain = True
                     self.pause(self.backoff.delay(attempt))
                     continue
                 failure = ConnectionFailed if to_service else UploadFailed
@@ -178,6 +182,7 @@ class Requester:
                     self.pause(rate_limit_wait(response.headers, self.clock.now()))
                     continue
             elif 500 <= status <= 599 and retry_safe and attempt < self.max_attempts:
+                uncertain = True
                 self.pause(self.backoff.delay(attempt))
                 continue
             if 200 <= status <= 299:
@@ -185,7 +190,7 @@ class Requester:
             if not to_service:
                 raise UploadFailed(method=method, path=path, status=status, attempts=attempt,
                                    message=f"the answer begins: {excerpt(response)}")
-            raise self._error(response, method, path, attempt, retry_safe)
+            raise self._error(response, method, path, attempt, retry_safe, uncertain=uncertain)
 
     def _send(self, request: httpx.Request, method: str, path: str) -> httpx.Response:
         if self.on_slow is None:
@@ -207,12 +212,12 @@ class Requester:
         return InvalidResponse(method=method, path=path, status=status, message=self._redact(problem))
 
     def _error(self, response: httpx.Response, method: str, path: str, attempts: int,
-               retry_safe: bool) -> ApiError:
+               retry_safe: bool, *, uncertain: bool = False) -> ApiError:
         code, message = error_details(response)
         status = response.status_code
         return error_class_for(status)(
             method=method, path=path, status=status, code=code, message=self._redact(message),
-            attempts=attempts, outcome=_outcome(method, retry_safe) if status >= 500 else "",
+            attempts=attempts, outcome=_outcome(method, retry_safe) if status >= 500 or uncertain else "",
         )
 
     def pause(self, seconds: float) -> None:

@@ -156,3 +156,24 @@ def test_retry_after_as_http_date_is_honoured() -> None:
 
 def test_reset_far_ahead_falls_back_to_a_minute() -> None:
     assert rate_limit_wait({"X-RateLimit-Reset": "1800000000000"}, now=1_800_000_000.0) == 60
+
+
+def test_429s_after_a_lost_answer_say_the_change_may_have_been_made(
+    router: respx.Router, make_client: MakeClient
+) -> None:
+    router.post("/workspaces/ws_1/access").mock(side_effect=[
+        httpx.RemoteProtocolError("connection dropped"),
+        *[respx.MockResponse(429, json=LIMITED, headers={"Retry-After": "1"})] * 3,
+    ])
+    client = make_client(max_attempts=4)
+    with pytest.raises(errors.RateLimited) as failed:
+        client.set_access("ws_1", users=[AccessUserInput(email="a@b.co", role="owner")])
+    assert "The change may or may not have been made" in str(failed.value)
+
+
+def test_429s_alone_say_nothing_about_a_change(router: respx.Router, make_client: MakeClient) -> None:
+    router.post("/workspaces/ws_1/access").mock(side_effect=[
+        respx.MockResponse(429, json=LIMITED, headers={"Retry-After": "1"})] * 2)
+    with pytest.raises(errors.RateLimited) as failed:
+        make_client(max_attempts=2).set_access("ws_1", users=[AccessUserInput(email="a@b.co", role="owner")])
+    assert "may or may not" not in str(failed.value)

@@ -23,7 +23,7 @@ from reconciler.live import fetch_live
 from reconciler.manifest import load_desired
 from reconciler.plan import Plan, make_plan
 from reconciler.state import State, load_state
-from tests.e2e.conftest import QUICKSTART, TOKEN, client_for, run_cli
+from tests.e2e.conftest import QUICKSTART, TOKEN, client_for, run_cli, seed_company
 
 ACCESS_POST = r"/workspaces/[^/]+/access$"
 PORTAL_POST = r"/workspaces/ws_portal/access$"
@@ -62,7 +62,8 @@ def test_a_persistent_500_on_a_post_stops_apply_naming_the_address_and_the_call(
     message = str(err.value)
     assert "Apply stopped at group.acme-onboarding" in message
     assert "500" in message and "POST /workspaces/ws_home/access" in message
-    assert "None of the plan's changes was made before this" in message
+    assert "None of the plan's changes was made before this one" in message
+    assert "This change may or may not have been made (its answer was lost)" in message
     assert isinstance(err.value.__cause__, ServerError) and err.value.__cause__.attempts == 4
     assert _access(quickstart_client) == before
 
@@ -196,3 +197,24 @@ def test_retries_must_be_a_small_whole_number(project: Path, capsys) -> None:
     code, _, err = run_cli(["plan", str(project), "--retries", "-1"], capsys)
     assert code == 1
     assert "--retries" in err
+
+
+def test_a_list_whose_second_role_change_fails_says_which_were_made(clock: VirtualClock, tmp_path: Path) -> None:
+    emulator = Emulator.from_seed(seed_company([{"id": "ws_1", "name": "One", "published": True, "users": [
+        {"email": "ops@acme.com", "role": "owner"}, {"email": "a@acme.com", "role": "editor"},
+        {"email": "b@acme.com", "role": "editor"}]}]), clock=clock)
+    client = client_for(emulator, clock)
+    manifest = tmp_path / "manifest.yaml"
+    manifest.write_text("version: 1\nworkspaces:\n  one:\n    id: ws_1\n    access:\n      users:\n"
+                        "        - {email: ops@acme.com, role: owner}\n        - {email: a@acme.com, role: viewer}\n"
+                        "        - {email: b@acme.com, role: viewer}\n", encoding="utf-8")
+    desired = load_desired(manifest)
+    plan = make_plan(desired, fetch_live(client, ["ws_1"]), State())
+    (change,) = plan.changes
+    assert change.strategy == "patch" and len(change.calls) == 2
+    b_id = next(e.entry_id for e in change.entries if e.key == "b@acme.com")
+    emulator.faults.inject("PATCH", f"/workspace-users/{b_id}$", status=500, times=None)
+    with pytest.raises(ApplyError) as err:
+        apply_plan(plan, client=client, state=State(), state_path=tmp_path / "s.json")
+    assert ("Of this change, the role changes of user a@acme.com (editor -> viewer) were made before the "
+            "failure.") in str(err.value)
