@@ -130,6 +130,7 @@ def apply_plan(
         done += 1
         state = write_state(state_path, updated)
     state = _record_all(state, plan, state_path, run.today())
+    _read_back(client, plan)
     return ApplyResult(changed=done, calls=client.stats.calls - calls_before, state=state)
 
 
@@ -231,6 +232,35 @@ def _refresh(client: WorkspaceClient, plan: Plan) -> Live:
             "Run 'reconciler plan' again and review the new plan."
         )
     return live
+
+
+def _read_back(client: WorkspaceClient, plan: Plan) -> None:
+    """Read the written lists again (one listing, stopping once all are seen)
+    and report any that does not hold what was written.
+
+    The API has no compare-and-swap: two applies (or an apply and a person in
+    the web app) writing one list at the same time both succeed, and the last
+    write wins.  This does not prevent that; it makes it loud.
+    """
+    written = plan.access_changes
+    if not written:
+        return
+    live = fetch_live(client, [c.workspace_id for c in written])
+    lost = []
+    for change in written:
+        ws = live.workspaces.get(change.workspace_id)
+        if ws is None:
+            lost.append(f"{change.address} ({change.location}): workspace {change.workspace_id} is gone.")
+        elif _snapshot(ws) != change.after:
+            lost.append(f"{change.address} ({change.location}): {_describe_drift(change.after, _snapshot(ws))}")
+    if lost:
+        lines = "\n".join(f"  {line}" for line in lost)
+        raise ApplyError(
+            "Apply made every change, but reading the lists back shows someone else changed them at the same "
+            f"time (the API has no way to refuse a write over another):\n{lines}\n"
+            "Run 'reconciler plan' to see the lists as they are now, and run applies one at a time "
+            "(a CI concurrency group)."
+        )
 
 
 def _apply_access(client: WorkspaceClient, change: AccessChange, ws: LiveWorkspace) -> None:

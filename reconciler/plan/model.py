@@ -210,7 +210,7 @@ class Cost(_Frozen):
     """What applying costs: calls per limit class, credits, least time."""
 
     calls_by_class: dict[str, int] = Field(default_factory=dict)
-    refresh_reads: int = 0  # list pages apply re-reads before its first write
+    refresh_reads: int = 0  # list pages apply re-reads before its first write and after its last
     workspace_credits: int = 0
     min_seconds: float = 0.0
     conversion_polls: int = 0  # at least one GET /files/{id} per converted file, with apply --wait

@@ -120,7 +120,8 @@ def make_plan(
         summary=_summary(changes),
         cost=plan_cost(
             [call for change in changes for call in change.calls],
-            refresh_reads=live.pages_read if rereads else 0,
+            # apply reads the lists it writes before (conflicts) and after (lost updates)
+            refresh_reads=2 * live.pages_read if rereads else 0,
             limits=limits,
             workspace_credits=sum(c.credits for c in changes if isinstance(c, CreateChange)),
             conversion_polls=sum(1 for c in changes if isinstance(c, AssetChange) and c.converts),

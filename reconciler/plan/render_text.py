@@ -83,7 +83,8 @@ def summary_line(plan: Plan) -> str:
 
 def cost_line(cost: Cost) -> str:
     by_class = ", ".join(f"{cls} {n}" for cls, n in cost.calls_by_class.items())
-    reads = f", including {cost.refresh_reads} re-read{'s' if cost.refresh_reads != 1 else ''} before writing" if cost.refresh_reads else ""
+    reads = (f", including {cost.refresh_reads} re-reads of the lists before and after writing"
+             if cost.refresh_reads else "")
     n = cost.conversion_polls
     polls = (f" With apply --wait, at least {n} more call{'s' if n != 1 else ''} (file_retrieval, 60/min) "
              f"follow the conversion of {n} file{'s' if n != 1 else ''}."

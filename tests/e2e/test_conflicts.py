@@ -52,3 +52,38 @@ def test_the_other_change_survives_the_refusal(quickstart_client, quickstart_emu
     live = fetch_live(quickstart_client, ["ws_portal", "ws_home"])
     assert "auditor@acme.com" in live.workspaces["ws_portal"].users
     assert "old.contractor@agency.io" in live.workspaces["ws_home"].users
+
+
+class _SecondCheckout(httpx.BaseTransport):
+    """The wire to the emulator, with a second machine that writes the portal's
+    list right after ours (through the API, as another apply would)."""
+
+    def __init__(self, emulator) -> None:  # type: ignore[no-untyped-def]
+        self.inner = emulator_transport(emulator)
+        self.emulator = emulator
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self.inner.handle_request(request)
+        if request.method == "POST" and request.url.path.endswith("/ws_portal/access"):
+            _someone_else_sets(self.emulator, "ws_portal", [{"email": "ops@acme.com", "role": "owner"},
+                                                            {"email": "temp@acme.com", "role": "editor"}])
+        return response
+
+
+def test_a_list_overwritten_during_the_apply_is_reported_by_the_read_back(tmp_path: Path) -> None:
+    from reconciler.api.client import WorkspaceClient
+    from reconciler.api.connection import make_http_client
+    from reconciler.clock import VirtualClock
+    from reconciler.emulator import Emulator
+
+    clock = VirtualClock()
+    emulator = Emulator.from_seed_file(QUICKSTART / "seed.yaml", clock=clock)
+    http = make_http_client("http://emulator.invalid", TOKEN, transport=_SecondCheckout(emulator))
+    client = WorkspaceClient(http, clock=clock)
+    plan = _plan(client)
+    with pytest.raises(ApplyError) as lost:
+        apply_plan(plan, client=client, state=State(), state_path=tmp_path / "s.json")
+    message = str(lost.value)
+    assert "reading the lists back shows someone else changed them" in message
+    assert "workspace.partner-portal" in message and "user lee@partner.io was commenter, now absent" in message
+    assert "group.acme-onboarding" not in message

@@ -117,10 +117,10 @@ def test_a_stricter_service_slows_the_client_through_its_headers_before_any_429(
     emulator = Emulator.from_seed_file(QUICKSTART / "seed.yaml", clock=clock, rate_limits={"default": 2})
     client = client_for(emulator, clock)
     plan = _plan(client)                                                             # 1 listing
-    apply_plan(plan, client=client, state=State(), state_path=tmp_path / "s.json")  # refresh + 2 POSTs
+    apply_plan(plan, client=client, state=State(), state_path=tmp_path / "s.json")  # refresh, 2 POSTs, read-back
     assert client.stats.rate_limited == 0
-    assert emulator.request_count() == 4
-    assert client.stats.waited_seconds == 60  # X-RateLimit-Remaining: 0 after the second call
+    assert emulator.request_count() == 5
+    assert client.stats.waited_seconds == 120  # X-RateLimit-Remaining: 0 after the 2nd and the 4th call
 
 
 def test_a_429_is_waited_out_and_the_call_sent_again(quickstart_client, quickstart_emulator,

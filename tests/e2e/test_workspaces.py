@@ -396,7 +396,7 @@ def test_a_member_removed_from_the_manifest_is_forgotten_and_its_workspace_kept(
 
 def test_connect_and_settings_counts_are_in_the_plan_cost(rig: Rig) -> None:
     plan = rig.plan()
-    assert plan.cost.calls_by_class == {"default": 15, "storage": 2, "workspace_creation": 4}
+    assert plan.cost.calls_by_class == {"default": 16, "storage": 2, "workspace_creation": 4}
     assert plan.summary.workspaces_connected == 2 and plan.summary.settings == 5
     changes = by_address(plan)
     assert isinstance(changes[WELCOME], ConnectChange)
