@@ -26,6 +26,7 @@ from reconciler.plan.render_text import (
     setting_text,
     summary_line,
 )
+from reconciler.text import printable
 
 _WORDS = {Action.CREATE: "add", Action.UPDATE: "change role", Action.DELETE: "**REMOVE**"}
 
@@ -52,13 +53,13 @@ def render_markdown(plan: Plan) -> str:
     for change in sorted(plan.changes, key=lambda c: 0 if isinstance(c, AccessChange) and c.removals else 1):
         lines += _change_block(change)
     lines += [summary_line(plan), "", cost_line(plan.cost), ""]
-    return "\n".join(lines) + _warning_block(plan)
+    return "\n".join(printable(line) for line in lines) + _warning_block(plan)
 
 
 def _warning_block(plan: Plan) -> str:
     if not plan.warnings:
         return ""
-    return "\n> [!NOTE]\n> Warnings:\n" + "".join(f"> - {w}\n" for w in plan.warnings)
+    return "\n> [!NOTE]\n> Warnings:\n" + "".join(f"> - {printable(w)}\n" for w in plan.warnings)
 
 
 def _change_block(change: Change) -> list[str]:

@@ -22,6 +22,7 @@ from reconciler.plan.model import (
     Plan,
     SettingChange,
 )
+from reconciler.text import printable
 
 _ANSI = {"create": "32", "update": "33", "delete": "1;31", "bold": "1", "dim": "2"}
 
@@ -31,6 +32,9 @@ class _Paint:
         self.color = color
 
     def __call__(self, text: str, style: str) -> str:
+        # Every line a plan shows passes here: values from a manifest or the
+        # service are made printable before our own colours are added.
+        text = printable(text)
         return f"\x1b[{_ANSI[style]}m{text}\x1b[0m" if self.color else text
 
 
@@ -58,7 +62,7 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def warning_lines(plan: Plan, paint: Callable[[str, str], str] = lambda text, _style: text) -> list[str]:
+def warning_lines(plan: Plan, paint: Callable[[str, str], str] = lambda text, _style: printable(text)) -> list[str]:
     """The plan's warnings, each on its own line after a blank one."""
     if not plan.warnings:
         return []

@@ -208,10 +208,10 @@ def test_target_limits_the_plan_to_an_address(write_manifest: Callable[..., Path
     assert [c.address for c in plan.changes] == ["workspace.portal"]
 
 
-def test_cost_counts_calls_and_the_refresh_read(write_manifest: Callable[..., Path]) -> None:
+def test_cost_counts_calls_and_the_reads_before_and_after_writing(write_manifest: Callable[..., Path]) -> None:
     plan = plan_for(write_manifest(GROUP), HOME_LIVE)
-    assert plan.cost.calls_by_class == {"default": 2}
-    assert plan.cost.refresh_reads == 1
+    assert plan.cost.calls_by_class == {"default": 3}
+    assert plan.cost.refresh_reads == 2
     assert plan.cost.min_seconds == 0
 
 

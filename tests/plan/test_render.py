@@ -33,7 +33,7 @@ def test_text_repeats_removals_after_the_summary(write_manifest: Callable[..., P
 
 def test_text_states_the_cost(write_manifest: Callable[..., Path]) -> None:
     text = render_text(_plan(write_manifest))
-    assert "Cost: 2 API calls (default 2), including 1 re-read before writing; 0 workspace credits; at least 0 s" in text
+    assert "Cost: 3 API calls (default 3), including 2 re-reads of the lists before and after writing; 0 workspace credits; at least 0 s" in text
 
 
 def test_text_without_colour_has_no_escape_codes(write_manifest: Callable[..., Path]) -> None:
@@ -53,7 +53,7 @@ def test_empty_plan_says_no_changes(write_manifest: Callable[..., Path]) -> None
 
 def test_markdown_has_a_summary_table_and_a_removal_warning(write_manifest: Callable[..., Path]) -> None:
     md = render_markdown(_plan(write_manifest))
-    assert "| 1 | 1 | 1 | 0 | 0 | 0 | 2 | 0 | 0 s |" in md
+    assert "| 1 | 1 | 1 | 0 | 0 | 0 | 3 | 0 | 0 s |" in md
     assert "> - `group.onboarding`: user `old@agency.io` (was editor)" in md
     assert "| `-` | user | `old@agency.io` | ~~editor~~ | **REMOVE** |" in md
 
@@ -83,3 +83,20 @@ def test_text_shows_warnings_even_when_nothing_changes(write_manifest: Callable[
 def test_markdown_lists_warnings_in_a_note(write_manifest: Callable[..., Path]) -> None:
     text = render_markdown(_forgotten(write_manifest))
     assert "> [!NOTE]\n> Warnings:\n> - workspace.gone: no manifest names it any more" in text
+
+
+def test_control_characters_from_a_manifest_are_escaped_in_every_view(write_manifest: Callable[..., Path]) -> None:
+    path = write_manifest("""
+        version: 1
+        assets:
+          site:
+            type: link
+            url: "https://acme.com"
+            name: "Acme\\e[2J\\rApproved by security\\u202e"
+            description: "line\\x0bbreak"
+    """)
+    plan = make_plan(load_desired(path), live_of(), State())
+    for view in (render_text(plan), render_markdown(plan)):
+        assert "\x1b" not in view and "\r" not in view and "\x0b" not in view and "\u202e" not in view
+        assert "Acme\\x1b[2J\\x0dApproved by security\\u202e" in view
+    assert "\x1b[2J" not in render_text(plan, color=True)
