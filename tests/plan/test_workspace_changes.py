@@ -571,9 +571,9 @@ def test_text_summary_counts_workspaces_and_values_to_set(full_plan: Plan) -> No
     text = render_text(full_plan)
     assert ("Plan: 1 to add, 0 to change, 1 to remove; workspaces: 1 to create, 1 to connect; "
             "4 section/page/task values to set.") in text
-    # connect + create (workspace_creation); portal access POST, four PATCHes and the re-read (default)
-    assert "Cost: 8 API calls (default 6, workspace_creation 2), including 1 re-read before writing; " \
-           "1 workspace credits;" in text
+    # connect + create (workspace_creation); portal access POST, four PATCHes and the two re-reads (default)
+    assert "Cost: 9 API calls (default 7, workspace_creation 2), including 2 re-reads of the lists before and " \
+           "after writing; 1 workspace credits;" in text
 
 
 def test_text_summary_leaves_out_workspaces_and_values_when_there_are_none(write_manifest: Write) -> None:
