@@ -1,7 +1,10 @@
 """The command line: parse, call one function, render, exit with a fixed code.
 
 Exit codes: 0 success, 1 error (any ReconcilerError, bad arguments),
-2 changes present (only with ``plan --detailed-exitcode``), 130 interrupted,
+2 changes present (only with ``plan --detailed-exitcode``), 130 interrupted
+(Ctrl-C, SIGINT), 143 terminated (SIGTERM, what CI sends when a job is
+cancelled: handled like Ctrl-C, so the state lock is released and the state
+keeps every change recorded so far; 128 + 15, as a shell reports it),
 3 an internal error (a bug: the message says where the details went).
 """
 
@@ -22,6 +25,7 @@ import click
 from reconciler import __version__
 from reconciler.api.ratelimit import RateLimits
 from reconciler.errors import ConfigError, ReconcilerError
+from reconciler.text import printable
 from reconciler.state import default_state_path
 from reconciler.target import Target
 from reconciler import commands
@@ -59,6 +63,9 @@ def connection_options(func: F) -> F:
                                           "printed after 5 s of silence).")
     @click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
                   show_default=True, metavar="SECONDS", help="How long to wait for a connection.")
+    @click.option("--debug", is_flag=True,
+                  help="Print every request and answer (method, address, status, rate-limit headers) on "
+                       "stderr; the token and presigned upload signatures are never printed.")
     @click.option("--ca-bundle", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
                   help="Certificates to verify the service's TLS certificate with (verification cannot be "
                        "turned off).")
@@ -76,6 +83,7 @@ def connection_options(func: F) -> F:
             connect_timeout=kwargs.pop("connect_timeout"),
             ca_bundle=kwargs.pop("ca_bundle"),
             notice=lambda line: click.echo(line, err=True),
+            trace=(lambda line: click.echo(f"debug: {printable(line)}", err=True)) if kwargs.pop("debug") else None,
         )
         return func(*args, **kwargs)
 
@@ -328,6 +336,23 @@ def import_(address: str, workspace_id: str, path: Path, target: Target, state_p
                                 state_path=state_path or default_state_path(path)), nl=False)
 
 
+@cli.command("force-unlock")
+@click.argument("lock_id", metavar="ID")
+@manifest_argument
+@state_option
+def force_unlock(lock_id: str, path: Path, state_path: Path | None) -> None:
+    """Remove the state's lock when its lock ID is ID (Terraform's force-unlock LOCK_ID).
+
+    For a lock left by a command that is gone: killed (kill -9), a cancelled CI job, a machine
+    that went away. The message of a locked state names the ID. Refused when the lock has another
+    ID, or its holder still runs on this host. The service is not touched; run plan afterwards, as
+    the command that held the lock may have changed the service without recording it.
+    """
+    from reconciler.state_commands import force_unlock as unlock
+
+    click.echo(unlock(state_path or default_state_path(path), lock_id), nl=False)
+
+
 @cli.group()
 def emulator() -> None:
     """The embedded service emulator."""
@@ -356,26 +381,63 @@ def emulator_serve(host: str, port: int, seed: Path | None, data: Path | None, f
     """Serve the emulator over HTTP until interrupted.
 
     Tokens are the companies' tokens from the seed; the first line printed is the address to use
-    as RECONCILER_BASE_URL.
+    as RECONCILER_BASE_URL. A --host other than loopback while a company still has the built-in
+    demo token (publicly known) prints a warning on stderr.
     """
     commands.serve_emulator(host=host, port=port, seed=seed, data=data, faults=faults, fault_seed=fault_seed,
-                            time_scale=time_scale, announce=lambda line: click.echo(line, nl=True))
+                            time_scale=time_scale, announce=lambda line: click.echo(line, nl=True),
+                            warn=lambda line: click.echo(line, err=True))
 
 
 def _color() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
+EXIT_TERMINATED = 143
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised wherever the program is, so that ``with`` blocks
+    unwind (the state lock is released) exactly as for Ctrl-C."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise _Terminated()
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: every error becomes one paragraph and a fixed exit code."""
+    """Entry point: every error becomes one paragraph and a fixed exit code.
+
+    SIGTERM is handled like Ctrl-C for the duration of the call (exit 143);
+    the previous handler is restored afterwards, for callers in-process.
+    """
+    import signal
+
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:  # not the main thread, where Python cannot handle signals
+        previous = _raise_terminated
+    try:
+        _run(argv)
+    finally:
+        if previous is not _raise_terminated:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+def _interrupted(cause: BaseException | None) -> None:
+    terminated = isinstance(cause, _Terminated)
+    click.echo("Terminated (SIGTERM)." if terminated else "Interrupted.", err=True)
+    sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
+
+
+def _run(argv: list[str] | None) -> None:
+    """The command line, each outcome mapped to its exit code."""
     try:
         cli.main(args=argv, prog_name="reconciler", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Interrupted.", err=True)
-        sys.exit(EXIT_INTERRUPTED)
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+    except click.exceptions.Abort as exc:
+        _interrupted(exc.__cause__)  # click turns KeyboardInterrupt into Abort, keeping it as the cause
+    except KeyboardInterrupt as exc:
+        _interrupted(exc)
     except click.ClickException as exc:
         # Usage errors exit 1, not click's 2: 2 means "changes" with --detailed-exitcode.
         click.echo(f"Error: {exc.format_message()}", err=True)

@@ -40,6 +40,7 @@ class Target:
     # Where notices go (a slow answer, a token file others can read); the CLI
     # passes stderr, tests a list's append.
     notice: Callable[[str], None] | None = None
+    trace: Callable[[str], None] | None = None  # --debug: one line per request and answer
 
     def limits(self) -> RateLimits:
         """The configured requests per minute, defaults for classes not given."""
@@ -57,7 +58,8 @@ def open_client(target: Target) -> Iterator[WorkspaceClient]:
 
         emulator = Emulator.from_file(target.emulator_file, seed_path=target.emulator_seed)
         token = _read_token(target, required=False) or _only_company_token(emulator, target.emulator_file)
-        http = make_http_client(IN_PROCESS_BASE_URL, token, transport=emulator_transport(emulator))
+        http = make_http_client(IN_PROCESS_BASE_URL, token, transport=emulator_transport(emulator),
+                                trace=target.trace)
     else:
         base_url = target.base_url or target.env.get(BASE_URL_ENV)
         if not base_url:
@@ -69,7 +71,7 @@ def open_client(target: Target) -> Iterator[WorkspaceClient]:
         token = _read_token(target, required=True)
         assert token is not None
         http = make_http_client(base_url, token, timeout=target.timeout, connect_timeout=target.connect_timeout,
-                                verify=str(target.ca_bundle) if target.ca_bundle else True)
+                                verify=str(target.ca_bundle) if target.ca_bundle else True, trace=target.trace)
     with http:
         yield WorkspaceClient(http, rate_limits=limits, page_size=target.page_size,
                               max_attempts=target.retries + 1,

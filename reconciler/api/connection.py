@@ -9,6 +9,7 @@ machine, or to the in-process emulator).
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -80,6 +81,7 @@ def make_http_client(
     timeout: float = 30.0,
     connect_timeout: float = 10.0,
     verify: str | bool = True,
+    trace: Callable[[str], None] | None = None,
 ) -> httpx.Client:
     """An ``httpx.Client`` for the service at ``base_url`` (normalised).
 
@@ -89,7 +91,9 @@ def make_http_client(
     carry the token elsewhere.  ``transport`` replaces the network (the
     in-process emulator, a test's mock).  ``timeout`` bounds each read and
     write, ``connect_timeout`` the connection.  ``verify`` is ``True`` or the
-    path of a CA bundle: TLS verification cannot be turned off.  Raises
+    path of a CA bundle: TLS verification cannot be turned off.  ``trace``
+    gets one line per request and per answer (``--debug``), with the token
+    and the query of presigned addresses redacted.  Raises
     ``ConfigError`` for a bad address or a token that cannot be sent in a
     header; no message names the token.
     """
@@ -108,7 +112,29 @@ def make_http_client(
         timeout=httpx.Timeout(timeout, connect=connect_timeout),
         verify=verify,
         follow_redirects=False,
+        event_hooks=_trace_hooks(trace) if trace is not None else None,
     )
+
+
+def _trace_hooks(trace: Callable[[str], None]) -> dict[str, list[Callable[..., None]]]:
+    def on_request(request: httpx.Request) -> None:
+        trace(f"> {request.method} {redacted_url(request)}")
+
+    def on_response(response: httpx.Response) -> None:
+        limits = " ".join(f"{k}={v}" for k, v in response.headers.items() if k.lower().startswith("x-ratelimit")
+                          or k.lower() == "retry-after")
+        trace(f"< {response.status_code} {response.request.method} {redacted_url(response.request)} {limits}".rstrip())
+
+    return {"request": [on_request], "response": [on_response]}
+
+
+def redacted_url(request: httpx.Request) -> str:
+    """The request's address for a log: a presigned address (sent without the
+    service's token) loses its whole query, which is where its signature is."""
+    url = request.url
+    if "Authorization" in request.headers or not url.query:
+        return str(url)
+    return str(url.copy_with(query=b"[redacted]"))
 
 
 def _plain_http_allowed(host: str, *, in_process: bool) -> bool:
