@@ -44,7 +44,12 @@ def apply_asset(client: WorkspaceClient, change: AssetChange, state: State, *, s
         if file_id is None:
             state, file_id = _upload(client, change, record, state, save=save)
         record = record.model_copy(update={"file_id": file_id, "uploaded": True})
-    asset_id = _create(client, change, file_id)
+    try:
+        asset_id = _create(client, change, file_id)
+    except _LostCreation as lost:
+        save(_with_asset(state, change.address, "", record.model_copy(
+            update={"file_id": file_id, "uploaded": True if file_id else None, "uncertain": True})))
+        raise ApplyError(lost.message) from lost.__cause__
     # Creation sets name and tags; description and internal keep the service's
     # defaults until the PATCH that follows.
     record = record.model_copy(update={"name": change.name, "tags": list(change.tags), "internal": False})
@@ -114,15 +119,31 @@ def _create(client: WorkspaceClient, change: AssetChange, file_id: str | None) -
             # One file backs one asset: if the lost call made it, this is refused with 409.
             return client.create_asset_when_uploaded(body).id
         except Conflict as exc:
-            raise ApplyError(
+            raise _LostCreation(
                 f"{change.address} ({change.location}): the answer to POST /assets was lost, and the service "
                 f"now says file {file_id} already backs an asset: the lost call created it. Find that asset "
                 f"in the web app and adopt it with 'reconciler import {change.address} ASSET_ID'."
             ) from exc
-    if change.asset_type == "link":
-        return client.create_asset(LinkAssetInput(url=change.url or "", name=change.name, tagIds=tags)).id
-    return client.create_asset(EmbedAssetInput(url=change.url, customCode=change.custom_code, name=change.name,
-                                               tagIds=tags)).id
+    body_input = (LinkAssetInput(url=change.url or "", name=change.name, tagIds=tags) if change.asset_type == "link"
+                  else EmbedAssetInput(url=change.url, customCode=change.custom_code, name=change.name, tagIds=tags))
+    try:
+        return client.create_asset(body_input).id
+    except AMBIGUOUS as exc:
+        # Sending it again could make a second asset, and nothing can list them to check.
+        raise _LostCreation(
+            f"{change.address} ({change.location}): {exc} The asset may or may not have been created, and the "
+            "API cannot list assets to tell, so it is not sent again. Find it in the web app and run "
+            f"'reconciler import {change.address} ASSET_ID', or, if it does not exist, "
+            f"'reconciler state rm {change.address}' to create it."
+        ) from exc
+
+
+class _LostCreation(Exception):
+    """The asset's creation answer was lost; ``message`` says what to do."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 def _patch(client: WorkspaceClient, change: AssetChange, asset_id: str, record: AssetRecord, state: State, *,

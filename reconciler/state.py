@@ -13,13 +13,16 @@ leaves either the old or the new file, never half of one.
 
 from __future__ import annotations
 
+import errno as errno_module
 import json
 import os
+import shlex
 import socket
 import sys
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -64,6 +67,10 @@ class AssetRecord(BaseModel):
     description: str | None = None
     tags: list[str] | None = None
     internal: bool | None = None
+    # The answer to the asset's creation was lost: it may exist, and the API
+    # can neither list assets nor say which one. Nothing is created again
+    # until someone imports it or forgets it (state rm).
+    uncertain: bool | None = None
 
 
 class ResourceState(BaseModel):
@@ -156,51 +163,217 @@ def load_state(path: Path) -> State:
 
 
 def write_state(path: Path, state: State) -> State:
-    """Write ``state`` with its serial bumped, atomically; returns what was written."""
+    """Write ``state`` with its serial bumped, atomically; returns what was written.
+
+    Raises ``StateWriteError`` when the write fails (a full disk, an I/O
+    error); the file then still holds what it held before, byte for byte.
+    """
     new = state.model_copy(update={"serial": state.serial + 1, "lineage": state.lineage or str(uuid.uuid4())})
     # Unknown facts are left out rather than written as null: smaller files,
     # and a state written by this version reads the same in the last one.
     text = new.model_dump_json(indent=2, exclude_none=True) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    existed = path.exists()
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _write_temp(path, text.encode("utf-8"))
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise StateError(f"Cannot write the state file {path}: {exc}.") from exc
+        raise StateWriteError(path, exc.errno, previous_serial=state.serial if existed else None,
+                              detail=exc.strerror or str(exc)) from exc
+    _fsync_directory(path.parent)
     return new
+
+
+class StateWriteError(StateError):
+    """The state file could not be written (a full disk, an I/O error).
+
+    The file still holds what it held before the write, byte for byte:
+    ``previous_serial`` is its serial (``None`` when there was no file yet,
+    and none was written).  ``path`` is the state file and ``errno`` the
+    operating system's error code (``errno.ENOSPC`` for a full disk), so a
+    caller can say what was changed in the service and not recorded.
+    """
+
+    def __init__(self, path: Path, errno: int | None, *, previous_serial: int | None,
+                 detail: str | None = None) -> None:
+        self.path = path
+        self.errno = errno
+        self.previous_serial = previous_serial
+        kept = (f"The file still holds serial {previous_serial}, as before this write."
+                if previous_serial is not None else "There was no state file before, and none was written.")
+        super().__init__(f"Cannot write the state file {path}: {_os_reason(errno, detail)}. {kept}")
+
+
+def _os_reason(code: int | None, detail: str | None = None) -> str:
+    """``No space left on device (ENOSPC)``: the words and the code to search for."""
+    if code is None:
+        return detail or "unknown error"
+    return f"{os.strerror(code)} ({errno_module.errorcode.get(code, code)})"
+
+
+def _write_temp(target: Path, data: bytes, *, mode: int | None = None) -> Path:
+    """``data`` in a new, fsynced temp file beside ``target``; on any failure
+    the temp file is removed and the error raised."""
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return Path(name)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until all of ``data`` is written (a write may be short)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` survive a power loss; best effort (not
+    every platform can open a directory), as the rename itself succeeded."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def lock_path(state_path: Path) -> Path:
+    """The lock file of ``state_path``: the same name with ``.lock`` added."""
+    return state_path.with_name(state_path.name + ".lock")
+
+
+# Where hard links do not exist (some network and FUSE filesystems), link()
+# fails with one of these; the lock then falls back to O_CREAT | O_EXCL.
+_NO_HARD_LINKS = {errno_module.EPERM, errno_module.EOPNOTSUPP, errno_module.ENOTSUP, errno_module.ENOSYS}
+
+
+@dataclass(frozen=True)
+class LockHolder:
+    """Who holds a lock, as its file says; what the file lacks is ``None``."""
+
+    id: str | None = None
+    pid: int | None = None
+    host: str | None = None
+    command: str | None = None
+    since: str | None = None
+
+    @classmethod
+    def read(cls, lock: Path) -> LockHolder | None:
+        """The holder named in ``lock``: ``None`` when there is no lock file,
+        a holder with no id when the file is empty or unreadable."""
+        try:
+            info = json.loads(lock.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            return cls()
+        if not isinstance(info, dict):
+            return cls()
+
+        def text(key: str) -> str | None:
+            value = info.get(key)
+            return value if isinstance(value, str) and value else None
+
+        pid = info.get("pid")
+        return cls(id=text("id"), pid=pid if type(pid) is int else None, host=text("host"),
+                   command=text("command"), since=text("since"))
+
+    def running(self) -> bool | None:
+        """Whether the holder's process still runs: known only for a holder
+        on this host (``None`` otherwise; another machine is never guessed).
+        A pid reused by another program reads as running: the safe mistake."""
+        if os.name != "posix" or self.host != socket.gethostname() or self.pid is None or self.pid <= 0:
+            return None
+        try:
+            os.kill(self.pid, 0)  # signal 0: only asks whether the process exists
+        except ProcessLookupError:
+            return False
+        except OSError:
+            return True  # EPERM: it exists, under another user
+        return True
+
+    def describe(self) -> str:
+        """``'reconciler apply' (pid 12 on ci-7, since ..., lock ID ...)``."""
+        return (f"'{self.command}' (pid {self.pid} on {self.host}, since {self.since}, lock ID {self.id})")
+
+
+def remove_lock(state_path: Path, lock_id: str) -> bool:
+    """Remove the lock of ``state_path`` if it carries ``lock_id``; ``False``
+    when there is no lock or it is another one."""
+    lock = lock_path(state_path)
+    holder = LockHolder.read(lock)
+    if holder is None or holder.id != lock_id:
+        return False
+    lock.unlink(missing_ok=True)
+    return True
 
 
 class StateLock:
     """An exclusive lock file beside the state, naming who holds it.
 
-    ``O_CREAT | O_EXCL`` is atomic on every local filesystem, so two applies
-    can never both believe they hold the lock.
+    The holder (a random lock id, pid, host, command, start time) is written
+    to a temp file, fsynced, then hard-linked to the lock's name.  ``link``
+    fails when that name exists, atomically, so two commands can never both
+    hold the lock; and a lock file is complete or absent: a full disk fails
+    the temp file, never leaves an empty lock.  A lock left by a process that
+    is gone is reported (naming a dead holder on this host as such) and is
+    removed only by ``reconciler force-unlock ID``.
+
+    The directory is created when missing; one that cannot be created or
+    written is a ``StateError`` before anything else happens.
     """
 
     def __init__(self, state_path: Path, *, command: str) -> None:
-        self.path = state_path.with_name(state_path.name + ".lock")
+        self.state_path = state_path
+        self.path = lock_path(state_path)
         self.command = command
+        self.id = uuid.uuid4().hex
 
     def __enter__(self) -> StateLock:
         holder = {
+            "id": self.id,
             "pid": os.getpid(),
             "host": socket.gethostname(),
             "command": self.command,
             "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "python": sys.executable,
         }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        directory = self.path.parent
         try:
-            fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            raise StateError(self._held_message()) from None
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(holder, handle)
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StateError(
+                f"Cannot use the state file {self.state_path}: the directory {directory} does not exist and "
+                f"cannot be created ({exc.strerror or exc}). Choose another place with --state FILE. "
+                "Nothing was changed."
+            ) from exc
+        try:
+            taken = self._take((json.dumps(holder) + "\n").encode("utf-8"))
+        except BaseException as exc:
+            self._release()  # interrupted after the link: the lock is ours, and goes
+            if isinstance(exc, OSError):
+                raise StateError(self._cannot_lock(exc)) from exc
+            raise
+        if not taken:
+            raise StateError(self._held_message())
         return self
 
     def __exit__(
@@ -209,19 +382,74 @@ class StateLock:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.path.unlink(missing_ok=True)
+        self._release()
+
+    def _take(self, data: bytes) -> bool:
+        """Create the lock file holding ``data``; ``False`` when it exists."""
+        tmp = _write_temp(self.path, data, mode=0o644)
+        try:
+            os.link(tmp, self.path)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            if exc.errno not in _NO_HARD_LINKS:
+                raise
+            return self._take_without_link(data)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return True
+
+    def _take_without_link(self, data: bytes) -> bool:
+        try:
+            fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            return False
+        try:
+            try:
+                _write_all(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except BaseException:
+            self.path.unlink(missing_ok=True)  # an empty lock would read as "an unknown process"
+            raise
+        return True
+
+    def _release(self) -> None:
+        """Remove the lock file if it is still this lock (it may have been
+        force-unlocked and taken by another command since)."""
+        remove_lock(self.state_path, self.id)
+
+    def _cannot_lock(self, exc: OSError) -> str:
+        if exc.errno in (errno_module.EACCES, errno_module.EPERM, errno_module.EROFS):
+            return (
+                f"Cannot use the state file {self.state_path}: the directory {self.path.parent} is not writable "
+                f"({exc.strerror or exc}); the state and its lock are written there. Choose a writable place "
+                "with --state FILE. Nothing was changed."
+            )
+        return (f"Cannot take the lock {self.path}: {_os_reason(exc.errno, exc.strerror)}; no lock file was "
+                "left behind. Nothing was changed.")
 
     def _held_message(self) -> str:
-        try:
-            info = json.loads(self.path.read_text(encoding="utf-8"))
-            who = (
-                f"'{info.get('command')}' (pid {info.get('pid')} on {info.get('host')}, "
-                f"since {info.get('since')})"
+        state, lock = self.state_path, self.path
+        holder = LockHolder.read(lock)
+        if holder is None:
+            return (f"The state {state} was locked by another command, which has just finished. "
+                    "Run the command again.")
+        if holder.id is None:
+            return (f"The state {state} is locked by an unknown process: the lock file {lock} is empty or "
+                    "unreadable (written by an older reconciler, or by hand), and has no lock ID. If no "
+                    f"reconciler command is running against this state, delete {lock}.")
+        unlock = f"reconciler force-unlock {holder.id} --state {shlex.quote(str(state))}"
+        if holder.running() is False:
+            return (
+                f"The state {state} is locked by '{holder.command}' (lock ID {holder.id}, since {holder.since}), "
+                f"held by pid {holder.pid} on this host, which is no longer running: it was killed or crashed, "
+                f"and may have changed the service without recording it. Remove the lock with '{unlock}', "
+                "then run 'reconciler plan' to see where things stand."
             )
-        except (OSError, json.JSONDecodeError):
-            who = "an unknown process"
         return (
-            f"The state is locked by {who}: another apply is running against "
-            f"{self.path.with_suffix('')}. Wait for it to finish; if that process is gone, "
-            f"delete {self.path}."
+            f"The state {state} is locked by {holder.describe()}: another command is running against it. "
+            f"Wait for it to finish. If that process is gone (a cancelled CI job, a machine that went away), "
+            f"remove the lock with '{unlock}'."
         )

@@ -1,10 +1,12 @@
-"""``state list|show|rm`` and ``import``: read and edit what the state knows.
+"""``state list|show|rm``, ``import`` and ``force-unlock``: read and edit
+what the state knows.
 
 None of these changes the service.  ``rm`` forgets an address (the next plan
 treats it as new: a template member would be created again); ``import``
 binds an address to a workspace that already exists, after checking that it
 exists and fits the manifest entry, so the next plan adopts it instead of
-creating another.
+creating another; ``force-unlock`` removes a lock left by a command that is
+gone, given the lock's ID (Terraform's ``force-unlock LOCK_ID``).
 """
 
 from __future__ import annotations
@@ -14,10 +16,19 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from reconciler.errors import ConfigError
+from reconciler.errors import ConfigError, StateError
 from reconciler.live import PLAN_PROPERTIES, LiveWorkspace, fetch_live
 from reconciler.manifest import Desired, DesiredAsset, DesiredGroup, DesiredMember, DesiredWorkspace, load_desired
-from reconciler.state import ResourceState, State, StateLock, load_state, write_state
+from reconciler.state import (
+    LockHolder,
+    ResourceState,
+    State,
+    StateLock,
+    load_state,
+    lock_path,
+    remove_lock,
+    write_state,
+)
 from reconciler.target import Target, open_client
 
 
@@ -47,6 +58,36 @@ def state_rm(state_path: Path, address: str) -> str:
         f"changed. The next plan treats {address} as unknown: a workspace made from a template would be "
         "created again, and write-only values would be sent again.\n"
     )
+
+
+def force_unlock(state_path: Path, lock_id: str) -> str:
+    """Remove the lock of ``state_path`` when its ID is ``lock_id``.
+
+    Refused when there is no lock, when its ID is another (so a lock taken
+    since the ID was read is never broken by mistake), when the lock has no
+    ID, and when its holder still runs on this host.
+    """
+    lock = lock_path(state_path)
+    holder = LockHolder.read(lock)
+    if holder is None:
+        raise StateError(f"The state {state_path} is not locked (there is no {lock}); nothing was removed.")
+    if holder.id is None:
+        raise StateError(f"The lock {lock} has no lock ID: it is empty or unreadable (written by an older "
+                         "reconciler, or by hand), so force-unlock cannot check it. If no reconciler command is "
+                         f"running against {state_path}, delete {lock}.")
+    if holder.id != lock_id:
+        raise StateError(f"The lock {lock} has ID {holder.id}, not {lock_id}; it was not removed. It is held by "
+                         f"{holder.describe()}.")
+    running = holder.running()
+    if running:
+        raise StateError(f"The lock {lock_id} was not removed: pid {holder.pid} on this host is still running "
+                         f"'{holder.command}'. Stop it first (it releases the lock as it ends); if pid "
+                         f"{holder.pid} is some other program by now, delete {lock} by hand.")
+    if not remove_lock(state_path, lock_id):
+        raise StateError(f"The lock {lock_id} of {state_path} was released meanwhile; nothing was removed.")
+    gone = ", which is no longer running" if running is False else ""
+    return (f"Removed the lock {lock_id} of {state_path}, held by {holder.describe()}{gone}. That command may "
+            "have changed the service without recording it: run 'reconciler plan' to see where things stand.\n")
 
 
 def import_workspace(path: Path, address: str, workspace_id: str, *, target: Target, state_path: Path) -> str:
@@ -114,7 +155,7 @@ def _node(desired: Desired, address: str) -> tuple[DesiredMember | DesiredWorksp
 
 def _refuse_rebinding(state: State, address: str, workspace_id: str) -> None:
     current = state.resources.get(address)
-    if current is not None:
+    if current is not None and current.id:  # an asset whose creation is in doubt (no id) may be adopted
         same = " already" if current.id == workspace_id else ""
         raise ConfigError(f"Cannot import {address}: the state{same} binds it to workspace {current.id}. "
                           f"Run 'reconciler state rm {address}' first to bind it anew.")

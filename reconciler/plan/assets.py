@@ -23,16 +23,26 @@ CONVERTED_TYPES = frozenset({"docx", "ppt", "xlsx"})
 
 def plan_assets(
     assets: tuple[DesiredAsset, ...], state: State, *, scope: Callable[[str], bool], reassert: bool
-) -> list[AssetChange]:
-    """One change per asset that differs from what the state recorded."""
-    changes = []
+) -> tuple[list[AssetChange], list[str]]:
+    """One change per asset that differs from what the state recorded, and
+    a warning per asset whose creation may or may not have happened."""
+    changes, warnings = [], []
     for asset in assets:
         if not scope(asset.address):
+            continue
+        resource = state.resources.get(asset.address)
+        if resource is not None and resource.asset is not None and resource.asset.uncertain and not resource.id:
+            warnings.append(
+                f"{asset.location}: {asset.address}: an earlier apply lost the answer to its creation, so it may "
+                "exist already, and the API cannot list assets to tell. Nothing is planned for it: find it in "
+                f"the web app and run 'reconciler import {asset.address} ASSET_ID', or, if it does not exist, "
+                f"'reconciler state rm {asset.address}' to create it."
+            )
             continue
         change = plan_asset(asset, state, reassert=reassert)
         if change is not None:
             changes.append(change)
-    return changes
+    return changes, warnings
 
 
 def plan_asset(asset: DesiredAsset, state: State, *, reassert: bool) -> AssetChange | None:

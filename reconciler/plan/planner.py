@@ -90,7 +90,9 @@ def make_plan(
             changes += [change] if change is not None else []
             unchanged += [ws.address] if change is None else []
         changes += plan_settings(ws, ws.id, state, reassert=reassert)
-    changes += plan_assets(desired.assets, state, scope=scope, reassert=reassert)
+    asset_changes, asset_warnings = plan_assets(desired.assets, state, scope=scope, reassert=reassert)
+    changes += asset_changes
+    warnings += asset_warnings
 
     orphaned = _no_owner_problems(c for c in changes if isinstance(c, AccessChange))
     if orphaned:

@@ -223,6 +223,28 @@ def test_a_lost_create_answer_is_not_answered_by_a_second_asset(rig: Rig) -> Non
     with pytest.raises(ApplyError, match="reconciler import asset.deck ASSET_ID"):
         rig.apply()
     assert len(rig.company.assets) == 1  # the retry was refused: one file backs one asset
+    again = rig.plan()
+    assert again.changes == ()
+    assert any("asset.deck: an earlier apply lost the answer to its creation" in w for w in again.warnings)
+
+
+def test_a_lost_link_creation_is_never_sent_again_on_its_own(rig: Rig) -> None:
+    rig.write("version: 1\nassets:\n  site: {type: link, url: 'https://acme.com', name: Acme}\n")
+    rig.emulator.faults.inject("POST", "^/v1/assets$", kind="after_commit", times=1)
+    with pytest.raises(ApplyError, match="may or may not have been created"):
+        rig.apply()
+    rig.apply()  # nothing planned: it may exist
+    assert len(rig.company.assets) == 1
+    (created,) = rig.company.assets
+    # Found in the web app and adopted (an asset import makes no service call).
+    from reconciler.state_commands import import_workspace
+    from reconciler.target import Target
+
+    import_workspace(rig.root, "asset.site", created.id, target=Target(), state_path=rig.state_path)
+    (change,) = rig.plan().changes
+    assert (change.action, change.asset_id) == ("update", created.id)
+    rig.apply()
+    assert len(rig.company.assets) == 1 and not rig.plan().has_changes
 
 
 def test_wait_follows_a_conversion_to_the_end(rig: Rig) -> None:
