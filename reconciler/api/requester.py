@@ -107,13 +107,23 @@ class Requester:
         token = auth.removeprefix("Bearer ").strip()
         self._token = token if len(token) >= _MIN_REDACTED_TOKEN else None
 
-    def request(self, method: str, path: str, *, query: Query = (), body: JsonObject | None = None) -> Answer:
+    def request(self, method: str, path: str, *, query: Query = (), body: JsonObject | None = None,
+                replay_body: JsonObject | None = None) -> Answer:
         """Send ``method path`` (path after ``/v1``, ids already quoted) and
-        return its successful answer, or raise an ``ApiError``."""
+        return its successful answer, or raise an ``ApiError``.
+
+        ``replay_body``, when given, is what every attempt after the first
+        sends (an access list replayed without ``notifyPeople``, so that nobody
+        is emailed twice when the first attempt's answer was lost).
+        """
         params: list[tuple[str, str | int | float | bool | None]] | None = [(k, v) for k, v in query] or None
+        sent = 0
 
         def build() -> httpx.Request:
-            return self.http.build_request(method, path, params=params, json=body)
+            nonlocal sent
+            sent += 1
+            chosen = replay_body if replay_body is not None and sent > 1 else body
+            return self.http.build_request(method, path, params=params, json=chosen)
 
         response = self._exchange(method, path, build, limit_class=classify(method, path),
                                   retry_safe=is_retry_safe(method, path), to_service=True)

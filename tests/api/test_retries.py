@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 import respx
@@ -177,3 +179,18 @@ def test_429s_alone_say_nothing_about_a_change(router: respx.Router, make_client
     with pytest.raises(errors.RateLimited) as failed:
         make_client(max_attempts=2).set_access("ws_1", users=[AccessUserInput(email="a@b.co", role="owner")])
     assert "may or may not" not in str(failed.value)
+
+
+def test_a_replayed_access_list_does_not_notify_again(router: respx.Router, client: WorkspaceClient) -> None:
+    route = router.post("/workspaces/ws_1/access").mock(side_effect=[
+        httpx.RemoteProtocolError("connection dropped"),
+        respx.MockResponse(429, json=LIMITED, headers={"Retry-After": "1"}),
+        respx.MockResponse(200, json=data("workspace", {"id": "ws_1"})),
+    ])
+    client.set_access("ws_1", users=[AccessUserInput(email="a@b.co", role="owner")], notify_people=True,
+                      message="Welcome")
+    bodies = [json.loads(call.request.read()) for call in route.calls]
+    assert bodies[0] == {"workspaceUsers": [{"email": "a@b.co", "role": "owner"}], "notifyPeople": True,
+                         "message": "Welcome"}
+    assert bodies[1] == bodies[2] == {"workspaceUsers": [{"email": "a@b.co", "role": "owner"}],
+                                      "notifyPeople": False}

@@ -48,7 +48,7 @@ class WorkspaceEndpoints(EndpointBase):
         list in the service (entries left out lose access), a list that is
         ``None`` is left as it is.  At least one of ``users`` and ``domains``
         must be given.  Safe to repeat, so retried after 5xx and lost
-        connections.
+        connections; a repeat never notifies (``notifyPeople: false``).
         """
         if users is None and domains is None:
             raise ValueError("set_access needs users or domains (or both): the body would be empty")
@@ -63,7 +63,14 @@ class WorkspaceEndpoints(EndpointBase):
             body["message"] = message
         path = f"/workspaces/{segment(workspace_id)}/access"
         query = properties_query(properties, props.WORKSPACE, endpoint="POST /workspaces/{id}/access")
-        return self._one("POST", path, "workspace", Workspace, query=query, body=body)
+        # A repeat (after a lost answer or a 429) must not email people twice:
+        # it replays the list with notifyPeople false.  Someone may then miss
+        # the email if the first attempt never arrived; nobody gets two.
+        replay = None
+        if notify_people:
+            replay = {k: v for k, v in body.items() if k != "message"} | {"notifyPeople": False}
+        answer = self.requester.request("POST", path, query=query, body=body, replay_body=replay)
+        return self._read(answer, "POST", path, "workspace", Workspace)
 
     def connect_workspace(
         self,
