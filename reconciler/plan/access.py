@@ -1,24 +1,24 @@
 """Diff one access list: desired vs live, with the state's ownership record.
 
-deepdiff compares the two ``email → role`` (and ``domain → role``) maps; its
-tree view hands back each added, removed and changed key with both values,
-which is exactly an entry change.
+Both sides are flat ``email → role`` (and ``domain → role``) maps, so the
+diff is a keyed comparison: a key only in the service is a removal, a key
+only in the target an addition, a key in both with another role an update.
+deepdiff computed this until it was measured: for 10,000 workspaces of 25
+entries, deepdiff alone took 3.5 s of CPU, this whole function 0.06 s, for
+the same changes in the same order (``python -m bench.access_diff``
+compares the two on the benchmark's lists and on random ones, and times
+both).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-
-from deepdiff import DeepDiff
+from typing import Literal
 
 from reconciler.live import LiveEntry
 from reconciler.plan.model import Action, EntryChange, EntryKind
+from reconciler.roles import privilege
 
-_ACTIONS = {
-    "dictionary_item_added": Action.CREATE,
-    "dictionary_item_removed": Action.DELETE,
-    "values_changed": Action.UPDATE,
-}
 _ORDER = {Action.DELETE: 0, Action.UPDATE: 1, Action.CREATE: 2}
 
 
@@ -51,30 +51,40 @@ def diff_entries(
     since: Mapping[str, str] | None = None,
 ) -> list[EntryChange]:
     """The entry changes that turn ``live`` into ``target``, removals first."""
-    before = {k: e.role for k, e in live.items()}
-    # threshold_to_diff_deeper=0: by default deepdiff reports two maps with
-    # few keys in common as one root-level replacement; we always want
-    # per-entry changes, however different the lists are.
-    diff = DeepDiff(before, dict(target), view="tree", threshold_to_diff_deeper=0)
+    found: list[tuple[str, Action]] = [
+        (key, Action.DELETE if key not in target else Action.UPDATE)
+        for key, entry in live.items()
+        if key not in target or target[key] != entry.role
+    ]
+    found += [(key, Action.CREATE) for key in target if key not in live]
     changes: list[EntryChange] = []
-    for report, action in _ACTIONS.items():
-        for level in diff.get(report, []):
-            key = str(level.path(output_format="list")[0])
-            entry = live.get(key)
-            changes.append(
-                EntryChange(
-                    kind=kind,
-                    key=key,
-                    action=action,
-                    before=entry.role if entry else None,
-                    after=target.get(key),
-                    entry_id=entry.id if entry else None,
-                    location=locations.get(key),
-                    managed_since=(since or {}).get(f"{kind}:{key}") if action is Action.DELETE else None,
-                    reason=_reason(action, kind, entry, target.get(key)),
-                )
+    for key, action in found:
+        entry = live.get(key)
+        changes.append(
+            EntryChange(
+                kind=kind,
+                key=key,
+                action=action,
+                before=entry.role if entry else None,
+                after=target.get(key),
+                entry_id=entry.id if entry else None,
+                location=locations.get(key),
+                managed_since=(since or {}).get(f"{kind}:{key}") if action is Action.DELETE else None,
+                reason=_reason(action, kind, entry, target.get(key)),
+                privilege=privilege(entry.role if entry else None, target.get(key)),
+                flags=_flags(kind, entry.role if entry else None, target.get(key)),
             )
+        )
     return sorted(changes, key=lambda c: (_ORDER[c.action], c.kind, c.key))
+
+
+def _flags(kind: EntryKind, before: str | None, after: str | None) -> tuple[Literal["owner", "domain-wide"], ...]:
+    flags: list[Literal["owner", "domain-wide"]] = []
+    if "owner" in (before, after):
+        flags.append("owner")
+    if kind == "domain":
+        flags.append("domain-wide")
+    return tuple(flags)
 
 
 def _reason(action: Action, kind: EntryKind, entry: LiveEntry | None, after: str | None) -> str:

@@ -48,5 +48,6 @@ def plan_cost(
         refresh_reads=refresh_reads,
         workspace_credits=workspace_credits,
         min_seconds=least_seconds(counts, limits or DEFAULT_LIMITS),
+        limits={**DEFAULT_LIMITS, **(limits or {})},
         conversion_polls=conversion_polls,
     )

@@ -12,6 +12,8 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reconciler.roles import Privilege
+
 # 2: changes of every kind (access, connect, create, section, page, task),
 # each with ``kind``, ``depends_on`` and ``calls``.
 PLAN_FORMAT_VERSION = 2
@@ -50,6 +52,16 @@ class EntryChange(_Frozen):
     location: str | None = None  # manifest file:line of the desired entry
     managed_since: str | None = None  # a removal from a non-authoritative list: listed since this date
     reason: str = ""  # for display only: never drives apply
+    privilege: Privilege = "grant"  # grant, escalation, downgrade or revocation (reconciler.roles)
+    # owner: the owner role is given or taken; domain-wide: everyone of a domain;
+    # expired: removed because its grant expired; drift: undoes a change made
+    # outside reconciler since its last apply.
+    flags: tuple[Literal["owner", "domain-wide", "expired", "drift"], ...] = ()
+
+    @property
+    def needs_review(self) -> bool:
+        """Revocations and escalations: what a reviewer must read first."""
+        return self.privilege in ("revocation", "escalation")
 
 
 class ApiCall(_Frozen):
@@ -97,6 +109,10 @@ class AccessChange(_Change):
     workspace_name: str | None = None
     authoritative: bool = True
     rides_on: str | None = None
+    # Every workspace the list reaches: a group's list is on all its members
+    # ("ws_1 \"Name\"", or "new \"Name\"" for one this plan creates).
+    reaches: tuple[str, ...] = ()
+    notified: tuple[str, ...] = ()  # emails the service will email (notify: true, newly added users)
     strategy: Literal["patch", "replace"]
     entries: tuple[EntryChange, ...]
     before: AccessSnapshot  # live, when planned: apply refuses if it changed since
@@ -214,6 +230,7 @@ class Cost(_Frozen):
     workspace_credits: int = 0
     min_seconds: float = 0.0
     conversion_polls: int = 0  # at least one GET /files/{id} per converted file, with apply --wait
+    limits: dict[str, int] = Field(default_factory=dict)  # requests per minute per class the least time assumed
 
     @property
     def total_calls(self) -> int:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from reconciler.errors import PlanError
 from reconciler.gcpause import gc_paused
 from reconciler.live import Live, LiveEntry
-from reconciler.manifest import AccessList, Desired
+from reconciler.manifest import AccessList, Desired, DesiredGroup
 from reconciler.plan.access import diff_entries, target_roles
 from reconciler.plan.cost import plan_cost
 from reconciler.plan.assets import plan_assets
@@ -78,6 +78,8 @@ def make_plan(
             group_access = plan_access(group.address, group.homepage, access[group.address], live, state)
             if group_access is None:
                 unchanged.append(group.address)
+            else:
+                group_access = group_access.model_copy(update={"reaches": _reaches(group, live, state)})
         joins, group_access = _ride(members.joins, group_access)
         changes += joins
         changes += [group_access] if group_access is not None else []
@@ -98,8 +100,12 @@ def make_plan(
     if orphaned:
         raise PlanError(_join("The plan is refused: it would leave access lists without an owner.", orphaned))
 
-    addresses = tuple(a for a in desired.addresses() if scope(a))
-    forgotten = () if targets else tuple(a for a in state.resources if a not in set(desired.addresses()))
+    named = desired.addresses()
+    addresses = tuple(a for a in named if scope(a))
+    # One set for the whole state: building it per resource made a plan with a
+    # state of N addresses quadratic (51 s at 10,000 workspaces; bench/README.md).
+    named_set = set(named)
+    forgotten = () if targets else tuple(a for a in state.resources if a not in named_set)
     warnings += _free_plan_warning(changes, live)
     warnings += [_forgotten_warning(a, state) for a in forgotten]
     rereads = any(isinstance(c, AccessChange) for c in changes)  # apply re-reads every list it writes
@@ -240,8 +246,11 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
     owned_domains = record.domains if record else {}
     want_users = {u.email: u.role for u in access.users}
     want_domains = {d.domain: d.role for d in access.domains}
-    users = target_roles(_roles(ws.users), want_users, owned_users, authoritative=access.authoritative)
-    domains = target_roles(_roles(ws.domains), want_domains, owned_domains, authoritative=access.authoritative)
+    live_users, live_domains = _roles(ws.users), _roles(ws.domains)
+    users = target_roles(live_users, want_users, owned_users, authoritative=access.authoritative)
+    domains = target_roles(live_domains, want_domains, owned_domains, authoritative=access.authoritative)
+    if users == live_users and domains == live_domains:
+        return None  # most lists match: skip building the per-entry diff and its locations
 
     since = record.since if record is not None and not access.authoritative else None
     entries = diff_entries("user", ws.users, users, {u.email: str(u.location) for u in access.users}, since)
@@ -249,6 +258,8 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
                             since)
     if not entries:
         return None
+    if record is not None:
+        entries = [_mark_drift(e, record.users if e.kind == "user" else record.domains) for e in entries]
     strategy = "patch" if all(e.action is Action.UPDATE for e in entries) else "replace"
     return AccessChange(
         address=address,
@@ -262,8 +273,36 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
         after=AccessSnapshot(users=users, domains=domains),
         notify=access.notify,
         message=access.message,
+        notified=tuple(e.key for e in entries if access.notify and e.kind == "user" and e.action is Action.CREATE),
         calls=tuple(_calls(strategy, workspace_id, entries)),
     )
+
+
+def _mark_drift(entry: EntryChange, last_applied: Mapping[str, str]) -> EntryChange:
+    """Flag a change that undoes what someone did outside the tool since its
+    last apply: the service no longer holds what was applied."""
+    if last_applied.get(entry.key) == entry.before:
+        return entry
+    return entry.model_copy(update={"flags": (*entry.flags, "drift"),
+                                    "reason": f"{entry.reason}; changed outside reconciler since its last apply"})
+
+
+def _reaches(group: DesiredGroup, live: Live, state: State) -> tuple[str, ...]:
+    """Every workspace of the group: the homepage, then the members in manifest order."""
+    def label(workspace_id: str) -> str:
+        ws = live.workspaces.get(workspace_id)
+        return f'{workspace_id} "{ws.name}"' if ws is not None and ws.name else workspace_id
+
+    found = [label(group.homepage)]
+    for member in group.members:
+        recorded = state.resources.get(member.address)
+        if member.id is not None:
+            found.append(label(member.id))
+        elif recorded is not None and recorded.id:
+            found.append(label(recorded.id))
+        else:
+            found.append(f'new "{member.name}"')
+    return tuple(found)
 
 
 def patch_order(entries: Iterable[EntryChange]) -> list[EntryChange]:

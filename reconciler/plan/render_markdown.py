@@ -17,14 +17,17 @@ from reconciler.plan.model import (
     EntryChange,
     Plan,
 )
+from reconciler.plan.people import people, totals
 from reconciler.plan.render_text import (
     asset_fields,
     asset_title,
     asset_value,
     cost_line,
+    count_words,
     create_fields,
     setting_text,
     summary_line,
+    target_notice,
 )
 from reconciler.text import printable
 
@@ -45,15 +48,49 @@ def render_markdown(plan: Plan) -> str:
         f"| {s.settings} | {plan.cost.total_calls} | {plan.cost.workspace_credits} | {plan.cost.min_seconds:g} s |",
         "",
     ]
-    if plan.removals:
-        lines += [f"> [!WARNING]\n> {len(plan.removals)} access entries will be **removed**:"]
-        lines += [f"> - `{address}`: {e.kind} `{e.key}` (was {e.before})" for address, e in plan.removals]
-        lines.append("")
+    if plan.targets:
+        lines += [f"> [!IMPORTANT]\n> {target_notice(plan)[0]}", ""]
+    lines += _review_block(plan)
     # Lists with removals first: they are what a reviewer must look at.
     for change in sorted(plan.changes, key=lambda c: 0 if isinstance(c, AccessChange) and c.removals else 1):
         lines += _change_block(change)
     lines += [summary_line(plan), "", cost_line(plan.cost), ""]
+    lines += _people_block(plan)
     return "\n".join(printable(line) for line in lines) + _warning_block(plan)
+
+
+def _review_block(plan: Plan) -> list[str]:
+    """Revocations, then escalations, each with its address and file:line."""
+    found = [(c, e) for c in plan.access_changes for e in c.entries if e.needs_review]
+    if not found:
+        return []
+    found.sort(key=lambda item: 0 if item[1].privilege == "revocation" else 1)
+    lines = ["> [!WARNING]", "> **Review first**: revocations and escalations of access"]
+    for change, e in found:
+        what = f"loses {e.before}" if e.privilege == "revocation" else f"{e.before} → {e.after}"
+        on = f" on {len(change.reaches)} workspaces" if len(change.reaches) > 1 else ""
+        flags = "".join(f" `{f}`" for f in e.flags)
+        where = f" ({e.location})" if e.location else ""
+        lines.append(f"> - **{e.privilege}** `{change.address}`: {e.kind} `{e.key}` {what}{on}{flags}{where}")
+    return [*lines, ""]
+
+
+def _people_block(plan: Plan) -> list[str]:
+    """The per-person view, folded: what each person gains, loses or changes, where."""
+    found = people(plan)
+    if not found:
+        return []
+    sums = totals(found)
+    counted = ", ".join(count_words(sums[p], p) for p in ("grant", "escalation", "downgrade", "revocation"))
+    lines = ["<details>", f"<summary>By person: {count_words(len(found), 'person or domain')}; "
+             f"on workspaces: {counted}</summary>", "",
+             "| who | workspace | change | class | list |", "|---|---|---|---|---|"]
+    for person in found:
+        for c in person.changes:
+            role = (f"gains {c.after}" if c.before is None else f"loses {c.before}" if c.after is None else
+                    f"{c.before} → {c.after}")
+            lines.append(f"| {person.kind} `{person.key}` | {c.workspace} | {role} | {c.privilege} | `{c.address}` |")
+    return [*lines, "", "</details>", ""]
 
 
 def _warning_block(plan: Plan) -> str:
@@ -100,12 +137,20 @@ def _access_block(change: AccessChange) -> list[str]:
     mode = "" if change.authoritative else " (non-authoritative)"
     name = f" “{change.workspace_name}”" if change.workspace_name else ""
     rides = [f"Carried by the creation of `{change.rides_on}` (no call of its own).", ""] if change.rides_on else []
+    reaches = ([f"The group's list reaches {len(change.reaches)} workspaces: {', '.join(change.reaches)}.", ""]
+               if len(change.reaches) > 1 else [])
+    notifies = ([f"Notifies {len(change.notified)} "
+                 f"{'person' if len(change.notified) == 1 else 'people'} by email: "
+                 f"{', '.join(f'`{e}`' for e in change.notified)}.", ""] if change.notified else [])
+    where = f" ({change.location})" if change.location else ""
     lines = [
-        f"#### `{change.address}`: workspace `{change.workspace_id}`{name}{mode}",
+        f"#### `{change.address}`: workspace `{change.workspace_id}`{name}{mode}{where}",
         "",
         *rides,
-        "| | kind | entry | role | |",
-        "|---|---|---|---|---|",
+        *reaches,
+        *notifies,
+        "| | kind | entry | role | class | where |",
+        "|---|---|---|---|---|---|",
     ]
     lines += [_row(e) for e in change.entries]
     lines.append("")
@@ -117,4 +162,6 @@ def _row(entry: EntryChange) -> str:
         role = f"{entry.before} → {entry.after}"
     else:
         role = entry.after if entry.action is Action.CREATE else f"~~{entry.before}~~"
-    return f"| `{entry.action.symbol}` | {entry.kind} | `{entry.key}` | {role} | {_WORDS[entry.action]} |"
+    flags = "".join(f" `{f}`" for f in entry.flags)
+    return (f"| `{entry.action.symbol}` | {entry.kind} | `{entry.key}` | {role} | "
+            f"{_WORDS[entry.action]}: {entry.privilege}{flags} | {entry.location or ''} |")

@@ -22,6 +22,8 @@ from reconciler.plan.model import (
     Plan,
     SettingChange,
 )
+from reconciler.plan.cost import DEFAULT_LIMITS, STORAGE_CLASS
+from reconciler.plan.people import people, totals
 from reconciler.text import printable
 
 _ANSI = {"create": "32", "update": "33", "delete": "1;31", "bold": "1", "dim": "2"}
@@ -38,7 +40,7 @@ class _Paint:
         return f"\x1b[{_ANSI[style]}m{text}\x1b[0m" if self.color else text
 
 
-def render_text(plan: Plan, *, color: bool = False) -> str:
+def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> str:
     paint = _Paint(color)
     if not plan.has_changes:
         checked = len(plan.unchanged)
@@ -47,6 +49,10 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
             f"({checked} access list{'s' if checked != 1 else ''} checked).\n"
         ) + "".join(line + "\n" for line in warning_lines(plan, paint))
     lines = ["reconciler will make these changes:", ""]
+    lines += target_notice(plan)
+    review = review_lines(plan, paint)
+    if review:
+        lines += [*review, ""]
     for change in plan.changes:
         lines += change_lines(change, paint)
         lines.append("")
@@ -59,7 +65,68 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         lines += [paint(f"!   {address}: {e.kind} {e.key} (was {e.before})", "delete") for address, e in removals]
     lines.append(cost_line(plan.cost))
     lines += warning_lines(plan, paint)
+    if by_person:
+        lines += ["", *person_lines(plan, paint)]
     return "\n".join(lines) + "\n"
+
+
+def target_notice(plan: Plan) -> list[str]:
+    """Terraform's "resource targeting is in effect": a partial plan says so."""
+    if not plan.targets:
+        return []
+    return [f"Note: --target is in effect ({', '.join(plan.targets)}): this plan covers only those addresses; "
+            "the rest of the manifests is neither planned nor applied.", ""]
+
+
+def review_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
+    """Revocations first, then escalations: what a reviewer must read first."""
+    found = [(c.address, c.reaches, e) for c in plan.access_changes for e in c.entries if e.needs_review]
+    if not found:
+        return []
+    found.sort(key=lambda item: 0 if item[2].privilege == "revocation" else 1)
+    revocations = sum(1 for _, _, e in found if e.privilege == "revocation")
+    escalations = len(found) - revocations
+    lines = [paint(f"Review first: {count_words(revocations, 'revocation')}, {count_words(escalations, 'escalation')}",
+                   "bold")]
+    for address, reaches, entry in found:
+        what = (f"loses {entry.before}" if entry.privilege == "revocation" else
+                f"{entry.before} -> {entry.after}")
+        on = f" on {len(reaches)} workspaces" if len(reaches) > 1 else ""
+        lines.append(paint(f"  {entry.privilege:<10} {address}: {entry.kind} {entry.key} {what}{on}"
+                           f"{flag_text(entry)}", "delete" if entry.privilege == "revocation" else "update"))
+    return lines
+
+
+def flag_text(entry: EntryChange) -> str:
+    return "".join(f" [{flag}]" for flag in entry.flags)
+
+
+def person_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
+    """``--by-person``: each user and domain, and what it gains, loses or changes where."""
+    found = people(plan)
+    if not found:
+        return ["By person: nobody's access changes."]
+    sums = totals(found)
+    counted = ", ".join(count_words(sums[p], p) for p in ("grant", "escalation", "downgrade", "revocation"))
+    lines = [paint(f"By person: {count_words(len(found), 'person or domain')}; on workspaces: {counted}", "bold")]
+    for person in found:
+        lines.append(paint(f"  {person.kind} {person.key}", "bold"))
+        for c in person.changes:
+            role = (f"gains {c.after}" if c.before is None else f"loses {c.before}" if c.after is None else
+                    f"{c.before} -> {c.after}")
+            lines.append(paint(f"    {c.privilege:<10} {c.workspace}: {role} ({c.address})",
+                               "delete" if c.privilege == "revocation" else "update"))
+    return lines
+
+
+def count_words(n: int, word: str) -> str:
+    """``1 grant``, ``2 grants``."""
+    if n == 1:
+        return f"1 {word}"
+    return f"{n} {_PLURALS.get(word, word + 's')}"
+
+
+_PLURALS = {"person": "people", "person or domain": "people or domains"}
 
 
 def warning_lines(plan: Plan, paint: Callable[[str, str], str] = lambda text, _style: printable(text)) -> list[str]:
@@ -86,18 +153,36 @@ def summary_line(plan: Plan) -> str:
 
 
 def cost_line(cost: Cost) -> str:
-    by_class = ", ".join(f"{cls} {n}" for cls, n in cost.calls_by_class.items())
-    reads = (f", including {cost.refresh_reads} re-reads of the lists before and after writing"
-             if cost.refresh_reads else "")
+    """What applying costs, as sentences a reviewer reads aloud."""
+    parts = [_class_words(cls, n, cost) for cls, n in cost.calls_by_class.items()]
+    sentence = f"Cost: {count_words(cost.total_calls, 'API call')}: {_join(parts)}"
+    if cost.refresh_reads:
+        sentence += f", {cost.refresh_reads} of them re-reading the lists before and after writing"
+    credits = cost.workspace_credits
+    sentence += f"; {count_words(credits, 'workspace credit') if credits else 'no workspace credits'}."
+    if cost.min_seconds:
+        sentence += f" The rate limits make it take at least {_duration(cost.min_seconds)}."
     n = cost.conversion_polls
-    polls = (f" With apply --wait, at least {n} more call{'s' if n != 1 else ''} (file_retrieval, 60/min) "
-             f"follow the conversion of {n} file{'s' if n != 1 else ''}."
-             if cost.conversion_polls else "")
-    return (
-        f"Cost: {cost.total_calls} API call{'s' if cost.total_calls != 1 else ''} ({by_class}){reads}; "
-        f"{cost.workspace_credits} workspace credits; at least {cost.min_seconds:g} s within the rate limits."
-        f"{polls}"
-    )
+    if n:
+        sentence += (f" With apply --wait, at least {count_words(n, 'more call')} in the file_retrieval class (60/min) "
+                     f"follow the conversion of {count_words(n, 'file')}.")
+    return sentence
+
+
+def _class_words(cls: str, n: int, cost: Cost) -> str:
+    if cls == STORAGE_CLASS:
+        return f"{n} upload{'s' if n != 1 else ''} to the storage provider (outside the service's limits)"
+    limit = cost.limits.get(cls, DEFAULT_LIMITS.get(cls))
+    return f"{n} in the {cls} rate class ({limit}/min)"
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _duration(seconds: float) -> str:
+    minutes = seconds / 60
+    return f"{minutes:g} min" if seconds >= 60 else f"{seconds:g} s"
 
 
 def change_lines(change: Change, paint: Callable[[str, str], str]) -> list[str]:
@@ -216,14 +301,19 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
     calls = ", ".join(f"{c.method} {c.path}" for c in change.calls)
     mode = ("" if change.authoritative else
             " (non-authoritative: entries the manifest never listed are left alone; entries it stops listing are removed)")
-    notify = " and notifies people" if change.notify else ""
+    notify = f" and notifies {count_words(len(change.notified), 'person')}" if change.notify else ""
     how = (f"# no call of its own: carried by the creation of {change.rides_on}" if change.rides_on else
            f"# {len(change.calls)} call{'s' if len(change.calls) != 1 else ''}{notify}: {calls}")
     lines = [
         paint(f"  # {change.address}: workspace {change.workspace_id}{name}{where}{mode}", "bold"),
         paint(f"  {how}", "dim"),
-        paint("  ~ access {", "update"),
     ]
+    if len(change.reaches) > 1:
+        lines.append(paint(f"  # the group's list reaches {len(change.reaches)} workspaces: "
+                           f"{', '.join(change.reaches)}", "dim"))
+    if change.notified:
+        lines.append(paint(f"  # emails {', '.join(change.notified)}", "dim"))
+    lines.append(paint("  ~ access {", "update"))
     width = max(len(e.key) for e in change.entries)
     lines += [_entry_line(e, width, paint) for e in change.entries]
     lines.append(paint("    }", "update"))
@@ -232,9 +322,10 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
 
 def _entry_line(entry: EntryChange, width: int, paint: Callable[[str, str], str]) -> str:
     head = f"      {entry.action.symbol} {entry.kind:<6} {entry.key:<{width}}  "
+    tail = f"{flag_text(entry)}"
     if entry.action is Action.CREATE:
-        return paint(f"{head}{entry.after}", "create")
+        return paint(f"{head}{entry.after}{tail}", "create")
     if entry.action is Action.UPDATE:
-        return paint(f"{head}{entry.before} -> {entry.after}", "update")
+        return paint(f"{head}{entry.before} -> {entry.after}  ({entry.privilege}){tail}", "update")
     since = f" (left the manifest; listed since {entry.managed_since})" if entry.managed_since else ""
-    return paint(f"{head}{entry.before}   REMOVED: loses access{since}", "delete")
+    return paint(f"{head}{entry.before}   REMOVED: loses access{since}{tail}", "delete")

@@ -33,7 +33,8 @@ def test_text_repeats_removals_after_the_summary(write_manifest: Callable[..., P
 
 def test_text_states_the_cost(write_manifest: Callable[..., Path]) -> None:
     text = render_text(_plan(write_manifest))
-    assert "Cost: 3 API calls (default 3), including 2 re-reads of the lists before and after writing; 0 workspace credits; at least 0 s" in text
+    assert ("Cost: 3 API calls: 3 in the default rate class (120/min), 2 of them re-reading the lists before and "
+            "after writing; no workspace credits.\n") in text
 
 
 def test_text_without_colour_has_no_escape_codes(write_manifest: Callable[..., Path]) -> None:
@@ -51,11 +52,26 @@ def test_empty_plan_says_no_changes(write_manifest: Callable[..., Path]) -> None
     assert render_text(plan) == "No changes. The service matches the manifests (1 access list checked).\n"
 
 
-def test_markdown_has_a_summary_table_and_a_removal_warning(write_manifest: Callable[..., Path]) -> None:
-    md = render_markdown(_plan(write_manifest))
+def test_markdown_has_a_summary_table_and_leads_with_revocations_and_escalations(
+    write_manifest: Callable[..., Path],
+) -> None:
+    path = write_manifest(GROUP)
+    md = render_markdown(make_plan(load_desired(path), live_of(HOME_LIVE), State()))
     assert "| 1 | 1 | 1 | 0 | 0 | 0 | 3 | 0 | 0 s |" in md
-    assert "> - `group.onboarding`: user `old@agency.io` (was editor)" in md
-    assert "| `-` | user | `old@agency.io` | ~~editor~~ | **REMOVE** |" in md
+    review = md.index("**Review first**")
+    revocation = md.index("> - **revocation** `group.onboarding`: user `old@agency.io` loses editor")
+    escalation = md.index(f"> - **escalation** `group.onboarding`: user `raj@customer.com` viewer → collaborator "
+                          f"({path}:8)")
+    assert review < revocation < escalation < md.index("#### `group.onboarding`")
+    assert "| `-` | user | `old@agency.io` | ~~editor~~ | **REMOVE**: revocation |  |" in md
+    assert f"| `~` | user | `raj@customer.com` | viewer → collaborator | change role: escalation | {path}:8 |" in md
+
+
+def test_markdown_folds_a_per_person_view(write_manifest: Callable[..., Path]) -> None:
+    md = render_markdown(_plan(write_manifest))
+    assert ("<details>\n<summary>By person: 3 people or domains; on workspaces: 1 grant, 1 escalation, "
+            "0 downgrades, 1 revocation</summary>") in md
+    assert '| user `old@agency.io` | ws_home "Home" | loses editor | revocation | `group.onboarding` |' in md
 
 
 def test_json_round_trips_to_the_same_plan(write_manifest: Callable[..., Path]) -> None:

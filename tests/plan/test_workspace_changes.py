@@ -564,7 +564,7 @@ def test_text_says_a_riding_access_change_is_carried_by_the_creation(full_plan: 
 
 def test_text_says_an_access_change_that_notifies_people(write_manifest: Write) -> None:
     text = render_text(plan_for(everything(write_manifest, notify=True), HOME, WELCOME, PORTAL))
-    assert "  # 1 call and notifies people: POST /workspaces/ws_home/access" in text
+    assert "  # 1 call and notifies 1 person: POST /workspaces/ws_home/access" in text
 
 
 def test_text_summary_counts_workspaces_and_values_to_set(full_plan: Plan) -> None:
@@ -572,8 +572,8 @@ def test_text_summary_counts_workspaces_and_values_to_set(full_plan: Plan) -> No
     assert ("Plan: 1 to add, 0 to change, 1 to remove; workspaces: 1 to create, 1 to connect; "
             "4 section/page/task values to set.") in text
     # connect + create (workspace_creation); portal access POST, four PATCHes and the two re-reads (default)
-    assert "Cost: 9 API calls (default 7, workspace_creation 2), including 2 re-reads of the lists before and " \
-           "after writing; 1 workspace credits;" in text
+    assert ("Cost: 9 API calls: 7 in the default rate class (120/min) and 2 in the workspace_creation rate class "
+            "(30/min), 2 of them re-reading the lists before and after writing; 1 workspace credit.") in text
 
 
 def test_text_summary_leaves_out_workspaces_and_values_when_there_are_none(write_manifest: Write) -> None:
@@ -590,7 +590,7 @@ def test_text_summary_leaves_out_workspaces_and_values_when_there_are_none(write
 
 def test_text_cost_of_joins_only_names_no_default_calls(write_manifest: Write) -> None:
     text = render_text(plan_for(write_manifest(ONE_MEMBER), HOME, WELCOME))
-    assert "Cost: 1 API call (workspace_creation 1); 0 workspace credits; at least 0 s" in text
+    assert "Cost: 1 API call: 1 in the workspace_creation rate class (30/min); no workspace credits." in text
 
 
 def test_text_draws_changes_in_plan_order(full_plan: Plan) -> None:

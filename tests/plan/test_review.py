@@ -1,0 +1,139 @@
+"""What a reviewer reads first: privilege classes, flags, the per-person view,
+who gets emailed, drift.  Pure: Desired from YAML, Live and State by hand."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from reconciler.manifest import load_desired
+from reconciler.plan import make_plan, render_text
+from reconciler.plan.people import people, totals
+from reconciler.roles import ROLE_ORDER, privilege, rank
+from reconciler.state import AccessRecord, ResourceState, State
+from tests.conftest import live_of, live_workspace
+
+Write = Callable[..., Path]
+
+GROUP_OF_THREE = """
+    version: 1
+    groups:
+      acme:
+        homepage: ws_home
+        access:
+          users:
+            - {email: jane@acme.com, role: owner}
+            - {email: raj@customer.com, role: editor}
+            - {email: priya@customer.com, role: viewer}
+          domains:
+            - {domain: customer.com, role: commenter}
+          notify: true
+        workspaces:
+          a: {id: ws_a}
+          b: {template: tpl_1, name: Kickoff}
+"""
+
+LIVE = (
+    live_workspace("ws_home", users={"jane@acme.com": "editor", "raj@customer.com": "viewer",
+                                     "old@agency.io": "owner", "bob@customer.com": "collaborator"},
+                   domains={"customer.com": "viewer"}, name="Home"),
+    live_workspace("ws_a", name="A"),
+)
+
+
+def _plan(path: Path, state: State | None = None):  # type: ignore[no-untyped-def]
+    return make_plan(load_desired(path), live_of(*LIVE), state or State())
+
+
+def _entries(plan) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    return {e.key: e for c in plan.access_changes for e in c.entries}
+
+
+def test_the_role_order_is_written_down_once() -> None:
+    assert ROLE_ORDER == ("viewer", "commenter", "collaborator", "editor", "owner")
+    assert rank("owner") > rank("editor") > rank("collaborator") > rank("commenter") > rank("viewer")
+
+
+@pytest.mark.parametrize(("before", "after", "expected"), [
+    (None, "viewer", "grant"), ("viewer", "editor", "escalation"), ("commenter", "collaborator", "escalation"),
+    ("editor", "owner", "escalation"), ("owner", "viewer", "downgrade"), ("collaborator", "commenter", "downgrade"),
+    ("editor", None, "revocation"),
+])
+def test_each_change_of_role_has_its_privilege_class(before, after, expected) -> None:  # type: ignore[no-untyped-def]
+    assert privilege(before, after) == expected
+
+
+def test_every_entry_change_of_a_plan_is_classified(write_manifest: Write) -> None:
+    entries = _entries(_plan(write_manifest(GROUP_OF_THREE)))
+    assert {k: e.privilege for k, e in entries.items()} == {
+        "old@agency.io": "revocation", "bob@customer.com": "revocation", "jane@acme.com": "escalation",
+        "raj@customer.com": "escalation", "priya@customer.com": "grant", "customer.com": "escalation",
+    }
+
+
+def test_changes_touching_owner_or_a_whole_domain_are_flagged(write_manifest: Write) -> None:
+    entries = _entries(_plan(write_manifest(GROUP_OF_THREE)))
+    assert entries["jane@acme.com"].flags == ("owner",)
+    assert entries["old@agency.io"].flags == ("owner",)
+    assert entries["customer.com"].flags == ("domain-wide",)
+    assert entries["priya@customer.com"].flags == ()
+
+
+def test_the_text_plan_leads_with_revocations_then_escalations(write_manifest: Write) -> None:
+    text = render_text(_plan(write_manifest(GROUP_OF_THREE)))
+    head = text[: text.index("  # group.acme")]
+    assert head.index("Review first: 2 revocations, 3 escalations") < head.index("revocation group.acme")
+    lines = [line.split()[0] for line in head.splitlines()[3:] if line.startswith("  ")]
+    assert lines == ["revocation", "revocation", "escalation", "escalation", "escalation"]
+    assert "user jane@acme.com editor -> owner on 3 workspaces [owner]" in head
+    assert "domain customer.com viewer -> commenter on 3 workspaces [domain-wide]" in head
+
+
+def test_a_group_change_names_every_workspace_it_reaches(write_manifest: Write) -> None:
+    (change,) = _plan(write_manifest(GROUP_OF_THREE)).access_changes
+    assert change.reaches == ('ws_home "Home"', 'ws_a "A"', 'new "Kickoff"')
+    assert "# the group's list reaches 3 workspaces: ws_home \"Home\", ws_a \"A\", new \"Kickoff\"" in render_text(
+        _plan(write_manifest(GROUP_OF_THREE)))
+
+
+def test_the_per_person_view_expands_a_group_to_each_of_its_workspaces(write_manifest: Write) -> None:
+    found = {p.key: p for p in people(_plan(write_manifest(GROUP_OF_THREE)))}
+    raj = found["raj@customer.com"]
+    assert [(c.workspace, c.before, c.after, c.privilege) for c in raj.changes] == [
+        ('ws_home "Home"', "viewer", "editor", "escalation"),
+        ('ws_a "A"', "viewer", "editor", "escalation"),
+        ('new "Kickoff"', "viewer", "editor", "escalation"),
+    ]
+    assert list(found) == ["bob@customer.com", "jane@acme.com", "old@agency.io", "priya@customer.com",
+                           "raj@customer.com", "customer.com"]
+    assert totals(list(found.values())) == {"grant": 3, "escalation": 9, "downgrade": 0, "revocation": 6}
+
+
+def test_by_person_text_lists_each_person_and_the_totals(write_manifest: Write) -> None:
+    text = render_text(_plan(write_manifest(GROUP_OF_THREE)), by_person=True)
+    section = text[text.index("By person:"):]
+    assert section.startswith("By person: 6 people or domains; on workspaces: 3 grants, 9 escalations, "
+                              "0 downgrades, 6 revocations")
+    assert '    revocation ws_a "A": loses owner (group.acme)' in section
+
+
+def test_the_plan_lists_who_the_service_will_email(write_manifest: Write) -> None:
+    plan = _plan(write_manifest(GROUP_OF_THREE))
+    (change,) = plan.access_changes
+    assert change.notified == ("priya@customer.com",)  # newly added users only: no domain, no role change
+    assert "# emails priya@customer.com" in render_text(plan)
+
+
+def test_a_change_that_undoes_one_made_outside_the_tool_is_labelled_drift(write_manifest: Write) -> None:
+    # Last applied: raj viewer and no bob. The service still shows raj as applied, and bob, added
+    # by hand since: removing bob undoes that (drift); raj's escalation is the manifest's own change.
+    path = write_manifest(GROUP_OF_THREE)
+    state = State(resources={"group.acme": ResourceState(id="ws_home", access=AccessRecord(
+        users={"jane@acme.com": "editor", "raj@customer.com": "viewer", "old@agency.io": "owner"},
+        domains={"customer.com": "viewer"}))})
+    entries = _entries(_plan(path, state))
+    assert "drift" in entries["bob@customer.com"].flags
+    assert "drift" not in entries["raj@customer.com"].flags
+    assert "changed outside reconciler" in entries["bob@customer.com"].reason
