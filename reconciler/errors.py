@@ -6,6 +6,7 @@
     ├── ApiError                    the service answered with an error, or not at all
     │   ├── (see reconciler.api.errors for the HTTP-status subclasses)
     ├── PlanError                   a plan that is unsafe or cannot be made
+    │   └── PlanRefused             a plan made, then refused (safety caps, policy)
     ├── ApplyError                  apply stopped (conflict, stale plan)
     └── StateError                  state file unreadable, locked, wrong lineage
 
@@ -36,6 +37,15 @@ class ManifestError(ReconcilerError):
 
 class PlanError(ReconcilerError):
     """The plan cannot be made, or is unsafe to apply."""
+
+
+class PlanRefused(PlanError):
+    """A plan was made but is refused (too many removals, a policy): ``plan``
+    is kept so that the refusal can be shown after the plan itself."""
+
+    def __init__(self, message: str, plan: object) -> None:
+        super().__init__(message)
+        self.plan = plan
 
 
 class ApplyError(ReconcilerError):

@@ -85,6 +85,9 @@ class Live:
     # True when every workspace of the company was listed (not stopped early):
     # only then can the plan look for workspaces it does not know and count them.
     complete: bool = False
+    # pageInfo.total of the listing: how many workspaces the company has,
+    # known from the first page even when the listing stopped early.
+    reported_total: int | None = None
 
     @property
     def total(self) -> int | None:
@@ -123,7 +126,8 @@ def fetch_live(
             found[ws.id] = read_workspace(ws)
             if not complete and wanted_set <= found.keys():
                 break
-    return Live(workspaces=found, pages_read=client.stats.calls - calls_before, complete=complete)
+    return Live(workspaces=found, pages_read=client.stats.calls - calls_before, complete=complete,
+                reported_total=client.listed_total)
 
 
 def read_workspace(ws: object) -> LiveWorkspace:

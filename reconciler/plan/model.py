@@ -267,6 +267,8 @@ class Plan(_Frozen):
     forgotten: tuple[str, ...] = ()  # state addresses no manifest names any more
     reassert: bool = False
     live_workspaces: int | None = None  # the company's workspaces, when all were listed
+    unmanaged_count: int | None = None  # workspaces no manifest names (untargeted plans, when known)
+    unmanaged: tuple[str, ...] = ()  # their labels, with plan --show-unmanaged
     summary: PlanSummary = PlanSummary()
     cost: Cost = Cost()
     warnings: tuple[str, ...] = ()

@@ -48,6 +48,7 @@ def make_plan(
     targets: Sequence[str] = (),
     limits: Mapping[str, int] | None = None,
     reassert: bool = False,
+    show_unmanaged: bool = False,
 ) -> Plan:
     """Compute every change that makes the service match ``desired``.
 
@@ -108,6 +109,12 @@ def make_plan(
     forgotten = () if targets else tuple(a for a in state.resources if a not in named_set)
     warnings += _free_plan_warning(changes, live)
     warnings += [_forgotten_warning(a, state) for a in forgotten]
+    warnings += _no_state_warning(desired, state)
+    managed_ids = set(wanted_workspaces(desired, state)) & live.workspaces.keys()
+    unmanaged_count = (None if targets or live.reported_total is None
+                       else max(0, live.reported_total - len(managed_ids)))
+    unmanaged = (tuple(f'{w.id} "{w.name}"' if w.name else w.id for w in live.workspaces.values()
+                       if w.id not in managed_ids) if show_unmanaged and live.complete and not targets else ())
     rereads = any(isinstance(c, AccessChange) for c in changes)  # apply re-reads every list it writes
     return Plan(
         changes=tuple(changes),
@@ -125,6 +132,8 @@ def make_plan(
         forgotten=forgotten,
         reassert=reassert,
         live_workspaces=live.total,
+        unmanaged_count=unmanaged_count,
+        unmanaged=unmanaged,
         summary=_summary(changes),
         cost=plan_cost(
             [call for change in changes for call in change.calls],
@@ -216,6 +225,24 @@ def _unknown_workspaces(desired: Desired, live: Live, state: State, scope: Calla
             where = ws.access.location if ws.access is not None else ws.location
             problems.append(f"{where}: {ws.address}: workspace {ws.id} {missing}")
     return problems
+
+
+def _no_state_warning(desired: Desired, state: State) -> list[str]:
+    """Without a state file, what the plan cannot know, said once (a fresh CI
+    checkout without the state would otherwise silently skip a removal)."""
+    if state.lineage or state.resources:
+        return []
+    blind = []
+    if any(not a.authoritative for _, _, a in desired.access_lists()):
+        blind.append("which entries of non-authoritative lists it manages, so it removes none")
+    if any(g.members for g in desired.groups) or any(w.sections or w.pages or w.tasks for w in desired.workspaces):
+        blind.append("which memberships and section, page and task values it applied, so it sends them all")
+    if desired.assets:
+        blind.append("which assets it created, so it creates them all")
+    if not blind:
+        return []
+    return [f"There is no state file: reconciler cannot know {'; '.join(blind)}. If a state file exists "
+            "elsewhere (another machine, a CI artifact), plan with it (--state FILE)."]
 
 
 def _forgotten_warning(address: str, state: State) -> str:

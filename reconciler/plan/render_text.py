@@ -47,7 +47,7 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
         return (
             f"No changes. The service matches the manifests "
             f"({checked} access list{'s' if checked != 1 else ''} checked).\n"
-        ) + "".join(line + "\n" for line in warning_lines(plan, paint))
+        ) + "".join(line + "\n" for line in unmanaged_lines(plan) + warning_lines(plan, paint))
     lines = ["reconciler will make these changes:", ""]
     lines += target_notice(plan)
     review = review_lines(plan, paint)
@@ -64,10 +64,21 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
         )
         lines += [paint(f"!   {address}: {e.kind} {e.key} (was {e.before})", "delete") for address, e in removals]
     lines.append(cost_line(plan.cost))
+    lines += unmanaged_lines(plan)
     lines += warning_lines(plan, paint)
     if by_person:
         lines += ["", *person_lines(plan, paint)]
     return "\n".join(lines) + "\n"
+
+
+def unmanaged_lines(plan: Plan) -> list[str]:
+    """How many workspaces of the company no manifest names (and which, if asked)."""
+    n = plan.unmanaged_count
+    if not n:
+        return []
+    head = (f"{count_words(n, 'workspace')} of the company {'is' if n == 1 else 'are'} in no manifest"
+            f"{':' if plan.unmanaged else ' (plan --show-unmanaged lists them).'}")
+    return [printable(head), *(f"  {printable(w)}" for w in plan.unmanaged)]
 
 
 def target_notice(plan: Plan) -> list[str]:

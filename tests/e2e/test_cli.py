@@ -150,7 +150,8 @@ def test_demo_runs_the_quickstart(capsys) -> None:
     assert code == 0
     assert "Plan: 2 to add, 1 to change, 1 to remove." in out
     assert "Apply complete" in out
-    assert out.rstrip().endswith("(2 access lists checked).")
+    last_step = out.rsplit("$ reconciler plan", 1)[1]
+    assert "No changes. The service matches the manifests (2 access lists checked)." in last_step
 
 
 def test_two_company_emulator_needs_a_token_to_choose(project: Path, capsys, write_seed) -> None:

@@ -137,3 +137,34 @@ def test_a_change_that_undoes_one_made_outside_the_tool_is_labelled_drift(write_
     assert "drift" in entries["bob@customer.com"].flags
     assert "drift" not in entries["raj@customer.com"].flags
     assert "changed outside reconciler" in entries["bob@customer.com"].reason
+
+
+def test_a_plan_without_a_state_file_says_what_it_cannot_know(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        workspaces:
+          portal:
+            id: ws_p
+            access: {users: [{email: ops@acme.com, role: owner}], authoritative: false}
+            sections: {sec_1: {hidden: true}}
+    """)
+    live = live_of(live_workspace("ws_p", users={"ops@acme.com": "owner"}))
+    (warning,) = make_plan(load_desired(path), live, State()).warnings
+    assert warning.startswith("There is no state file: reconciler cannot know which entries of non-authoritative "
+                              "lists it manages, so it removes none; which memberships and section, page and task "
+                              "values it applied, so it sends them all.")
+    assert make_plan(load_desired(path), live, State(lineage="x", serial=3)).warnings == ()
+
+
+def test_the_plan_counts_the_workspaces_no_manifest_names(write_manifest: Write) -> None:
+    from reconciler.live import Live
+
+    path = write_manifest(GROUP_OF_THREE)
+    home, a = LIVE
+    listed = Live(workspaces={w.id: w for w in (*LIVE, live_workspace("ws_x", name="X"))}, pages_read=1,
+                  complete=True, reported_total=3)
+    assert make_plan(load_desired(path), listed, State()).unmanaged_count == 1
+    shown = make_plan(load_desired(path), listed, State(), show_unmanaged=True)
+    assert shown.unmanaged == ('ws_x "X"',)
+    assert '1 workspace of the company is in no manifest:\n  ws_x "X"' in render_text(shown)
+    assert make_plan(load_desired(path), listed, State(), targets=("group.acme",)).unmanaged_count is None

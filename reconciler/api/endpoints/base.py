@@ -21,6 +21,9 @@ class EndpointBase:
 
     requester: Requester
     page_size: int
+    # pageInfo.total of the last list started: how many items there are in
+    # all, known from its first page (None when the service did not say).
+    listed_total: int | None = None
 
     def _one(self, method: str, path: str, name: str, model: type[M], *, query: Query = (),
              body: JsonObject | None = None) -> M:
@@ -54,6 +57,8 @@ class EndpointBase:
                 models = [validate(model, item) for item in items]
             except BodyError as exc:
                 raise self.requester.invalid("GET", path, str(exc), status=answer.status) from None
+            if page == 1:
+                self.listed_total = info.total if info is not None else None
             yield from models
             if not items or info is None or not info.hasNextPage:
                 return
