@@ -7,10 +7,15 @@ Starlette server share it unchanged.  Order of checks for a ``/v1`` path:
 bearer token (401), route (404/405), rate limit (429), injected fault, then
 the handler; every answer to an authenticated request carries the
 ``X-RateLimit-*`` headers of the route's limit class.
+
+With a data file, memory and file stay in step: a change whose write fails
+is undone in memory (read back from the file, which the atomic replace left
+whole) and answered 500 with the error envelope.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
@@ -33,9 +38,10 @@ from reconciler.emulator.errors import ServiceError
 from reconciler.emulator.faults import ConnectionDropped, Fault, Faults
 from reconciler.emulator.ratelimit import RateLimiter, Verdict
 from reconciler.emulator.records import EmbedGrant, Notification, RequestRecord
-from reconciler.emulator.routing import Route, match
+from reconciler.emulator.routing import Route, allowed_methods, match
 from reconciler.emulator.seed import SeedError, dump_store, load_seed
 from reconciler.emulator.store import Company, Store, iso
+from reconciler.errors import ConfigError
 
 DEMO_SEED = Path(__file__).with_name("demo_seed.yaml")
 ROUTES: tuple[Route, ...] = (
@@ -44,6 +50,11 @@ ROUTES: tuple[Route, ...] = (
 )
 
 log = logging.getLogger(__name__)
+
+
+class DataFileError(ConfigError):
+    """The emulator's data file cannot be created (a missing or read-only
+    directory, a full disk); the CLI reports it as exit 1."""
 
 
 class Emulator:
@@ -71,9 +82,9 @@ class Emulator:
     # -- construction -------------------------------------------------------
     @classmethod
     def from_seed(cls, doc: Any, *, clock: Clock | None = None, **options: Any) -> Emulator:
-        """From a parsed seed document (DESIGN.md section 6)."""
+        """From a parsed seed document (the seed format of README.md)."""
         clock = clock or SystemClock()
-        return cls(load_seed(doc, now=iso(clock.now())), clock=clock, **options)
+        return cls(_load_store(doc, clock), clock=clock, **options)
 
     @classmethod
     def from_seed_file(cls, path: Path | None, *, clock: Clock | None = None, **options: Any) -> Emulator:
@@ -91,7 +102,11 @@ class Emulator:
         source = path if path.exists() else (seed_path or DEMO_SEED)
         emulator = cls._from_source(source, clock=clock, data_path=path, **options)
         if not path.exists():
-            emulator.save()
+            try:
+                emulator.save()
+            except OSError as exc:
+                raise DataFileError(f"Cannot write the emulator data file {path}: {exc.strerror or exc}. "
+                                    "Give a path in a directory that exists and can be written.") from exc
         return emulator
 
     @classmethod
@@ -119,19 +134,7 @@ class Emulator:
             return
         with self._lock:
             text = yaml.dump(dump_store(self.store), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120)
-        directory = self.data_path.parent
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.data_path.name}.", suffix=".tmp", dir=directory)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.data_path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_data_file(self.data_path, text)
 
     # -- the handler ----------------------------------------------------------
     def handle(self, method: str, path: str, query: Sequence[tuple[str, str]], headers: Mapping[str, str],
@@ -150,11 +153,17 @@ class Emulator:
         if fault is not None and fault.kind == "latency":
             self.clock.sleep(fault.seconds)
         with self._lock:
+            notified = len(self.notifications)
             response = self._run(ctx, route, params)
-            response.headers.update(verdict.headers() if route.authenticated else {})
+            committed = True
             if ctx.modified:
-                self.save()
-        if fault is not None and fault.kind == "after_commit":
+                try:
+                    self.save()
+                except Exception as exc:  # noqa: BLE001 - any failed write is undone and answered 500
+                    committed = False
+                    response = self._undo_unsaved_change(exc, notified)
+            response.headers.update(verdict.headers() if route.authenticated else {})
+        if fault is not None and fault.kind == "after_commit" and committed:
             self._record(ctx, response, fault, dropped=True)
             raise ConnectionDropped(method, path, committed=True)
         return self._record(ctx, response, fault)
@@ -168,10 +177,13 @@ class Emulator:
             ctx.company = self._authenticate(ctx.headers)
             if ctx.company is None:
                 return _error(ServiceError(401, "Missing or invalid bearer token.")), None, {}, None, None
+        if route is None and known:
+            allow = ", ".join(allowed_methods(ROUTES, ctx.path))
+            refusal = ServiceError(405, f"{ctx.method} is not allowed on {ctx.path}; allowed: {allow}.",
+                                   headers={"Allow": allow})
+            return _error(refusal), None, {}, None, None
         if route is None:
-            status, message = (405, f"{ctx.method} is not allowed on {ctx.path}.") if known else \
-                (404, f"No such endpoint: {ctx.method} {ctx.path}.")
-            return _error(ServiceError(status, message)), None, {}, None, None
+            return _error(ServiceError(404, f"No such endpoint: {ctx.method} {ctx.path}.")), None, {}, None, None
         verdict = self.rate_limiter.check(ctx.co.name, route.limit_class) if route.authenticated else None
         if verdict is not None and not verdict.allowed:
             answer = _error(ServiceError(429, f"Rate limit of {verdict.limit} requests per minute exceeded "
@@ -189,6 +201,24 @@ class Emulator:
                                                self.clock.now(), "drop", True))
             raise ConnectionDropped(ctx.method, ctx.path, committed=False)
         return None, route, params, verdict or Verdict(True, 0, 0, 0, 0), fault
+
+    def _undo_unsaved_change(self, exc: Exception, notified: int) -> EmulatorResponse:
+        """The request's change could not be written: put memory back to what
+        the data file holds (the last whole write; ``os.replace`` never leaves
+        half a file), forget the notifications it recorded, answer 500."""
+        assert self.data_path is not None
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
+        log.error("emulator: writing %s failed (%s); the change is undone", self.data_path, reason)
+        del self.notifications[notified:]
+        try:
+            restored = _load_store(_read_yaml(self.data_path), self.clock)
+        except SeedError as reload_exc:
+            log.error("emulator: reading %s back failed: %s", self.data_path, reload_exc)
+            return _error(ServiceError(500, f"The change could not be saved ({reason}) and the data file could not "
+                                            "be read back; the emulator's data may differ from its data file."))
+        self.store.companies = restored.companies
+        self.store.ids = restored.ids
+        return _error(ServiceError(500, f"The change could not be saved ({reason}); nothing was changed."))
 
     def _authenticate(self, headers: Mapping[str, str]) -> Company | None:
         scheme, _, token = headers.get("authorization", "").partition(" ")
@@ -230,9 +260,55 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
+def write_data_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a temp file beside it, fsync,
+    ``os.replace``.  On any failure the previous file is left as it was and
+    the temp file is removed."""
+    directory = path.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _load_store(doc: Any, clock: Clock) -> Store:
+    """``load_seed``, with any value of a shape it does not check one by one
+    reported as a ``SeedError`` too (never a traceback)."""
+    try:
+        return load_seed(doc, now=iso(clock.now()))
+    except SeedError:
+        raise
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise SeedError(f"malformed seed ({type(exc).__name__}: {exc})") from None
+
+
 def _read_yaml(path: Path) -> Any:
-    with open(path, encoding="utf-8") as fh:
-        try:
-            return yaml.load(fh, Loader=_Loader)  # noqa: S506 - a safe loader
-        except yaml.YAMLError as exc:
-            raise SeedError(f"not valid YAML: {exc}") from None
+    """The parsed YAML of a seed or data file; every way it can be unreadable
+    is a ``SeedError`` (the caller prefixes the file name)."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise SeedError(f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise SeedError(f"not UTF-8 text: byte {raw[exc.start]:#04x} on line {line}") from None
+    stream = io.StringIO(text)
+    stream.name = str(path)  # so YAML's own messages name the file, as they did when reading it directly
+    try:
+        return yaml.load(stream, Loader=_Loader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        raise SeedError(f"not valid YAML: {exc}") from None
+    except RecursionError:
+        raise SeedError("not valid YAML: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer over Python's digit limit
+        raise SeedError(f"not valid YAML: {exc}") from None

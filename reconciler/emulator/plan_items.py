@@ -25,7 +25,7 @@ TASK_DEFAULTS: dict[str, Any] = {
 
 DEFAULTS: dict[str, dict[str, Any]] = {"section": SECTION_DEFAULTS, "page": PAGE_DEFAULTS, "task": TASK_DEFAULTS}
 
-# The seed says ``hidden`` / ``completed`` (DESIGN.md section 6); the API says
+# The seed says ``hidden`` / ``completed`` (see README.md); the API says
 # ``isHidden`` / ``status`` + ``completedAt``.
 SEED_ALIASES: dict[str, dict[str, str]] = {"section": {"hidden": "isHidden"}, "page": {"hidden": "isHidden"}, "task": {}}
 

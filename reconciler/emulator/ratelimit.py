@@ -3,15 +3,24 @@
 Windows are aligned to whole minutes of the clock (``floor(now / 60)``), so
 ``X-RateLimit-Reset`` is the same for every request of a window.  A refused
 request (429) does not use up the window.
+
+The headers speak the client's time.  On a ``ScaledClock`` (``emulator serve
+--time-scale X``) the emulator's minute passes in 60/X real seconds, so
+``Retry-After`` is the emulator seconds left divided by X (rounded up, at
+least 1) and ``X-RateLimit-Reset`` the wall-clock epoch second at which the
+window ends; a client waiting what the headers say then waits real seconds,
+not real minutes.  Any other clock is the client's own time: the system
+clock, or a ``VirtualClock`` the client shares in-process.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from reconciler.clock import Clock
+from reconciler.clock import Clock, ScaledClock
 
 WINDOW_SECONDS = 60
 DEFAULT_LIMITS: dict[str, int] = {"default": 120, "workspace_creation": 30, "file_retrieval": 60}
@@ -24,8 +33,8 @@ class Verdict:
     allowed: bool
     limit: int
     remaining: int
-    reset_at: int          # epoch seconds at which the window ends
-    retry_after: int       # seconds until then, at least 1 (meaningful when refused)
+    reset_at: int          # epoch second at which the window ends, on the client's clock
+    retry_after: int       # client seconds until then, at least 1 (meaningful when refused)
 
     def headers(self) -> dict[str, str]:
         headers = {
@@ -41,8 +50,10 @@ class Verdict:
 class RateLimiter:
     """Counts requests per (company, class) in the current window."""
 
-    def __init__(self, clock: Clock, limits: Mapping[str, int] | None = None) -> None:
+    def __init__(self, clock: Clock, limits: Mapping[str, int] | None = None, *,
+                 wall: Callable[[], float] = time.time) -> None:
         self.clock = clock
+        self.wall = wall   # the real clock, for the headers of a scaled clock
         self.limits = {**DEFAULT_LIMITS, **dict(limits or {})}
         self._counts: dict[tuple[str, str], tuple[int, int]] = {}   # -> (window index, used)
 
@@ -55,9 +66,18 @@ class RateLimiter:
         seen_window, used = self._counts.get((company, limit_class), (window, 0))
         if seen_window != window:
             used = 0
-        retry_after = max(1, math.ceil(reset_at - now))
+        retry_after, reset_header = self._client_times(now, reset_at)
         if used >= limit:
-            return Verdict(False, limit, 0, reset_at, retry_after)
+            return Verdict(False, limit, 0, reset_header, retry_after)
         used += 1
         self._counts[(company, limit_class)] = (window, used)
-        return Verdict(True, limit, limit - used, reset_at, retry_after)
+        return Verdict(True, limit, limit - used, reset_header, retry_after)
+
+    def _client_times(self, now: float, reset_at: int) -> tuple[int, int]:
+        """(Retry-After, X-RateLimit-Reset) for a window ending at ``reset_at``
+        on the emulator's clock, in the client's time (see the module doc)."""
+        left = reset_at - now
+        if not isinstance(self.clock, ScaledClock):
+            return max(1, math.ceil(left)), reset_at
+        real_left = left / self.clock.scale
+        return max(1, math.ceil(real_left)), math.ceil(self.wall() + real_left)

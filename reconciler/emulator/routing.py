@@ -1,7 +1,8 @@
 """Route table entries and matching.
 
 A route module exposes ``ROUTES``; the core matches method and path against
-the union.  A path that matches some route but not the method is a 405.
+the union.  A path that matches some route but not the method is a 405,
+whose ``Allow`` header lists the methods that path takes (RFC 9110, 15.5.6).
 """
 
 from __future__ import annotations
@@ -43,3 +44,8 @@ def match(routes: Sequence[Route], method: str, path: str) -> tuple[Route | None
         if route.method == method.upper():
             return route, m.groupdict(), True
     return None, {}, known
+
+
+def allowed_methods(routes: Sequence[Route], path: str) -> list[str]:
+    """The methods some route takes at ``path``, sorted (for ``Allow``)."""
+    return sorted({route.method for route in routes if route.pattern.match(path)})

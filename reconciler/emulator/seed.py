@@ -1,14 +1,16 @@
-"""Seed YAML <-> ``Store``, in the format of DESIGN.md section 6.
+"""Seed YAML <-> ``Store``, in the seed format described in README.md.
 
 ``load_seed`` accepts the documented keys plus a few optional extensions
-(listed in README.md) and refuses unknown keys with the place they were
-found, so a typo in a hand-written seed is not silently ignored.
+(listed in README.md) and refuses unknown keys and values of the wrong type
+with the place they were found, so a typo in a hand-written seed is not
+silently ignored and never ends in a traceback.
 ``dump_store`` writes the same format back; loading its output gives an
 equal store (ids, timestamps and the id counters included).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -17,10 +19,14 @@ from reconciler.emulator.store import (
     AccessEntry, AccessList, Account, Asset, Company, CustomField, Deal, File, Group, IdSource,
     PlanItem, Store, Tag, Template, User, Workspace,
 )
+from reconciler.errors import ConfigError
 
 
-class SeedError(ValueError):
-    """The seed or data file is malformed; the message names the place."""
+class SeedError(ConfigError, ValueError):
+    """The seed or data file is malformed; the message names the place.
+
+    A ``ConfigError`` (so the CLI reports it as exit 1 with this message,
+    wherever the emulator is built) and, as before, a ``ValueError``."""
 
 
 def _check(raw: Any, allowed: set[str], where: str, required: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -41,6 +47,25 @@ def _list(raw: Any, where: str) -> list[Any]:
     if not isinstance(raw, list):
         raise SeedError(f"{where}: expected a list")
     return raw
+
+
+def _number(raw: Any, where: str, kind: type[int] | type[float] = int) -> Any:
+    """``raw`` as an int (or a finite float); a bool, text or a fraction
+    where a whole number belongs is refused with its place."""
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw) \
+            or (kind is int and not float(raw).is_integer()):
+        noun = "a whole number" if kind is int else "a number"
+        raise SeedError(f"{where}: expected {noun}, got {raw!r}")
+    return kind(raw)
+
+
+def _str_map(raw: Any, where: str) -> dict[str, str]:
+    """A mapping of id to value (custom-field values), as strings."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise SeedError(f"{where}: expected a mapping of field id to value")
+    return {str(k): str(v) for k, v in raw.items()}
 
 
 class _Loader:
@@ -75,7 +100,10 @@ def load_seed(doc: Any, *, now: str) -> Store:
     """A ``Store`` from a parsed seed document; ``now`` stamps entities
     the seed gives no ``createdAt`` for."""
     top = _check(doc, {"companies", "nextIds"}, "seed", ("companies",))
-    ids = IdSource({str(k): int(v) for k, v in (top.get("nextIds") or {}).items()})
+    next_ids = top.get("nextIds") or {}
+    if not isinstance(next_ids, Mapping):
+        raise SeedError("nextIds: expected a mapping of id prefix to number")
+    ids = IdSource({str(k): _number(v, f"nextIds.{k}") for k, v in next_ids.items()})
     loader = _Loader(now, ids)
     store = Store(ids=ids)
     companies = top["companies"]
@@ -87,6 +115,7 @@ def load_seed(doc: Any, *, now: str) -> Store:
     for company in store.companies.values():
         _form_groups(company, loader.homepage_flags)
         _add_access_users(company, ids, now)
+        _default_account_owners(company)
     tokens = [c.token for c in store.companies.values()]
     if len(set(tokens)) != len(tokens):
         raise SeedError("seed: two companies share a token")
@@ -103,7 +132,7 @@ def _load_company(ld: _Loader, name: str, raw: Any) -> Company:
     if c.get("plan", "paid") not in ("paid", "free"):
         raise SeedError(f"{where}.plan: expected paid or free")
     company = Company(name=name, token=str(c["token"]), verified=bool(c.get("verified", True)),
-                      plan=str(c.get("plan", "paid")), credits=int(c.get("credits", 0)))
+                      plan=str(c.get("plan", "paid")), credits=_number(c.get("credits", 0), f"{where}.credits"))
     for i, u in enumerate(_list(c.get("users"), f"{where}.users")):
         company.users.append(_load_user(ld, u, f"{where}.users[{i}]"))
     for i, a in enumerate(_list(c.get("accounts"), f"{where}.accounts")):
@@ -154,6 +183,16 @@ def _add_access_users(company: Company, ids: IdSource, now: str) -> None:
                 company.users.append(User(ids.new("usr"), entry.key, None, None, None, now, now))
 
 
+def _default_account_owners(company: Company) -> None:
+    """``ownerId`` is a string in the description: an account the seed gives
+    no owner is owned by the company's first user (seed order, then people
+    first seen on access lists), or ``""`` when the company has no user."""
+    owner = company.users[0].id if company.users else ""
+    for acc in company.accounts:
+        if acc.owner_id is None:
+            acc.owner_id = owner
+
+
 def _load_user(ld: _Loader, raw: Any, where: str) -> User:
     u = _check(raw, {"id", "email", "firstName", "lastName", "avatar", "createdAt", "updatedAt"}, where, ("email",))
     user = User("", str(u["email"]).lower(), u.get("firstName"), u.get("lastName"), u.get("avatar"), *ld.stamps(u))
@@ -164,9 +203,9 @@ def _load_user(ld: _Loader, raw: Any, where: str) -> User:
 def _load_account(ld: _Loader, raw: Any, where: str) -> Account:
     a = _check(raw, {"id", "name", "website", "ownerId", "logo", "crmTwoAccountId", "crmOneCompanyId",
                      "customFields", "createdAt", "updatedAt"}, where, ("name",))
-    acc = Account("", str(a["name"]), a.get("website"), a.get("ownerId"), a.get("logo"),
+    acc = Account("", str(a["name"]), a.get("website"), _opt_str(a.get("ownerId")), a.get("logo"),
                   _opt_str(a.get("crmTwoAccountId")), _opt_str(a.get("crmOneCompanyId")),
-                  {str(k): str(v) for k, v in (a.get("customFields") or {}).items()}, *ld.stamps(a))
+                  _str_map(a.get("customFields"), f"{where}.customFields"), *ld.stamps(a))
     acc.id = ld.id_of(a, "acc", lambda v: setattr(acc, "id", v))
     return acc
 
@@ -195,6 +234,8 @@ def _load_template(ld: _Loader, raw: Any, where: str) -> Template:
     ld.ids.claim(tpl.id)
     for kind, attr, prefix in (("section", "sections", "tsec"), ("page", "pages", "tpg"), ("task", "tasks", "ttask")):
         for i, item in enumerate(_list(t.get(attr), f"{where}.{attr}")):
+            if not isinstance(item, Mapping):
+                raise SeedError(f"{where}.{attr}[{i}]: expected a mapping")
             try:
                 fields = plan_items.fields_from_seed(kind, dict(item), i, f"{where}.{attr}[{i}]")
             except ValueError as exc:
@@ -213,8 +254,11 @@ def _load_custom_field(ld: _Loader, raw: Any, where: str) -> CustomField:
                where, ("name",))
     if f.get("objectType", "workspace") not in ("workspace", "account", "deal"):
         raise SeedError(f"{where}.objectType: expected workspace, account or deal")
+    options = _list(f.get("options"), f"{where}.options")
+    for i, option in enumerate(options):
+        _check(option, {"index", "label", "value"}, f"{where}.options[{i}]")
     cf = CustomField("", str(f["name"]), str(f.get("variableName") or f["name"]), str(f.get("type", "richText")),
-                     str(f.get("objectType", "workspace")), list(f.get("options") or []), *ld.stamps(f))
+                     str(f.get("objectType", "workspace")), [dict(o) for o in options], *ld.stamps(f))
     cf.id = ld.id_of(f, "cf", lambda v: setattr(cf, "id", v))
     return cf
 
@@ -229,7 +273,7 @@ def _load_workspace(ld: _Loader, company: Company, raw: Any, where: str) -> Work
     ws = Workspace("", str(w["name"]), _opt_str(w.get("account")), bool(w.get("published", True)), bool(w.get("archived", False)),
                    AccessList(), template_id=w.get("templateId"), start_date=_opt_str(w.get("startDate")),
                    target_end_date=_opt_str(w.get("targetEndDate")), actual_end_date=_opt_str(w.get("actualEndDate")),
-                   deal_id=w.get("deal"), custom_fields={str(k): str(v) for k, v in (w.get("customFields") or {}).items()})
+                   deal_id=w.get("deal"), custom_fields=_str_map(w.get("customFields"), f"{where}.customFields"))
     ws.created_at, ws.updated_at = ld.stamps(w)
     ws.id = ld.id_of(w, "ws", lambda v: setattr(ws, "id", v))
     ws.access = _load_access(ld, w, where)
@@ -267,9 +311,12 @@ def _load_access(ld: _Loader, w: Mapping[str, Any], where: str) -> AccessList:
 def _load_file(ld: _Loader, raw: Any, where: str) -> File:
     f = _check(raw, {"id", "fileName", "mimeType", "uploadToken", "expiresAt", "uploadStatus", "size", "sha256",
                      "assetId", "readyAt", "createdAt", "updatedAt"}, where, ("fileName", "mimeType", "uploadToken"))
-    file = File("", str(f["fileName"]), str(f["mimeType"]), str(f["uploadToken"]), float(f.get("expiresAt") or 0),
-                str(f.get("uploadStatus", "in_progress")), f.get("size"), f.get("sha256"), f.get("assetId"),
-                f.get("readyAt"))
+    ready_at = f.get("readyAt")
+    file = File("", str(f["fileName"]), str(f["mimeType"]), str(f["uploadToken"]),
+                _number(f.get("expiresAt") or 0, f"{where}.expiresAt", float),
+                str(f.get("uploadStatus", "in_progress")),
+                None if f.get("size") is None else _number(f["size"], f"{where}.size"), f.get("sha256"),
+                f.get("assetId"), None if ready_at is None else _number(ready_at, f"{where}.readyAt", float))
     file.created_at, file.updated_at = ld.stamps(f)
     file.id = ld.id_of(f, "file", lambda v: setattr(file, "id", v))
     return file
@@ -280,8 +327,8 @@ def _load_asset(ld: _Loader, raw: Any, where: str) -> Asset:
                      "tagIds", "metadata", "views", "shares", "createdAt", "updatedAt"}, where, ("type", "name"))
     asset = Asset("", str(a["type"]), str(a["name"]), str(a.get("description", "")), str(a.get("transcript", "")),
                   bool(a.get("isInternal", False)), a.get("fileId"), a.get("url"), a.get("customCode"),
-                  [str(t) for t in a.get("tagIds") or []], a.get("metadata"), int(a.get("views", 0)),
-                  int(a.get("shares", 0)))
+                  [str(t) for t in _list(a.get("tagIds"), f"{where}.tagIds")], a.get("metadata"),
+                  _number(a.get("views", 0), f"{where}.views"), _number(a.get("shares", 0), f"{where}.shares"))
     asset.created_at, asset.updated_at = ld.stamps(a)
     asset.id = ld.id_of(a, "asset", lambda v: setattr(asset, "id", v))
     return asset

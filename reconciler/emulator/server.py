@@ -4,13 +4,22 @@ Every request goes through the same ``Emulator.handle`` as in-process use.
 A dropped-connection fault is rendered as a response that announces a body
 and then stops short, so the client sees the connection end mid-message
 (``httpx.RemoteProtocolError``), the closest ASGI allows to a hang-up.
+
+An address that cannot be listened on is a ``ServeError`` (exit 1 from the
+CLI); ``exposure_warning`` says when a non-loopback address is served with a
+token anyone can read in this project (the demo seed's).
 """
 
 from __future__ import annotations
 
+import errno
+import ipaddress
+import json
+import logging
 import socket
 import threading
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -21,8 +30,21 @@ from starlette.routing import Mount
 
 from reconciler.emulator.core import Emulator
 from reconciler.emulator.faults import ConnectionDropped
+from reconciler.errors import ConfigError
 
 Scope = dict[str, Any]
+log = logging.getLogger(__name__)
+
+
+class ServeError(ConfigError):
+    """The emulator cannot listen on the address asked for."""
+
+
+_BIND_REASONS = {
+    errno.EADDRINUSE: "the port is already in use by another process (another emulator?)",
+    errno.EACCES: "permission denied (ports below 1024 need privileges)",
+    errno.EADDRNOTAVAIL: "that address does not belong to this machine",
+}
 
 
 class _EmulatorASGI:
@@ -53,6 +75,13 @@ class _EmulatorASGI:
                         "headers": [(b"content-type", b"application/json"), (b"content-length", b"1000")]})
             await send({"type": "http.response.body", "body": b"{", "more_body": True})
             return  # uvicorn closes the connection: the body never completes
+        except Exception:  # noqa: BLE001 - a bug in the emulator still answers with the service's envelope
+            log.exception("emulator request failed")
+            error = {"error": {"code": "INTERNAL_SERVER_ERROR", "message": "Unexpected error in the emulator."}}
+            await send({"type": "http.response.start", "status": 500,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": json.dumps(error).encode()})
+            return
         await send({"type": "http.response.start", "status": answer.status,
                     "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.items()]})
         await send({"type": "http.response.body", "body": answer.body})
@@ -98,12 +127,55 @@ def start_background_server(emulator: Emulator, host: str = "127.0.0.1") -> tupl
     return base_url[0], stop
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only: ``localhost``,
+    127.0.0.0/8 or ::1.  Anything else, including ``0.0.0.0``, ``::``, ``""``
+    and names that resolve elsewhere, counts as reachable from the network."""
+    name = host.strip().strip("[]")
+    if name.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+@lru_cache(maxsize=1)
+def demo_tokens() -> frozenset[str]:
+    """The built-in demo seed's tokens: published with the project, known to anyone."""
+    return frozenset(Emulator.from_seed_file(None).company_tokens().values())
+
+
+def exposure_warning(emulator: Emulator, host: str) -> str | None:
+    """A warning when ``host`` is reachable from the network and some company
+    answers to a demo token; None otherwise.  Serving on the network is
+    allowed (a container needs it), so this warns rather than refuses."""
+    if is_loopback(host):
+        return None
+    exposed = sorted(name for name, token in emulator.company_tokens().items() if token in demo_tokens())
+    if not exposed:
+        return None
+    companies = ", ".join(exposed)
+    return (f"Warning: the emulator listens on {host or 'every interface'}, reachable from the network, and "
+            f"company {companies} answers to the built-in demo token, which is publicly known (it ships with "
+            "this tool): anyone who can reach this machine can read and change the emulator's data. Serve on "
+            "127.0.0.1, or give a --seed whose companies have tokens of their own.")
+
+
 def _make_server(emulator: Emulator, host: str, port: int) -> tuple[uvicorn.Server, socket.socket]:
     # Binding the socket ourselves is what lets port 0 report its real port.
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    name = host.strip("[]")
+    family = socket.AF_INET6 if ":" in name else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((name, port))
+    except OSError as exc:
+        sock.close()
+        reason = _BIND_REASONS.get(exc.errno or 0) or exc.strerror or str(exc)
+        advice = ("Stop what holds it, or choose another port (--port 0 picks a free one)."
+                  if exc.errno == errno.EADDRINUSE else "Choose another --host or --port.")
+        raise ServeError(f"Cannot listen on {host or 'every interface'} port {port}: {reason}. {advice}") from exc
     config = uvicorn.Config(make_app(emulator), log_level="warning", lifespan="off")
     return uvicorn.Server(config), sock
 

@@ -2,7 +2,7 @@
 
 Plain dataclasses, no behaviour beyond look-ups and id generation; the rules
 live in the route modules and ``access.py``.  ``seed.py`` reads and writes
-this structure as the seed YAML of DESIGN.md section 6.
+this structure as the seed YAML described in README.md.
 
 Connected workspaces share one ``AccessList`` object (held by their
 ``Group``), so a change made through any member shows on all members, as the
@@ -62,9 +62,10 @@ class User:
     updated_at: str
 
     @property
-    def name(self) -> str | None:
-        parts = [p for p in (self.first_name, self.last_name) if p]
-        return " ".join(parts) if parts else None
+    def name(self) -> str:
+        """First and last name; ``""`` when neither is known (a person first
+        seen on an access list): the description types ``name`` as a string."""
+        return " ".join(p for p in (self.first_name, self.last_name) if p)
 
 
 @dataclass

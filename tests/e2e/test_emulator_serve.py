@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -71,3 +75,89 @@ def test_cli_refuses_a_bad_fault_before_listening(capsys: pytest.CaptureFixture[
     assert code == 1
     assert "--fault 'kind=explode': kind must be one of" in err
     assert "Emulator listening" not in out and "Traceback" not in err
+
+
+# --- issue 10: clear errors instead of internal ones, a warning when exposed ---
+
+BAD_SEED = "companies:\n  acme: {tokn: dev-token-acme}\n"
+
+
+def test_serve_on_a_taken_port_is_exit_1_naming_the_address_and_port(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.e2e.conftest import run_cli
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        code, out, err = run_cli(["emulator", "serve", "--host", "127.0.0.1", "--port", str(port)], capsys)
+    assert code == 1, err
+    assert f"127.0.0.1 port {port}" in err and "already in use" in err
+    assert "Internal error" not in err and "Traceback" not in err
+    assert "Emulator listening" not in out
+
+
+def test_serve_with_a_seed_with_an_unknown_key_is_exit_1_with_the_place(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.e2e.conftest import run_cli
+
+    seed = tmp_path / "seed.yaml"
+    seed.write_text(BAD_SEED, encoding="utf-8")
+    code, out, err = run_cli(["emulator", "serve", "--port", "0", "--seed", str(seed)], capsys)
+    assert code == 1, err
+    assert f"{seed}: companies.acme: unknown key(s) tokn" in err
+    assert "Internal error" not in err and "Emulator listening" not in out
+
+
+def test_plan_with_an_emulator_seed_with_an_unknown_key_is_exit_1_with_the_place(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.e2e.conftest import run_cli
+
+    monkeypatch.delenv("RECONCILER_TOKEN", raising=False)
+    monkeypatch.delenv("RECONCILER_BASE_URL", raising=False)
+    seed = tmp_path / "bad-seed.yaml"
+    seed.write_text(BAD_SEED, encoding="utf-8")
+    code, _, err = run_cli(["plan", str(project), "--emulator", str(tmp_path / "emulator.yaml"),
+                            "--seed", str(seed)], capsys)
+    assert code == 1, err
+    assert f"{seed}: companies.acme: unknown key(s) tokn" in err
+    assert "Internal error" not in err
+
+
+def test_serve_with_a_data_file_that_cannot_be_written_is_exit_1(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.e2e.conftest import run_cli
+
+    not_a_dir = tmp_path / "plain-file"
+    not_a_dir.write_text("", encoding="utf-8")
+    data = not_a_dir / "emulator.yaml"
+    code, out, err = run_cli(["emulator", "serve", "--port", "0", "--data", str(data)], capsys)
+    assert code == 1, err
+    assert f"Cannot write the emulator data file {data}" in err
+    assert "Internal error" not in err and "Emulator listening" not in out
+
+
+def _serve_briefly(*args: str) -> tuple[str, str]:
+    """Run `reconciler emulator serve ARGS` until it announces its address,
+    then stop it; returns (stdout, stderr)."""
+    proc = subprocess.Popen([sys.executable, "-m", "reconciler", "emulator", "serve", "--port", "0", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline() if proc.stdout else ""
+    finally:
+        proc.terminate()
+        rest, err = proc.communicate(timeout=20)
+    return first + rest, err
+
+
+def test_serve_on_all_interfaces_with_the_demo_token_warns_on_stderr() -> None:
+    out, err = _serve_briefly("--host", "0.0.0.0")
+    assert "http://0.0.0.0:" in out.splitlines()[0]
+    assert "Warning:" in err and "reachable from the network" in err and "publicly known" in err
+    assert "dev-token-acme" not in err  # the warning names the problem, it does not repeat the token
+
+
+def test_serve_on_loopback_with_the_demo_token_does_not_warn() -> None:
+    out, err = _serve_briefly("--host", "127.0.0.1")
+    assert "http://127.0.0.1:" in out.splitlines()[0]
+    assert "Warning" not in err

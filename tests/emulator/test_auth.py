@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 
 def test_missing_token_is_401_unauthorized(make_client):
     response = make_client(None).get("/workspaces")
@@ -57,3 +59,42 @@ def test_tags_and_users_have_only_their_referenced_endpoints(client):
     assert client.post("/users", json={}).status_code == 405
     assert client.get("/tags/tag_123").status_code == 404
     assert client.get("/users/usr_1").status_code == 404
+
+
+def test_a_405_lists_the_allowed_methods_in_allow(client):
+    response = client.delete("/workspaces")
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+    assert response.headers["Allow"] == "GET, POST"
+
+
+@pytest.mark.parametrize(("method", "path", "allowed"), [
+    ("GET", "/workspaces/ws_home/access", "POST"),
+    ("PUT", "/workspace-users/wu_1", "PATCH"),
+    ("POST", "/workspace-domains", "GET"),
+    ("DELETE", "/files/file_1", "GET"),
+    ("GET", "/tags", "POST"),
+    ("POST", "/users", "GET"),
+])
+def test_every_405_carries_allow(client, method, path, allowed):
+    response = client.request(method, path)
+    assert response.status_code == 405
+    assert response.headers["Allow"] == allowed
+
+
+def test_unknown_tokens_are_401_on_every_endpoint_family(make_client):
+    client = make_client("token-of-nobody")
+    for method, path in (("GET", "/workspaces"), ("POST", "/workspaces"), ("POST", "/workspaces/ws_home/access"),
+                         ("POST", "/workspaces/ws_home/connected-workspaces"),
+                         ("POST", "/workspaces/ws_home/authenticated-embed-url"),
+                         ("PATCH", "/workspace-users/wu_1"), ("PATCH", "/workspace-domains/wd_1"),
+                         ("GET", "/workspace-domains"), ("PATCH", "/workspace-plan-tasks/task_3"),
+                         ("PATCH", "/workspace-sections/sec_41"), ("PATCH", "/workspace-pages/pg_9"),
+                         ("POST", "/files"), ("GET", "/files/file_1"), ("POST", "/assets"),
+                         ("PATCH", "/assets/asset_1"), ("POST", "/tags"), ("GET", "/users"), ("GET", "/accounts"),
+                         ("GET", "/custom-fields"), ("GET", "/custom-fields/cf_1"), ("DELETE", "/workspaces"),
+                         ("GET", "/no-such-endpoint")):
+        response = client.request(method, path, json={})
+        assert response.status_code == 401, (method, path)
+        assert response.json()["error"]["code"] == "UNAUTHORIZED"
+        assert "Allow" not in response.headers

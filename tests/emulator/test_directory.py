@@ -62,3 +62,48 @@ def test_workspace_custom_fields_show_on_workspaces(client, props):
     ws = client.get("/workspaces", params=props("customFields.variableName", "customFields.value")).json()
     assert ws["data"]["workspaces"][0]["customFields"] == [
         {"id": "cf_1", "object": "custom-field", "variableName": "region", "value": None}]
+
+
+def test_users_made_from_access_lists_have_a_string_name(client, props):
+    users = client.get("/users", params=props("email", "name")).json()["data"]["users"]
+    names = {u["email"]: u["name"] for u in users}
+    assert names["jane@acme.com"] == "Jane Doe"
+    # No name is known for a person first seen on an access list: an empty string, never null.
+    assert names["raj@customer.com"] == "" and names["temp@acme.com"] == ""
+
+
+def test_users_on_workspaces_have_a_string_name(client, props):
+    ws = client.get("/workspaces", params=props("workspaceUsers.user.name", "workspaceUsers.user.email")).json()
+    people = [u["user"] for w in ws["data"]["workspaces"] for u in w["workspaceUsers"]]
+    assert people and all(isinstance(p["name"], str) for p in people)
+
+
+def test_a_user_added_by_an_access_change_has_a_string_name(client, props):
+    client.post("/workspaces/ws_portal/access", json={"workspaceUsers": [
+        {"email": "ops@acme.com", "role": "owner"}, {"email": "new.person@customer.com", "role": "viewer"}]})
+    users = client.get("/users", params=[*props("name"), ("filter[email]", "new.person@customer.com")]).json()
+    assert users["data"]["users"][0]["name"] == ""
+
+
+@pytest.mark.parametrize("token", ["token-acme", "token-globex"])
+def test_seeded_accounts_have_an_owner_id_string_naming_a_user(make_client, props, token):
+    client = make_client(token)
+    accounts = client.get("/accounts", params=props("ownerId")).json()["data"]["accounts"]
+    user_ids = {u["id"] for u in client.get("/users").json()["data"]["users"]}
+    assert accounts and all(isinstance(a["ownerId"], str) for a in accounts)
+    assert {a["ownerId"] for a in accounts} <= user_ids
+
+
+def test_a_seeded_owner_id_is_kept():
+    from reconciler.emulator import Emulator
+
+    doc = {"companies": {"acme": {"token": "t", "users": [{"id": "usr_9", "email": "a@acme.com"}],
+                                  "accounts": [{"id": "acc_1", "name": "A", "ownerId": "usr_9"},
+                                               {"id": "acc_2", "name": "B"}]}}}
+    store = Emulator.from_seed(doc).store
+    assert [a.owner_id for a in store.companies["acme"].accounts] == ["usr_9", "usr_9"]
+
+
+def test_the_owner_id_on_a_workspace_account_is_a_string(client, props):
+    ws = client.get("/workspaces", params=props("account.ownerId")).json()["data"]["workspaces"]
+    assert all(isinstance(w["account"]["ownerId"], str) for w in ws)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 import yaml
 
 from reconciler.emulator import Emulator, emulator_transport
@@ -107,3 +108,169 @@ def test_malformed_seed_names_the_file_and_the_key(tmp_path):
     bad.write_text("companies:\n  acme: {tokn: x}\n", encoding="utf-8")
     with pytest.raises(SeedError, match=r"seed.yaml: companies.acme: unknown key\(s\) tokn"):
         Emulator.from_seed_file(bad)
+
+
+# --- a data file that cannot be written: the envelope, and memory kept in step with the file ---
+
+def _disk_full(monkeypatch):
+    """Simulate a full disk under the emulator's data-file writer."""
+    import errno
+
+    from reconciler.emulator import core
+
+    def full(path, text):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(core, "write_data_file", full)
+
+
+USERS_PARAMS = {"properties[]": "workspaceUsers.user.email"}
+NEW_LIST = {"workspaceUsers": [{"email": "jane@acme.com", "role": "owner"},
+                               {"email": "priya@customer.com", "role": "viewer"}], "notifyPeople": True}
+
+
+def test_a_failed_data_file_write_answers_the_error_envelope(tmp_path, clock, seed_path, monkeypatch):
+    emulator = Emulator.from_file(tmp_path / "emulator.yaml", seed_path=seed_path, clock=clock)
+    _disk_full(monkeypatch)
+    with _client(emulator) as client:
+        response = client.post("/workspaces/ws_home/access", json=NEW_LIST)
+    assert response.status_code == 500
+    assert response.headers["Content-Type"] == "application/json"
+    error = response.json()["error"]
+    assert error["code"] == "INTERNAL_SERVER_ERROR"
+    assert "No space left on device" in error["message"] and "nothing was changed" in error["message"]
+    assert response.headers["X-RateLimit-Limit"] == "120"
+
+
+def test_a_failed_data_file_write_keeps_memory_as_the_file_says(tmp_path, clock, seed_path, monkeypatch):
+    data = tmp_path / "emulator.yaml"
+    emulator = Emulator.from_file(data, seed_path=seed_path, clock=clock)
+    on_disk = data.read_text(encoding="utf-8")
+    with _client(emulator) as client:
+        before = client.get("/workspaces", params=USERS_PARAMS).json()
+        _disk_full(monkeypatch)
+        assert client.post("/workspaces/ws_home/access", json=NEW_LIST).status_code == 500
+        assert client.get("/workspaces", params=USERS_PARAMS).json() == before
+    assert data.read_text(encoding="utf-8") == on_disk
+    assert emulator.notifications == []  # nobody is told about a change that did not happen
+
+
+def test_a_retry_after_the_disk_recovers_applies_the_change_once(tmp_path, clock, seed_path, monkeypatch):
+    data = tmp_path / "emulator.yaml"
+    emulator = Emulator.from_file(data, seed_path=seed_path, clock=clock)
+    with _client(emulator) as client:
+        _disk_full(monkeypatch)
+        assert client.post("/workspaces/ws_home/access", json=NEW_LIST).status_code == 500
+        monkeypatch.undo()
+        assert client.post("/workspaces/ws_home/access", json=NEW_LIST).status_code == 200
+        live = client.get("/workspaces", params=USERS_PARAMS).json()
+    emails = [u["user"]["email"] for u in live["data"]["workspaces"][0]["workspaceUsers"]]
+    assert emails == ["jane@acme.com", "priya@customer.com"]
+    assert [n.email for n in emulator.notifications] == ["priya@customer.com"]
+    with _client(Emulator.from_file(data, clock=clock)) as client:
+        assert client.get("/workspaces", params=USERS_PARAMS).json() == live
+
+
+def test_a_creation_whose_write_failed_leaves_no_workspace_and_spends_no_credit(tmp_path, clock, seed_path,
+                                                                                 monkeypatch):
+    data = tmp_path / "emulator.yaml"
+    emulator = Emulator.from_file(data, seed_path=seed_path, clock=clock)
+    with _client(emulator) as client:
+        _disk_full(monkeypatch)
+        failed = client.post("/workspaces/ws_home/connected-workspaces", json={"templateId": "tpl_kickoff"})
+        assert failed.status_code == 500
+        assert [w["id"] for w in client.get("/workspaces").json()["data"]["workspaces"]] == \
+            ["ws_home", "ws_kickoff", "ws_portal"]
+        assert emulator.store.companies["acme"].credits == 5
+        monkeypatch.undo()
+        created = client.post("/workspaces/ws_home/connected-workspaces", json={"templateId": "tpl_kickoff"})
+        assert created.status_code == 201
+        assert len(client.get("/workspaces").json()["data"]["workspaces"]) == 4
+    assert emulator.store.companies["acme"].credits == 4
+    assert Emulator.from_file(data, clock=clock).store.companies["acme"].credits == 4
+
+
+def test_an_after_commit_fault_does_not_hang_up_when_nothing_was_committed(tmp_path, clock, seed_path,
+                                                                           monkeypatch):
+    emulator = Emulator.from_file(tmp_path / "emulator.yaml", seed_path=seed_path, clock=clock)
+    emulator.faults.inject("POST", r"/access$", "after_commit")
+    _disk_full(monkeypatch)
+    with _client(emulator) as client:
+        assert client.post("/workspaces/ws_home/access", json=NEW_LIST).status_code == 500
+
+
+def test_a_data_file_that_cannot_be_created_is_a_config_error(tmp_path, seed_path):
+    import pytest
+
+    from reconciler.errors import ConfigError
+
+    blocker = tmp_path / "plain-file"
+    blocker.write_text("", encoding="utf-8")
+    with pytest.raises(ConfigError, match="Cannot write the emulator data file"):
+        Emulator.from_file(blocker / "emulator.yaml", seed_path=seed_path)
+
+
+# --- a malformed seed is a ReconcilerError (the CLI's exit 1), naming the place ---
+
+def test_a_seed_error_is_a_reconciler_config_error(tmp_path):
+    import pytest
+
+    from reconciler.errors import ConfigError
+
+    bad = tmp_path / "seed.yaml"
+    bad.write_text("companies:\n  acme: {tokn: x}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"seed.yaml: companies.acme: unknown key\(s\) tokn"):
+        Emulator.from_seed_file(bad)
+
+
+@pytest.mark.parametrize(("text", "place"), [
+    ("companies:\n  acme: {token: t, credits: many}\n", "companies.acme.credits"),
+    ("companies:\n  acme: {token: t}\nnextIds: {ws: x}\n", "nextIds.ws"),
+    ("companies:\n  acme: {token: t, templates: [{id: t1, sections: [5]}]}\n", "companies.acme.templates[0].sections[0]"),
+    ("companies:\n  acme: {token: t, customFields: [{name: a, options: 5}]}\n", "companies.acme.customFields[0].options"),
+    ("companies:\n  acme: {token: t, accounts: [{name: a, customFields: [1]}]}\n",
+     "companies.acme.accounts[0].customFields"),
+    ("companies:\n  acme: {token: t, assets: [{type: link, name: a, views: x}]}\n", "companies.acme.assets[0].views"),
+    ("companies:\n  acme: {token: t, files: [{fileName: a, mimeType: a/b, uploadToken: x, expiresAt: x}]}\n",
+     "companies.acme.files[0].expiresAt"),
+])
+def test_a_seed_value_of_the_wrong_type_names_its_place(tmp_path, text, place):
+    from reconciler.errors import ConfigError
+
+    bad = tmp_path / "seed.yaml"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        Emulator.from_seed_file(bad)
+    assert f"seed.yaml: {place}" in str(caught.value)
+
+
+def test_a_seed_that_is_not_utf8_is_a_config_error(tmp_path):
+    from reconciler.errors import ConfigError
+
+    bad = tmp_path / "seed.yaml"
+    bad.write_bytes(b"companies:\n  acme: {token: \xff}\n")
+    with pytest.raises(ConfigError, match=r"seed.yaml: not UTF-8 text"):
+        Emulator.from_seed_file(bad)
+
+
+@pytest.mark.parametrize(("text", "complaint"), [
+    ("companies: [\n", "not valid YAML"),
+    ("companies: " + "[" * 2000 + "]" * 2000 + "\n", "not valid YAML"),
+    ("companies:\n  acme: {token: t, credits: " + "9" * 5000 + "}\n", "not valid YAML"),
+    ("- just\n- a list\n", "seed: expected a mapping"),
+])
+def test_a_seed_that_is_not_a_seed_document_is_a_config_error(tmp_path, text, complaint):
+    from reconciler.errors import ConfigError
+
+    bad = tmp_path / "seed.yaml"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=f"seed.yaml: {complaint}"):
+        Emulator.from_seed_file(bad)
+
+
+def test_a_data_file_that_is_a_directory_is_a_config_error(tmp_path):
+    from reconciler.errors import ConfigError
+
+    (tmp_path / "emulator.yaml").mkdir()
+    with pytest.raises(ConfigError, match="emulator.yaml: cannot be read"):
+        Emulator.from_file(tmp_path / "emulator.yaml")

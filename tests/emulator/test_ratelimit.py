@@ -82,3 +82,47 @@ def test_classes_have_separate_windows(make_client, make_emulator):
     assert client.get(f"/files/{file_id}").status_code == 429
     assert client.post("/workspaces/ws_home/connected-workspaces",
                        json={"workspaceId": "ws_kickoff"}).status_code == 429
+
+
+# --- a scaled clock (`emulator serve --time-scale`): the headers speak real time ---
+
+WINDOW_START = 1_800_000_000.0  # a whole minute: 1_800_000_000 / 60 = 30_000_000
+
+
+def _scaled_client(make_client, scale: float, limit: int):
+    from reconciler.clock import ScaledClock
+    from reconciler.emulator import Emulator
+    from tests.emulator.conftest import SEED
+
+    # 10 emulator seconds into a window: 50 emulator seconds are left.
+    clock = ScaledClock(scale, start=WINDOW_START + 10)
+    emulator = Emulator.from_seed_file(SEED, clock=clock, rate_limits={"default": limit})
+    return make_client(target=emulator)
+
+
+def test_scaled_clock_retry_after_is_in_real_seconds(make_client):
+    client = _scaled_client(make_client, 10.0, 1)
+    assert client.get("/workspaces").status_code == 200
+    refused = client.get("/workspaces")
+    assert refused.status_code == 429
+    # 50 emulator seconds at 10x are 5 real seconds (rounded up), not 50.
+    assert refused.headers["Retry-After"] == "5"
+    assert "retry after 5 s" in refused.json()["error"]["message"]
+
+
+def test_scaled_clock_retry_after_is_at_least_one_second(make_client):
+    client = _scaled_client(make_client, 6000.0, 1)
+    client.get("/workspaces")
+    assert client.get("/workspaces").headers["Retry-After"] == "1"
+
+
+def test_scaled_clock_rate_limit_reset_is_the_real_epoch_second(make_client):
+    import time
+
+    client = _scaled_client(make_client, 10.0, 5)
+    before = time.time()
+    reset = int(client.get("/workspaces").headers["X-RateLimit-Reset"])
+    after = time.time()
+    # The window ends 50 emulator seconds from now: 5 real seconds from now on the wall clock,
+    # not the emulator's own epoch second (WINDOW_START + 60).
+    assert before + 5 - 1 <= reset <= after + 5 + 1
