@@ -4,24 +4,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from reconciler.text import printable
+
 
 @dataclass(frozen=True, order=True)
 class SourceLocation:
-    """A place in a manifest file; ``str()`` gives ``file:line`` (line is 1-based)."""
+    """A place in a manifest file; ``str()`` gives ``file:line`` (line is 1-based).
+
+    The file name comes from the manifest directory, which a pull request
+    controls, so it is shown through ``printable``.
+    """
 
     file: str
     line: int
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
+        return f"{printable(self.file)}:{self.line}"
 
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One thing wrong with the manifests, at the place a user should edit."""
+    """One thing wrong with the manifests, at the place a user should edit.
+
+    ``str()`` gives ``file:line: message`` on one line.  Messages quote
+    manifest values and keys; the code that writes them passes those through
+    ``printable``, and ``str()`` does it once more for the whole message, so
+    no control character written in a manifest reaches the terminal.
+    """
 
     location: SourceLocation
     message: str
 
     def __str__(self) -> str:
-        return f"{self.location}: {self.message}"
+        return f"{self.location}: {printable(self.message)}"

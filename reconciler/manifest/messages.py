@@ -18,8 +18,9 @@ from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
 from reconciler.manifest.location import Problem, SourceLocation
-from reconciler.manifest.models import ASSET_TYPES, ROLES, ManifestSpec
+from reconciler.manifest.models import ASSET_TYPES, KEY_PATTERN, ROLES, ManifestSpec
 from reconciler.manifest.yaml_lines import LineDict, LineList
+from reconciler.text import printable, quoted, shortened
 
 
 @dataclass(frozen=True)
@@ -113,31 +114,40 @@ def _phrase(error: ErrorDetails, place: _Place) -> tuple[tuple[str | int, ...], 
     path = place.path
     last = path[-1] if path else None
     if kind == "missing":
-        return path[:-1], f"missing required key {last!r}"
+        return path[:-1], f"missing required key {_shown(last)}"
     if kind == "extra_forbidden":
         allowed = ", ".join(place.model.model_fields) if place.model else ""
-        return path[:-1], f"unknown key {last!r}; allowed keys: {allowed}"
+        return path[:-1], f"unknown key {_shown(last)}; allowed keys: {allowed}"
     if last == "[key]":
-        return path[:-2], _key_message(path[-2], kind)
+        return path[:-2], _key_message(path, kind, ctx)
     if kind == "union_tag_not_found":
         return path, f"missing required key 'type'; use one of {', '.join(ASSET_TYPES)}"
     if kind == "union_tag_invalid":
-        return path, f"{ctx.get('tag')!r} is not an asset type; use one of {', '.join(ASSET_TYPES)}"
+        return path, f"{_shown(ctx.get('tag'))} is not an asset type; use one of {', '.join(ASSET_TYPES)}"
     if kind == "literal_error" and last == "role":
-        return path, f"{value!r} is not a role; use one of {', '.join(ROLES)}"
+        return path, f"{_shown(value)} is not a role; use one of {', '.join(ROLES)}"
     if path == ("version",) and kind in ("literal_error", "manifest"):
-        return (), f"version must be 1 (the only manifest format this tool reads), got {value!r}"
+        return (), f"version must be 1 (the only manifest format this tool reads), got {_shown(value)}"
     if kind == "literal_error":
-        return path, f"{value!r} is not allowed; use one of {ctx.get('expected')}"
+        return path, f"{_shown(value)} is not allowed; use one of {ctx.get('expected')}"
     if kind == "manifest":
-        return path, error["msg"]
+        return path, printable(error["msg"])
     return path, _type_message(kind, value, error["msg"])
 
 
-def _key_message(key: str | int, kind: str) -> str:
+_ID_KINDS = {"sections": "a section id", "pages": "a page id", "tasks": "a task id"}
+
+
+def _key_message(path: tuple[str | int, ...], kind: str, ctx: dict[str, Any]) -> str:
+    """Why a mapping key was refused, in terms of what that mapping's keys are."""
+    key = _shown(path[-2])
     if kind == "string_type":
-        return f"key {key!r} must be text"
-    return f"key {key!r} must be lower-case letters, digits and '-', starting with a letter or digit"
+        return f"key {key} must be text"
+    if ctx.get("pattern") == KEY_PATTERN:
+        return f"key {key} must be lower-case letters, digits and '-', starting with a letter or digit"
+    # Section, page and task keys are ids of the service (ServiceId): any text but empty or with spaces.
+    what = _ID_KINDS.get(str(path[-3]) if len(path) >= 3 else "", "an id")
+    return f"key {key} must be {what} as the service shows it (like sec_41 or Task_1): not empty, no spaces"
 
 
 _EXPECTED = {
@@ -159,14 +169,14 @@ def _type_message(kind: str, value: Any, fallback: str) -> str:
     if kind in _EXPECTED:
         hint = ""
         if kind == "string_type" and isinstance(value, (int, float)) and not isinstance(value, bool):
-            hint = f"; quote it (\"{value}\") so it is read as text"
+            hint = f"; quote it (\"{shortened(str(value))}\") so it is read as text"
         return f"expected {_EXPECTED[kind]}, got {_describe(value)}{hint}"
     if kind == "string_too_short":
         return "must not be empty"
     if kind == "string_pattern_mismatch":
-        return f"{value!r} must not be empty or contain spaces"
+        return f"{_shown(value)} must not be empty or contain spaces"
     if kind in ("greater_than", "greater_than_equal"):
-        return f"{value!r} is too small; {fallback[0].lower()}{fallback[1:]}"
+        return f"{_shown(value)} is too small; {fallback[0].lower()}{fallback[1:]}"
     return f"{fallback[0].lower()}{fallback[1:]}" if fallback else kind
 
 
@@ -176,7 +186,7 @@ def _describe(value: Any) -> str:
     if isinstance(value, bool):
         return f"{'true' if value else 'false'}"
     if isinstance(value, (int, float)):
-        return f"the number {value}"
+        return f"the number {shortened(str(value))}"
     if isinstance(value, date):
         return f"the date {value.isoformat()}"
     if isinstance(value, dict):
@@ -184,13 +194,20 @@ def _describe(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     if isinstance(value, str):
-        return f"the text {value!r}"
+        return f"the text {_shown(value)}"
     return type(value).__name__
+
+
+def _shown(value: Any) -> str:
+    """A value or key as a message quotes it: text between quotes, anything
+    else as Python writes it; one line, at most 80 characters."""
+    return quoted(value) if isinstance(value, str) else printable(shortened(repr(value)))
 
 
 def _dotted(path: tuple[str | int, ...]) -> str:
     out = ""
     for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        shown = printable(shortened(str(part)))
+        out += f"[{shown}]" if isinstance(part, int) else (f".{shown}" if out else shown)
     return out
 

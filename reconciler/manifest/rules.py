@@ -16,6 +16,7 @@ from typing import Any
 from reconciler.manifest.location import Problem, SourceLocation
 from reconciler.manifest.models import ASSET_TYPES, FILE_ASSET_TYPES
 from reconciler.manifest.yaml_lines import LineDict, LineList
+from reconciler.text import printable, quoted, shortened
 
 UPLOADED_TYPES = frozenset(FILE_ASSET_TYPES) | {"video", "audio"}
 DEFAULT_MAX_FILE_BYTES = 100 * 2**20
@@ -67,14 +68,19 @@ def file_rules(document: Any, file: str, base_dir: Path, root: Path, *,
         return []
     problems: list[Problem] = []
     for key, group, line in _entries(document, "groups"):
-        problems += _access_rules(group, f"groups.{key}", file)
+        problems += _access_rules(group, f"groups.{_shown(key)}", file)
         for member_key, member, member_line in _entries(group, "workspaces"):
-            problems += _member_rules(member, f"groups.{key}.workspaces.{member_key}", member_line, file)
+            problems += _member_rules(member, f"groups.{_shown(key)}.workspaces.{_shown(member_key)}", member_line, file)
     for key, workspace, _ in _entries(document, "workspaces"):
-        problems += _access_rules(workspace, f"workspaces.{key}", file)
+        problems += _access_rules(workspace, f"workspaces.{_shown(key)}", file)
     for key, asset, line in _entries(document, "assets"):
-        problems += _asset_rules(asset, f"assets.{key}", line, file, base_dir, root, max_file_bytes)
+        problems += _asset_rules(asset, f"assets.{_shown(key)}", line, file, base_dir, root, max_file_bytes)
     return problems
+
+
+def _shown(text: str) -> str:
+    """A manifest key or value as a message shows it: one line, at most 80 characters."""
+    return printable(shortened(text))
 
 
 def manifest_set_rules(documents: list[tuple[str, Any]]) -> list[Problem]:
@@ -91,7 +97,7 @@ def manifest_set_rules(documents: list[tuple[str, Any]]) -> list[Problem]:
                 first = first_key.setdefault((section, key), here)
                 if first != here:
                     problems.append(Problem(here, (
-                        f"{section}.{key}: already defined at {first}; "
+                        f"{section}.{_shown(key)}: already defined at {first}; "
                         "a key may be defined in one file only")))
         for workspace_id, what, here in _managed_ids(document, file):
             if workspace_id not in first_id:
@@ -99,7 +105,7 @@ def manifest_set_rules(documents: list[tuple[str, Any]]) -> list[Problem]:
                 continue
             first_what, first = first_id[workspace_id]
             problems.append(Problem(here, (
-                f"{what}: workspace {workspace_id} is already managed as {first_what} at {first}; "
+                f"{what}: workspace {_shown(workspace_id)} is already managed as {first_what} at {first}; "
                 "manage each workspace in one place only")))
     return problems
 
@@ -119,13 +125,14 @@ def _entries(mapping: Any, section: str) -> Iterator[tuple[str, LineDict, int]]:
 def _managed_ids(document: LineDict, file: str) -> Iterator[tuple[str, str, SourceLocation]]:
     for key, group, _ in _entries(document, "groups"):
         if isinstance(group.get("homepage"), str):
-            yield group["homepage"], f"group.{key} (homepage)", SourceLocation(file, group.key_lines["homepage"])
+            yield group["homepage"], f"group.{_shown(key)} (homepage)", SourceLocation(file, group.key_lines["homepage"])
         for member_key, member, _ in _entries(group, "workspaces"):
             if isinstance(member.get("id"), str):
-                yield member["id"], f"group.{key}.workspace.{member_key}", SourceLocation(file, member.key_lines["id"])
+                yield (member["id"], f"group.{_shown(key)}.workspace.{_shown(member_key)}",
+                       SourceLocation(file, member.key_lines["id"]))
     for key, workspace, _ in _entries(document, "workspaces"):
         if isinstance(workspace.get("id"), str):
-            yield workspace["id"], f"workspace.{key}", SourceLocation(file, workspace.key_lines["id"])
+            yield workspace["id"], f"workspace.{_shown(key)}", SourceLocation(file, workspace.key_lines["id"])
 
 
 def _access_rules(parent: LineDict, path: str, file: str) -> list[Problem]:
@@ -153,7 +160,7 @@ def _access_rules(parent: LineDict, path: str, file: str) -> list[Problem]:
             line = entries.item_lines[index] if isinstance(entries, LineList) else access.key_lines[list_key]
             if value in first_line:
                 problems.append(Problem(SourceLocation(file, line), (
-                    f"{path}.access.{list_key}[{index}]: {field} {value!r} is listed twice "
+                    f"{path}.access.{list_key}[{index}]: {field} {quoted(value)} is listed twice "
                     f"(first at line {first_line[value]}); keep one entry per {field}")))
             else:
                 first_line[value] = line
@@ -230,13 +237,15 @@ def _asset_rules(asset: LineDict, path: str, line: int, file: str, base_dir: Pat
     given = asset.get("mimeType")
     guessed = guess_mime_type(name)
     if not isinstance(given, str) and guessed is None:
-        return [Problem(here, f"{path}.file: cannot tell the MIME type of {name!r} from its extension; add mimeType")]
+        return [Problem(here, (
+            f"{path}.file: cannot tell the MIME type of {quoted(name)} from its extension; add mimeType"))]
     mime = given if isinstance(given, str) else guessed
     assert mime is not None
     if not media_fits(kind, mime):
         where = here if not isinstance(given, str) else SourceLocation(file, asset.key_lines["mimeType"])
         return [Problem(where, (
-            f"{path}: type {kind} does not take {mime} ({name!r}); declare the type that matches the file "
+            f"{path}: type {kind} does not take {_shown(mime)} ({quoted(name)}); "
+            "declare the type that matches the file "
             f"(or fix the file)"))]
     return []
 
@@ -247,19 +256,33 @@ def asset_file_problem(name: str, base_dir: Path, root: Path, *,
     regular file inside ``root`` of at most ``max_file_bytes``."""
     if "\x00" in name:
         return "the path contains a NUL character"
+    shown = quoted(name)
+    try:
+        return _path_problem(name, shown, base_dir, root, max_file_bytes)
+    except RuntimeError:  # Python 3.11's resolve() on a symlink loop
+        return f"{shown} cannot be used: it leads into a loop of symlinks"
+    except UnicodeError:  # a lone surrogate ("\ud800" in the YAML) has no bytes on disk
+        return f"{shown} cannot be used: it is not a file name this system can encode"
+    except OSError as exc:
+        return f"{shown} cannot be used: {exc.strerror or exc}"
+
+
+def _path_problem(name: str, shown: str, base_dir: Path, root: Path, max_file_bytes: int) -> str | None:
     relative = Path(name)
     if relative.is_absolute() or name.startswith("~"):
-        return f"{name!r} must be a path relative to the manifest file, not an absolute one"
+        return f"{shown} must be a path relative to the manifest file, not an absolute one"
     target = base_dir / relative
     # resolve() follows symlinks, so a link that points out of the root is caught too.
     if not target.resolve().is_relative_to(root.resolve()):
-        return f"{name!r} is outside the manifest root {root}; keep asset files beside the manifests"
+        return f"{shown} is outside the manifest root {root}; keep asset files beside the manifests"
     if not target.exists():
-        return f"{name!r} does not exist (looked for {target})"
+        return f"{shown} does not exist (looked for {printable(str(target))})"
     if not target.is_file():
-        return f"{name!r} is not a file"
+        return f"{shown} is not a file"
+    with target.open("rb"):  # unreadable: an OSError, reported by the caller
+        pass
     size = target.stat().st_size
     if size > max_file_bytes:
-        return (f"{name!r} is {size:,} bytes, over the limit of {max_file_bytes:,} "
+        return (f"{shown} is {size:,} bytes, over the limit of {max_file_bytes:,} "
                 f"(raise it with --max-file-size if the service takes it)")
     return None
