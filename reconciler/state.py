@@ -67,10 +67,14 @@ class AssetRecord(BaseModel):
     description: str | None = None
     tags: list[str] | None = None
     internal: bool | None = None
-    # The answer to the asset's creation was lost: it may exist, and the API
-    # can neither list assets nor say which one. Nothing is created again
-    # until someone imports it or forgets it (state rm).
+    # The asset's creation was sent and not answered (recorded before the
+    # call, as Pulumi records a pending operation): it may exist.  A file
+    # asset is simply tried again (one file backs one asset: a second creation
+    # is refused); a link or embed is not, as nothing can tell.
     uncertain: bool | None = None
+    # The service refused a creation because the file backs an asset already:
+    # it exists, and its id is unknown until someone imports it.
+    orphan: bool | None = None
 
 
 class ResourceState(BaseModel):

@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from reconciler.emulator import Emulator
+from reconciler.emulator.server import start_background_server
 from reconciler.errors import StateError
-from reconciler.state import AccessRecord, ResourceState, State, StateLock, load_state, write_state
+from reconciler.state import (
+    AccessRecord,
+    ResourceState,
+    State,
+    StateLock,
+    StateWriteError,
+    load_state,
+    write_state,
+)
+from tests.e2e.conftest import QUICKSTART, TOKEN, run_cli
 
 
 def test_missing_state_loads_the_same_empty_state_every_time(tmp_path: Path) -> None:
@@ -68,3 +83,117 @@ def test_lock_is_released_on_exit(tmp_path: Path) -> None:
     with StateLock(path, command="y"):
         assert (tmp_path / "s.json.lock").exists()
     assert not (tmp_path / "s.json.lock").exists()
+
+
+# -- a full disk -------------------------------------------------------------------
+
+
+@pytest.fixture
+def disk_full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+    """Make every write to a regular file under ``tmp_path`` fail with ENOSPC
+    after its first few bytes, as a full disk does; returns the switch."""
+    real_write = os.write
+    root = str(tmp_path.resolve())
+
+    def write(fd: int, data: bytes) -> int:
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            target = ""
+        if target.startswith(root):
+            if len(data) > 3:
+                real_write(fd, bytes(data[:3]))
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    return lambda: monkeypatch.setattr(os, "write", write)
+
+
+def test_a_failed_state_write_leaves_the_previous_file_byte_for_byte(tmp_path: Path,
+                                                                     disk_full: Callable[[], None]) -> None:
+    path = tmp_path / "s.json"
+    previous = write_state(path, State(resources={"workspace.p": ResourceState(id="ws_p")}))
+    before = path.read_bytes()
+    disk_full()
+    with pytest.raises(StateWriteError) as err:
+        write_state(path, previous.with_resource("workspace.q", "ws_q"))
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["s.json"], "the half-written temp file is removed"
+    assert err.value.path == path and err.value.errno == errno.ENOSPC
+    assert isinstance(err.value, StateError)
+    message = str(err.value)
+    assert str(path) in message and "No space left on device" in message
+    assert f"still holds serial {previous.serial}" in message
+
+
+def test_a_state_write_error_names_the_error_code(tmp_path: Path) -> None:
+    error = StateWriteError(tmp_path / "s.json", errno.EIO, previous_serial=None)
+    assert error.errno == errno.EIO and "Input/output error (EIO)" in str(error)
+
+
+# -- where the state lives ---------------------------------------------------------------
+
+
+@pytest.fixture
+def served_quickstart() -> Iterator[tuple[str, Emulator]]:
+    emulator = Emulator.from_seed_file(QUICKSTART / "seed.yaml")
+    base_url, stop = start_background_server(emulator)
+    try:
+        yield base_url, emulator
+    finally:
+        stop()
+
+
+def _apply_with_state(state: Path, project: Path, base_url: str, capsys: pytest.CaptureFixture[str],
+                      monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
+    monkeypatch.setenv("RECONCILER_TOKEN", TOKEN)
+    return run_cli(["apply", str(project), "--base-url", base_url, "--auto-approve", "--state", str(state)], capsys)
+
+
+def test_a_state_directory_that_cannot_be_created_is_exit_1_before_any_call(
+        tmp_path: Path, served_quickstart: tuple[str, Emulator], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    base_url, emulator = served_quickstart
+    project = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, project)
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    state = tmp_path / "a-file" / "states" / "s.json"
+    code, _out, err = _apply_with_state(state, project, base_url, capsys, monkeypatch)
+    assert code == 1, err
+    assert f"the directory {state.parent} does not exist and cannot be created" in err
+    assert "Nothing was changed" in err
+    assert emulator.request_count() == 0
+
+
+def test_a_read_only_state_directory_is_exit_1_before_any_call(
+        tmp_path: Path, served_quickstart: tuple[str, Emulator], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only filesystem (EROFS refuses even root, which a chmod does
+    not), simulated for the state's directory only."""
+    base_url, emulator = served_quickstart
+    project = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, project)
+    read_only = tmp_path / "ro"
+    read_only.mkdir()
+    real_open = os.open
+
+    def open_(path: str | os.PathLike[str], flags: int, *args: object, **kwargs: object) -> int:
+        if str(path).startswith(str(read_only)) and flags & (os.O_CREAT | os.O_WRONLY | os.O_RDWR):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", open_)
+    state = read_only / "s.json"
+    code, _out, err = _apply_with_state(state, project, base_url, capsys, monkeypatch)
+    assert code == 1, err
+    assert f"the directory {read_only} is not writable (Read-only file system)" in err
+    assert "Nothing was changed" in err
+    assert emulator.request_count() == 0
+    assert list(read_only.iterdir()) == []
+
+
+def test_a_missing_state_directory_is_created(tmp_path: Path) -> None:
+    state = tmp_path / "new" / "deeper" / "s.json"
+    with StateLock(state, command="x"):
+        write_state(state, State())
+    assert load_state(state).serial == 1
