@@ -52,7 +52,8 @@ from reconciler.plan.model import (
     SettingChange,
 )
 from reconciler.plan.planner import patch_order
-from reconciler.state import State, write_state
+from reconciler.progress import ApplyProgress, as_progress
+from reconciler.state import State, StateWriteError, write_state
 
 if TYPE_CHECKING:  # pragma: no cover
     from reconciler.api.client import WorkspaceClient
@@ -101,34 +102,52 @@ def apply_plan(
     client: WorkspaceClient,
     state: State,
     state_path: Path,
-    progress: Progress | None = None,
+    progress: Progress | ApplyProgress | None = None,
     wait: bool = False,
+    on_change: Callable[[Change | None], None] | None = None,
 ) -> ApplyResult:
     """Make ``plan``'s changes in order, recording each in the state file.
 
     ``wait`` follows the conversion of docx/ppt/xlsx assets to the end.
+    ``progress`` is an ``ApplyProgress`` or a function given a line per change
+    and per note; ``on_change`` is called with each change before it is made,
+    and with None once all are (the audit log's current address).
     """
     calls_before = client.stats.calls
+    shown = as_progress(progress, describe=_describe)
     run = _Run(
         client=client,
         plan=plan,
         live=_refresh(client, plan),
         managed={m.address: m for m in plan.managed},
-        say=progress or (lambda _msg: None),
+        say=shown.note,
         state_path=state_path,
         wait=wait,
     )
+    shown.start(len(plan.changes))
     done = 0
     for change in plan.changes:
-        run.say(_describe(change))
+        if on_change is not None:
+            on_change(change)
+        shown.change_started(change)
+        calls, waited = client.stats.calls, client.stats.waited_seconds
         try:
             updated = _apply_change(run, change, state)
         except _PartlyMade as part:
             raise ApplyError(_stopped(change, part.cause, done, plan, made=part.made)) from part.cause
         except (ApiError, UploadExpired, NotReadyInTime) as exc:
             raise ApplyError(_stopped(change, exc, done, plan)) from exc
+        except StateWriteError as exc:  # a write within a change of several calls (an asset's steps)
+            raise ApplyError(_unrecorded(change, exc, done, plan, whole=False)) from exc
         done += 1
-        state = write_state(state_path, updated)
+        try:
+            state = write_state(state_path, updated)
+        except StateWriteError as exc:
+            raise ApplyError(_unrecorded(change, exc, done, plan, whole=True)) from exc
+        shown.waiting(client.stats.waited_seconds - waited)
+        shown.change_finished(change, client.stats.calls - calls)
+    if on_change is not None:
+        on_change(None)
     state = _record_all(state, plan, state_path, run.today())
     _read_back(client, plan)
     return ApplyResult(changed=done, calls=client.stats.calls - calls_before, state=state)
@@ -155,6 +174,19 @@ def _apply_change(run: _Run, change: Change, state: State) -> State:
     if isinstance(change, AssetChange):
         return apply_asset(run.client, change, state, save=run.save, say=run.say, wait=run.wait)
     return _set(run.client, change, state)
+
+
+def _unrecorded(change: Change, exc: StateWriteError, done: int, plan: Plan, *, whole: bool) -> str:
+    """The service was changed and the state could not say so: name what."""
+    made = "was made in the service" if whole else "was partly made in the service (an asset's steps)"
+    before = done - 1 if whole else done
+    return (
+        f"Apply stopped: {change.address} ({change.location}) {made}, but the state file could not record it. "
+        f"{exc} The state records the {before} change(s) before it; the "
+        f"{len(plan.changes) - before - 1} after it were not attempted. Free the space, then run 'reconciler "
+        "plan': access lists are read live, and a workspace created here is found again by its name (the plan "
+        "then offers 'reconciler import')."
+    )
 
 
 class _PartlyMade(Exception):

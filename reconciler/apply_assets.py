@@ -19,7 +19,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reconciler.api.bodies import AssetMetadata, EmbedAssetInput, FileAssetInput, LinkAssetInput
-from reconciler.api.errors import Conflict, ConnectionFailed, ServerError, UploadExpired, UploadFailed
+from reconciler.api.errors import (
+    ApiError,
+    Conflict,
+    ConnectionFailed,
+    NotReadyInTime,
+    ServerError,
+    UploadExpired,
+    UploadFailed,
+)
 from reconciler.errors import ApplyError, ReconcilerError
 from reconciler.plan.model import AssetChange
 from reconciler.state import AssetRecord, State
@@ -44,12 +52,22 @@ def apply_asset(client: WorkspaceClient, change: AssetChange, state: State, *, s
         if file_id is None:
             state, file_id = _upload(client, change, record, state, save=save)
         record = record.model_copy(update={"file_id": file_id, "uploaded": True})
+    # Recorded before the call (Pulumi's pending operation): an apply killed
+    # while it is in flight leaves the doubt in the state, not a blank.
+    pending = record.model_copy(update={"file_id": file_id, "uploaded": True if file_id else None,
+                                        "uncertain": True})
+    state = save(_with_asset(state, change.address, "", pending))
     try:
         asset_id = _create(client, change, file_id)
     except _LostCreation as lost:
-        save(_with_asset(state, change.address, "", record.model_copy(
-            update={"file_id": file_id, "uploaded": True if file_id else None, "uncertain": True})))
+        if lost.orphan:
+            save(_with_asset(state, change.address, "", pending.model_copy(update={"orphan": True})))
         raise ApplyError(lost.message) from lost.__cause__
+    except (ApiError, NotReadyInTime) as exc:
+        if not isinstance(exc, AMBIGUOUS):
+            # Refused outright: nothing was created, the doubt goes.
+            save(_with_asset(state, change.address, "", pending.model_copy(update={"uncertain": None})))
+        raise
     # Creation sets name and tags; description and internal keep the service's
     # defaults until the PATCH that follows.
     record = record.model_copy(update={"name": change.name, "tags": list(change.tags), "internal": False})
@@ -111,19 +129,20 @@ def _create(client: WorkspaceClient, change: AssetChange, file_id: str | None) -
         meta = AssetMetadata(**change.metadata) if change.metadata else None
         body = FileAssetInput(type=change.asset_type, fileId=file_id, name=change.name, tagIds=tags,  # type: ignore[arg-type]
                               metadata=meta)
-        try:
-            return client.create_asset_when_uploaded(body).id
-        except AMBIGUOUS:
-            pass
-        try:
-            # One file backs one asset: if the lost call made it, this is refused with 409.
-            return client.create_asset_when_uploaded(body).id
-        except Conflict as exc:
-            raise _LostCreation(
-                f"{change.address} ({change.location}): the answer to POST /assets was lost, and the service "
-                f"now says file {file_id} already backs an asset: the lost call created it. Find that asset "
-                f"in the web app and adopt it with 'reconciler import {change.address} ASSET_ID'."
-            ) from exc
+        # One file backs one asset: sending it again after a lost answer is safe,
+        # a creation the lost call made is refused with 409.
+        for attempt in (1, 2):
+            try:
+                return client.create_asset_when_uploaded(body).id
+            except AMBIGUOUS:
+                if attempt == 2:
+                    raise
+            except Conflict as exc:
+                raise _LostCreation(
+                    f"{change.address} ({change.location}): the service says file {file_id} already backs an "
+                    "asset: an earlier call created it and its answer was lost. Find that asset in the web app "
+                    f"and adopt it with 'reconciler import {change.address} ASSET_ID'.", orphan=True,
+                ) from exc
     body_input = (LinkAssetInput(url=change.url or "", name=change.name, tagIds=tags) if change.asset_type == "link"
                   else EmbedAssetInput(url=change.url, customCode=change.custom_code, name=change.name, tagIds=tags))
     try:
@@ -139,11 +158,13 @@ def _create(client: WorkspaceClient, change: AssetChange, file_id: str | None) -
 
 
 class _LostCreation(Exception):
-    """The asset's creation answer was lost; ``message`` says what to do."""
+    """The asset's creation answer was lost; ``message`` says what to do.
+    ``orphan``: the service proved it exists (the 409 of a second try)."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, orphan: bool = False) -> None:
         super().__init__(message)
         self.message = message
+        self.orphan = orphan
 
 
 def _patch(client: WorkspaceClient, change: AssetChange, asset_id: str, record: AssetRecord, state: State, *,

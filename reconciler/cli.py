@@ -18,17 +18,19 @@ import tempfile
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from reconciler import __version__
-from reconciler.api.ratelimit import RateLimits
-from reconciler.errors import ConfigError, ReconcilerError
+from reconciler.errors import ConfigError, PlanRefused, ReconcilerError
 from reconciler.text import printable
-from reconciler.state import default_state_path
-from reconciler.target import Target
-from reconciler import commands
+
+# Start-up: `--help` and `validate` must not pay for httpx, pydantic's state
+# models, the API client or the emulator, so the commands, the state and the
+# target are imported by the commands that use them (bench/README.md).
+if TYPE_CHECKING:
+    from reconciler.target import Target
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -71,6 +73,8 @@ def connection_options(func: F) -> F:
                        "turned off).")
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from reconciler.target import Target
+
         kwargs["target"] = Target(
             base_url=kwargs.pop("base_url"),
             token_file=kwargs.pop("token_file"),
@@ -93,6 +97,8 @@ def connection_options(func: F) -> F:
 def _parse_rate_limits(values: tuple[str, ...]) -> dict[str, int]:
     """``CLASS=N`` flags as a mapping; the classes and values are judged by
     ``RateLimits.from_mapping``, the one place that knows them."""
+    from reconciler.api.ratelimit import RateLimits
+
     limits: dict[str, int] = {}
     for value in values:
         name, _, number = value.partition("=")
@@ -117,6 +123,24 @@ max_removals_option = click.option(
     "--max-removals", type=click.IntRange(0), metavar="N",
     help="Refuse the plan if it removes more than N access entries.",
 )
+allow_option = click.option(
+    "--allow", "allow", multiple=True, metavar="CLASS=N",
+    help="Raise a cap of the manifests' policy for this run: revocations=N, escalations=N or notified=N "
+         "(repeatable). A deliberate act on the command line, visible in the CI log.",
+)
+
+
+def _parse_allow(values: tuple[str, ...]) -> dict[str, int]:
+    from reconciler.plan.policy import ALLOW_CLASSES
+
+    allowed: dict[str, int] = {}
+    for value in values:
+        name, _, number = value.partition("=")
+        if name not in ALLOW_CLASSES or not number.isdigit():
+            raise ConfigError(f"--allow {value!r} is not CLASS=N with CLASS one of {', '.join(ALLOW_CLASSES)} "
+                              "and N a whole number.")
+        allowed[name] = int(number)
+    return allowed
 target_option = click.option(
     "--target", "targets", multiple=True, metavar="ADDRESS",
     help="Limit the plan to ADDRESS (e.g. group.acme-onboarding); repeatable.",
@@ -156,12 +180,16 @@ def cli() -> None:
 @cli.command()
 @manifest_argument
 @max_file_size_option
-def validate(path: Path, max_file_mib: int) -> None:
+@click.option("--strict", is_flag=True,
+              help="Treat warnings (lint: redundant or risky grants; grants already expired) as errors.")
+def validate(path: Path, max_file_mib: int, strict: bool) -> None:
     """Check the manifests in PATH (a file or directory) and report every problem with file:line.
 
-    Needs no token and makes no network call.
+    Needs no token and makes no network call. Warnings follow the summary; --strict makes them errors.
     """
-    click.echo(commands.validate(path, max_file_bytes=max_file_mib * 2**20))
+    from reconciler import commands
+
+    click.echo(commands.validate(path, max_file_bytes=max_file_mib * 2**20, strict=strict), nl=False)
 
 
 @cli.command()
@@ -170,6 +198,7 @@ def validate(path: Path, max_file_mib: int) -> None:
 @state_option
 @target_option
 @max_removals_option
+@allow_option
 @reassert_option
 @max_file_size_option
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",
@@ -178,18 +207,52 @@ def validate(path: Path, max_file_mib: int) -> None:
                    "(documented, versioned shape: format_version).")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="Save the plan to FILE for 'apply --plan FILE'.")
+@click.option("--show-unmanaged", is_flag=True,
+              help="List the workspaces of the company that no manifest names (the plan always counts them).")
+@click.option("--by-person", is_flag=True,
+              help="After the plan, list each user and domain with the workspaces it gains, loses or changes "
+                   "role in (a group's list expanded to every workspace of the group).")
 @click.option("--detailed-exitcode", is_flag=True,
               help="Exit 0 when there are no changes, 1 on error, 2 when there are changes.")
 def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str, ...],
-         max_removals: int | None, reassert: bool, max_file_mib: int, fmt: str, out: Path | None,
-         detailed_exitcode: bool) -> None:
+         max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, fmt: str,
+         out: Path | None, show_unmanaged: bool, by_person: bool, detailed_exitcode: bool) -> None:
     """Show what differs between the manifests in PATH and the live service."""
-    result = commands.plan(path, target=target, state_path=state_path, targets=targets,
-                           max_removals=max_removals, out=out, reassert=reassert,
-                           max_file_bytes=max_file_mib * 2**20)
-    click.echo(commands.render(result, fmt=fmt, color=_color()), nl=False)
+    from reconciler import commands
+
+    try:
+        result = commands.plan(path, target=target, state_path=state_path, targets=targets,
+                               max_removals=max_removals, out=out, reassert=reassert,
+                               max_file_bytes=max_file_mib * 2**20, show_unmanaged=show_unmanaged,
+                               allow=_parse_allow(allow))
+    except PlanRefused as refused:
+        # A refused plan is still shown, so the reviewer sees what was refused.
+        click.echo(commands.render(refused.plan, fmt=fmt, color=_color(), by_person=by_person), nl=False)  # type: ignore[arg-type]
+        raise
+    click.echo(commands.render(result, fmt=fmt, color=_color(), by_person=by_person), nl=False)
+    if out is not None:
+        click.echo(_saved_plan_notice(out, target, state_path), err=True)
     if detailed_exitcode and result.has_changes:
         sys.exit(EXIT_CHANGES)
+
+
+def _saved_plan_notice(out: Path, target: Target, state_path: Path | None) -> str:
+    """Where ``plan --out`` saved the plan, and the command that applies exactly it
+    (on stderr, so stdout stays the rendered plan, e.g. a PR comment)."""
+    import shlex
+
+    words = ["reconciler", "apply", "--plan", str(out)]
+    if target.emulator_file is not None:
+        words += ["--emulator", str(target.emulator_file)]
+    if target.base_url and target.base_url != target.env.get("RECONCILER_BASE_URL"):
+        words += ["--base-url", target.base_url]
+    if target.token_file is not None:
+        words += ["--token-file", str(target.token_file)]
+    if state_path is not None:
+        words += ["--state", str(state_path)]
+    return (f"Saved the plan to {out} (a saved plan, not the --format json document: see the README).\n"
+            f"To apply exactly this plan (refused if the manifests, the service or the state move first):\n"
+            f"  {shlex.join(words)}")
 
 
 @cli.command()
@@ -198,6 +261,7 @@ def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str
 @state_option
 @target_option
 @max_removals_option
+@allow_option
 @reassert_option
 @max_file_size_option
 @click.option("--wait", is_flag=True,
@@ -206,9 +270,12 @@ def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str
 @click.option("--plan", "plan_file", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
               help="Apply exactly this saved plan; refused if the manifests, the service or the state moved since.")
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation (needed without a terminal).")
+@click.option("--audit-log", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="Append one JSON line per HTTP call to FILE: time, address, method, path, status, privilege "
+                   "class, and the CI commit, branch and pull request. Never the token or an upload signature.")
 def apply(path: Path | None, target: Target, state_path: Path | None, targets: tuple[str, ...],
-          max_removals: int | None, reassert: bool, max_file_mib: int, wait: bool, plan_file: Path | None,
-          auto_approve: bool) -> None:
+          max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, wait: bool,
+          plan_file: Path | None, auto_approve: bool, audit_log: Path | None) -> None:
     """Make the live service match the manifests in PATH (default: the current directory, or with
     --plan the manifests the plan was made from), after showing the plan."""
     def confirm(text: str) -> bool:
@@ -222,10 +289,28 @@ def apply(path: Path | None, target: Target, state_path: Path | None, targets: t
             )
         return click.prompt("Apply these changes? Only 'yes' is accepted", default="", show_default=False) == "yes"
 
-    outcome = commands.apply(path, target=target, state_path=state_path, targets=targets,
-                             max_removals=max_removals, plan_file=plan_file, confirm=confirm,
-                             color=_color(), progress=lambda m: click.echo(f"  {m}", err=True),
-                             reassert=reassert, wait=wait, max_file_bytes=max_file_mib * 2**20)
+    import contextlib
+    import dataclasses
+
+    from reconciler import commands
+    from reconciler.audit import AuditLog
+    from reconciler.progress import progress_for
+
+    # A bar on a terminal, one plain line per finished change otherwise (both on stderr).
+    shown = progress_for(sys.stderr, lambda line: click.echo(line, err=True))
+    with AuditLog(audit_log) if audit_log is not None else contextlib.nullcontext() as audit:
+        try:
+            outcome = commands.apply(path, target=dataclasses.replace(target, audit=audit), state_path=state_path,
+                                     targets=targets, max_removals=max_removals, plan_file=plan_file,
+                                     confirm=confirm, color=_color(), progress=shown, reassert=reassert, wait=wait,
+                                     allow=_parse_allow(allow),
+                                     max_file_bytes=max_file_mib * 2**20)
+        except PlanRefused as refused:
+            # Shown before the refusal, as plan does: the reviewer sees what was refused.
+            click.echo(commands.render(refused.plan, fmt="text", color=_color()), nl=False)  # type: ignore[arg-type]
+            raise
+        finally:
+            shown.close()
     click.echo(outcome)
 
 
@@ -234,9 +319,13 @@ def apply(path: Path | None, target: Target, state_path: Path | None, targets: t
 def demo(path: Path) -> None:
     """Validate, plan, apply and plan again PATH (default examples/quickstart) on the embedded emulator.
 
-    Uses a fresh emulator and state in a temporary directory each time, so the demo always
+    Then someone changes access in the web app (straight on the emulator), and the plan shows that
+    drift and the apply repairs it. Uses a fresh emulator and state in a temporary directory each time, so the demo always
     starts from the seed beside the manifest (seed.yaml) or the built-in demo company.
     """
+    from reconciler import commands
+    from reconciler.target import Target
+
     workdir = Path(tempfile.mkdtemp(prefix="reconciler-demo-"))
     try:
         seed = path / "seed.yaml" if (path / "seed.yaml").exists() else None
@@ -284,6 +373,7 @@ def state() -> None:
 @state_option
 def state_list(path: Path, state_path: Path | None) -> None:
     """List every address the state records, with its workspace id."""
+    from reconciler.state import default_state_path
     from reconciler.state_commands import state_list as list_state
 
     click.echo(list_state(state_path or default_state_path(path)), nl=False)
@@ -295,6 +385,7 @@ def state_list(path: Path, state_path: Path | None) -> None:
 @state_option
 def state_show(address: str, path: Path, state_path: Path | None) -> None:
     """Show everything the state records for ADDRESS, as JSON."""
+    from reconciler.state import default_state_path
     from reconciler.state_commands import state_show as show_state
 
     click.echo(show_state(state_path or default_state_path(path), address), nl=False)
@@ -310,6 +401,7 @@ def state_rm(address: str, path: Path, state_path: Path | None) -> None:
     The next plan treats it as new: a workspace made from a template is created again (a credit),
     and write-only values are sent again. To adopt an existing workspace instead, use import.
     """
+    from reconciler.state import default_state_path
     from reconciler.state_commands import state_rm as rm_state
 
     click.echo(rm_state(state_path or default_state_path(path), address), nl=False)
@@ -330,6 +422,7 @@ def import_(address: str, workspace_id: str, path: Path, target: Target, state_p
     than spending a second credit; or an asset whose creation answer was lost. Assets cannot be
     read back, so an asset id is taken as given and its fields are PATCHed by the next apply.
     """
+    from reconciler.state import default_state_path
     from reconciler.state_commands import import_workspace
 
     click.echo(import_workspace(path, address, workspace_id, target=target,
@@ -348,6 +441,7 @@ def force_unlock(lock_id: str, path: Path, state_path: Path | None) -> None:
     ID, or its holder still runs on this host. The service is not touched; run plan afterwards, as
     the command that held the lock may have changed the service without recording it.
     """
+    from reconciler.state import default_state_path
     from reconciler.state_commands import force_unlock as unlock
 
     click.echo(unlock(state_path or default_state_path(path), lock_id), nl=False)
@@ -384,6 +478,8 @@ def emulator_serve(host: str, port: int, seed: Path | None, data: Path | None, f
     as RECONCILER_BASE_URL. A --host other than loopback while a company still has the built-in
     demo token (publicly known) prints a warning on stderr.
     """
+    from reconciler import commands
+
     commands.serve_emulator(host=host, port=port, seed=seed, data=data, faults=faults, fault_seed=fault_seed,
                             time_scale=time_scale, announce=lambda line: click.echo(line, nl=True),
                             warn=lambda line: click.echo(line, err=True))
@@ -430,6 +526,12 @@ def _interrupted(cause: BaseException | None) -> None:
     sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
 
 
+# click 8.2+ reports a group given no command as a usage error; older click printed the help itself.
+_NO_COMMAND_GIVEN: tuple[type[click.UsageError], ...] = tuple(
+    getattr(click.exceptions, name) for name in ("NoArgsIsHelpError",) if hasattr(click.exceptions, name)
+)
+
+
 def _run(argv: list[str] | None) -> None:
     """The command line, each outcome mapped to its exit code."""
     try:
@@ -438,6 +540,9 @@ def _run(argv: list[str] | None) -> None:
         _interrupted(exc.__cause__)  # click turns KeyboardInterrupt into Abort, keeping it as the cause
     except KeyboardInterrupt as exc:
         _interrupted(exc)
+    except _NO_COMMAND_GIVEN as exc:
+        # `reconciler` alone (or `reconciler state`): the help on stdout and exit 0, as click did before 8.2.
+        click.echo(exc.ctx.get_help() if exc.ctx is not None else exc.format_message())
     except click.ClickException as exc:
         # Usage errors exit 1, not click's 2: 2 means "changes" with --detailed-exitcode.
         click.echo(f"Error: {exc.format_message()}", err=True)
@@ -445,12 +550,20 @@ def _run(argv: list[str] | None) -> None:
             click.echo(f"Run '{exc.ctx.command_path} --help' for usage.", err=True)
         sys.exit(EXIT_ERROR)
     except ReconcilerError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        # Messages quote manifests and answers: nothing in them may drive the terminal.
+        click.echo(f"Error: {printable(str(exc), multiline=True)}", err=True)
         sys.exit(EXIT_ERROR)
     except SystemExit:
         raise
     except Exception:  # noqa: BLE001 - the last line of defence: a bug, not bad input
-        log = Path(tempfile.gettempdir()) / "reconciler-crash.log"
-        log.write_text(traceback.format_exc(), encoding="utf-8")
-        click.echo(f"Internal error in reconciler (a bug). Details were written to {log}.", err=True)
+        click.echo(f"Internal error in reconciler (a bug). Details were written to {_crash_log()}.", err=True)
         sys.exit(EXIT_INTERNAL)
+
+
+def _crash_log() -> Path:
+    """The traceback in a file of its own (two crashes never overwrite each
+    other's), readable by this user only."""
+    fd, name = tempfile.mkstemp(prefix="reconciler-crash-", suffix=".log")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(traceback.format_exc())
+    return Path(name)

@@ -7,40 +7,52 @@ click out of here lets tests call a command the way the CLI does.
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import json
+from datetime import date
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from reconciler.apply import apply_plan
 from reconciler.errors import ApplyError, ConfigError
-from reconciler.live import PLAN_PROPERTIES, fetch_live
 from reconciler.manifest import Desired, load_desired
 from reconciler.manifest.rules import DEFAULT_MAX_FILE_BYTES
-from reconciler.plan import Plan, check_max_removals, make_plan, render_markdown, render_text
-from reconciler.plan.planner import needs_complete_listing, wanted_workspaces
-from reconciler.state import State, StateLock, default_state_path, load_state
-from reconciler.target import Target, open_client
 
-if TYPE_CHECKING:  # the emulator (starlette, uvicorn) is imported only when used
+# validate needs the manifests alone: the plan, the state, apply, the client
+# (httpx) and the emulator (starlette, uvicorn) are imported by the commands
+# that use them, so `reconciler validate` starts fast (bench/README.md).
+if TYPE_CHECKING:
     from reconciler.api.client import WorkspaceClient
     from reconciler.emulator import Emulator
+    from reconciler.plan import Plan
+    from reconciler.progress import ApplyProgress
+    from reconciler.state import State
+    from reconciler.target import Target
 
 SAVED_PLAN_KIND = "reconciler-plan"
 
 
-def validate(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
-    desired = load_desired(path, max_file_bytes=max_file_bytes)
+def validate(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, strict: bool = False,
+             today: date | None = None) -> str:
+    """Check the manifests; warnings (lint, grants already expired) are listed
+    after the summary, and with ``strict`` they are errors."""
+    from reconciler.errors import ManifestError
+
+    desired = load_desired(path, max_file_bytes=max_file_bytes, today=today)
+    if strict and desired.notes:
+        raise ManifestError([f"{note} (an error with --strict)" for note in desired.notes])
     n = len(desired.access_lists())
     members = sum(len(g.members) for g in desired.groups)
-    return (
+    summary = (
         f"The manifests in {path} are valid: {len(desired.groups)} group(s) with {members} member(s), "
         f"{len(desired.workspaces)} standalone workspace(s), {n} access list(s), "
-        f"{len(desired.files)} file(s).\n"
+        f"{len(desired.assets)} asset(s), {len(desired.files)} file(s)"
+        f"{', and a policy' if desired.policy is not None else ''}.\n"
     )
+    return summary + "".join(f"Warning: {note}\n" for note in desired.notes)
 
 
 def plan(
@@ -53,38 +65,62 @@ def plan(
     out: Path | None = None,
     reassert: bool = False,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    show_unmanaged: bool = False,
+    allow: Mapping[str, int] | None = None,
+    today: date | None = None,
 ) -> Plan:
+    from reconciler.state import default_state_path, load_state
+
     desired = load_desired(path, max_file_bytes=max_file_bytes)
     check_targets(desired, targets)
     state = load_state(state_path or default_state_path(path))
-    result = _plan(desired, target=target, state=state, targets=targets, reassert=reassert)
-    check_max_removals(result, max_removals)
+    result = _plan(desired, target=target, state=state, targets=targets, reassert=reassert,
+                   show_unmanaged=show_unmanaged, today=today)
+    check_safety(result, desired, max_removals=max_removals, allow=allow or {})
     if out is not None:
         save_plan(result, out, manifest_path=path)
     return result
 
 
 def _plan(desired: Desired, *, target: Target, state: State, targets: tuple[str, ...],
-          reassert: bool = False) -> Plan:
+          reassert: bool = False, show_unmanaged: bool = False, today: date | None = None) -> Plan:
+    from reconciler.target import open_client
+
     with open_client(target) as client:
         return plan_with_client(client, desired, state, targets=targets, reassert=reassert,
-                                limits=target.limits().per_minute())
+                                limits=target.limits().per_minute(), show_unmanaged=show_unmanaged, today=today)
 
 
 def plan_with_client(client: WorkspaceClient, desired: Desired, state: State, *, targets: Sequence[str] = (),
-                     reassert: bool = False, limits: Mapping[str, int] | None = None) -> Plan:
-    """Read what the plan needs (one listing, paged) and make the plan."""
+                     reassert: bool = False, limits: Mapping[str, int] | None = None,
+                     show_unmanaged: bool = False, today: date | None = None) -> Plan:
+    """Read what the plan needs (one listing, paged) and make the plan.
+
+    ``today`` (UTC; default: now) decides which grants have expired.
+    """
+    from reconciler.live import PLAN_PROPERTIES, fetch_live
+    from reconciler.plan import make_plan
+    from reconciler.plan.planner import needs_complete_listing, wanted_workspaces
+
     live = fetch_live(client, wanted_workspaces(desired, state), properties=PLAN_PROPERTIES,
-                      complete=needs_complete_listing(desired, state, targets))
-    return make_plan(desired, live, state, targets=targets, limits=limits, reassert=reassert)
+                      complete=show_unmanaged or needs_complete_listing(desired, state, targets))
+    return make_plan(desired, live, state, targets=targets, limits=limits, reassert=reassert,
+                     show_unmanaged=show_unmanaged, today=today or utc_today())
 
 
-def render(result: Plan, *, fmt: str, color: bool) -> str:
+def utc_today() -> date:
+    """Today's date in UTC: expiry dates are compared in UTC everywhere."""
+    return datetime.datetime.now(datetime.UTC).date()
+
+
+def render(result: Plan, *, fmt: str, color: bool, by_person: bool = False) -> str:
+    from reconciler.plan import render_markdown, render_text
+
     if fmt == "json":
         return result.model_dump_json(indent=2) + "\n"
     if fmt == "markdown":
         return render_markdown(result)
-    return render_text(result, color=color)
+    return render_text(result, color=color, by_person=by_person)
 
 
 def apply(
@@ -97,15 +133,25 @@ def apply(
     plan_file: Path | None,
     confirm: Callable[[str], bool],
     color: bool,
-    progress: Callable[[str], None],
+    progress: Callable[[str], None] | ApplyProgress,
     reassert: bool = False,
     wait: bool = False,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    allow: Mapping[str, int] | None = None,
 ) -> str:
+    """Plan, confirm, apply.  ``progress`` is an ``ApplyProgress`` (opened and
+    closed by the caller) or a function given one line per change; an
+    ``AuditLog`` in ``target.audit`` logs every call, with the address of the
+    change it belongs to."""
     saved, path = _saved_plan(plan_file, path, targets)
     if saved is not None:
         # A saved plan is compared with a fresh one made the same way: its targets, its --reassert.
         targets, reassert = saved.targets, saved.reassert
+    from reconciler.apply import apply_plan
+    from reconciler.plan import render_text
+    from reconciler.state import StateLock, default_state_path, load_state
+    from reconciler.target import open_client
+
     state_file = state_path or default_state_path(path)
     with StateLock(state_file, command="reconciler apply"):
         state = load_state(state_file)
@@ -116,7 +162,7 @@ def apply(
             assert plan_file is not None
             _refuse_stale(saved, fresh, plan_file)
         chosen = saved or fresh
-        check_max_removals(chosen, max_removals)
+        check_safety(chosen, desired, max_removals=max_removals, allow=allow or {})
         if not chosen.has_changes:
             with open_client(target) as client:
                 apply_plan(chosen, client=client, state=state, state_path=state_file)
@@ -125,7 +171,7 @@ def apply(
             raise ApplyError("Apply cancelled; nothing was changed.")
         with open_client(target) as client:
             result = apply_plan(chosen, client=client, state=state, state_path=state_file, progress=progress,
-                                wait=wait)
+                                wait=wait, on_change=target.audit.follow(chosen) if target.audit else None)
     return f"Apply complete: {applied_line(chosen)}, in {result.calls} API calls."
 
 
@@ -175,6 +221,8 @@ def load_plan(plan_file: Path) -> Plan:
 
 def load_plan_file(plan_file: Path) -> tuple[Plan, Path]:
     """A saved plan and the manifest path it was made from."""
+    from reconciler.plan import Plan
+
     try:
         doc = json.loads(plan_file.read_text(encoding="utf-8"))
         if doc.get("kind") != SAVED_PLAN_KIND:
@@ -202,6 +250,16 @@ def _refuse_stale(saved: Plan, fresh: Plan, plan_file: Path) -> None:
         )
 
 
+def check_safety(result: Plan, desired: Desired, *, max_removals: int | None, allow: Mapping[str, int]) -> None:
+    """Refuse (as ``PlanRefused``, the plan kept for display) a plan that
+    removes too much or breaks the manifests' policy, before any call."""
+    from reconciler.plan import check_max_removals
+    from reconciler.plan.policy import check_policy
+
+    check_max_removals(result, max_removals)
+    check_policy(result, desired.policy, allow)
+
+
 def check_targets(desired: Desired, targets: Sequence[str]) -> None:
     """Every ``--target`` must name an address of the manifests (or a prefix
     of some): a typo would otherwise plan nothing and look like success."""
@@ -218,25 +276,99 @@ def check_targets(desired: Desired, targets: Sequence[str]) -> None:
 
 
 def demo_steps(path: Path, *, target: Target, state_path: Path, color: bool) -> Iterator[tuple[str, Callable[[], str]]]:
-    """The quickstart, as the steps a newcomer would type."""
+    """The quickstart, as the steps a newcomer would type; then someone changes
+    access in the web app, behind the tool's back, and the plan shows that
+    drift and the apply repairs it.  Steps are made lazily: each after the
+    one before it ran."""
+    from reconciler.plan import render_text
+
     where = f"--emulator {target.emulator_file}"
+    plan_title, apply_title = f"reconciler plan {path} {where}", f"reconciler apply {path} {where} --auto-approve"
+
+    def show_plan() -> str:
+        return render_text(plan(path, target=target, state_path=state_path), color=color)
+
+    def run_apply() -> str:
+        return apply(path, target=target, state_path=state_path, targets=(), max_removals=None,
+                     plan_file=None, confirm=lambda text: print(text, end="") or True, color=color,
+                     progress=lambda m: print(f"  {m}"))
+
     yield f"reconciler validate {path}", lambda: validate(path)
-    yield f"reconciler plan {path} {where}", lambda: render_text(plan(path, target=target, state_path=state_path), color=color)
-    yield (
-        f"reconciler apply {path} {where} --auto-approve",
-        lambda: apply(path, target=target, state_path=state_path, targets=(), max_removals=None,
-                      plan_file=None, confirm=lambda text: print(text, end="") or True, color=color,
-                      progress=lambda m: print(f"  {m}")),
-    )
-    yield f"reconciler plan {path} {where}", lambda: render_text(plan(path, target=target, state_path=state_path), color=color)
+    yield plan_title, show_plan
+    yield apply_title, run_apply
+    web_app_change = _web_app_change(path, target)
+    if web_app_change is not None:
+        yield web_app_change
+        yield plan_title, show_plan
+        yield apply_title, run_apply
+    yield plan_title, show_plan
+
+
+WEB_APP_NEWCOMER = "added.in.web.app@example.com"
+
+
+def _web_app_change(path: Path, target: Target) -> tuple[str, Callable[[], str]] | None:
+    """The demo's change made "in the web app": straight on the emulator through
+    its own HTTP API (httpx over the in-process transport, not our client).
+    Someone drops the last non-owner user of the first authoritative list (else
+    of the first list naming one) and, on an authoritative list, lets in a person
+    nobody reviewed.  None when the manifests name no such user."""
+    lists = sorted(load_desired(path).access_lists(), key=lambda item: not item[2].authoritative)
+    candidates = [(address, ws_id, access, [u.email for u in access.users if u.role != "owner"])
+                  for address, ws_id, access in lists]
+    chosen = next((candidate for candidate in candidates if candidate[3]), None)
+    if chosen is None or target.emulator_file is None:
+        return None
+    address, workspace_id, access, not_owners = chosen
+    dropped, added = not_owners[-1], WEB_APP_NEWCOMER if access.authoritative else None
+
+    def change() -> str:
+        import httpx
+
+        from reconciler.emulator import Emulator, emulator_transport
+
+        assert target.emulator_file is not None
+        emulator = Emulator.from_file(target.emulator_file, seed_path=target.emulator_seed)
+        token = target.env.get("RECONCILER_TOKEN", "").strip() or next(iter(emulator.company_tokens().values()))
+        with httpx.Client(base_url="http://emulator.invalid/v1", transport=emulator_transport(emulator),
+                          headers={"Authorization": f"Bearer {token}"}) as web_app:
+            users, page = None, 1
+            while users is None:
+                found = web_app.get("/workspaces", params=[
+                    ("properties[]", "workspaceUsers.role"), ("properties[]", "workspaceUsers.user.email"),
+                    ("limit", "100"), ("page", str(page))]).raise_for_status().json()["data"]
+                users = next((w["workspaceUsers"] for w in found["workspaces"] if w["id"] == workspace_id), None)
+                if users is None and not found["pageInfo"]["hasNextPage"]:
+                    raise ApplyError(f"The demo's web-app change: workspace {workspace_id} is not in the emulator.")
+                page += 1
+            kept = [{"email": u["user"]["email"], "role": u["role"]} for u in users if u["user"]["email"] != dropped]
+            kept += [{"email": added, "role": "editor"}] if added else []
+            web_app.post(f"/workspaces/{workspace_id}/access", json={"workspaceUsers": kept}).raise_for_status()
+        let_in = f" and gave {added} the editor role" if added else ""
+        return (f"Someone removed {dropped} from workspace {workspace_id} ({address}){let_in}, in the web app. "
+                "The manifests did not change: the next plan shows the drift, and the apply repairs it.")
+
+    return f"# meanwhile, someone edits {address} in the web app (here: straight on the emulator)", change
 
 
 def serve_emulator(*, host: str, port: int, seed: Path | None, data: Path | None, announce: Callable[[str], None],
-                   faults: tuple[str, ...] = (), fault_seed: int = 0, time_scale: float = 1.0) -> None:
-    from reconciler.emulator.server import serve
+                   faults: tuple[str, ...] = (), fault_seed: int = 0, time_scale: float = 1.0,
+                   warn: Callable[[str], None] | None = None) -> None:
+    """Serve until interrupted; once listening, ``warn`` gets the warning for a
+    network address with the publicly known demo token, then ``announce`` the
+    address.  A port that cannot be listened on is a ``ConfigError``."""
+    from reconciler.emulator.server import exposure_warning, serve
 
     emulator = make_served_emulator(seed=seed, data=data, faults=faults, fault_seed=fault_seed, time_scale=time_scale)
-    serve(emulator, host=host, port=port, ready=lambda url: announce(f"Emulator listening on {url}"))
+    warning = exposure_warning(emulator, host)
+
+    def ready(url: str) -> None:
+        if warning and warn is not None:
+            warn(warning)
+        announce(url)  # the first line is the bare address: RECONCILER_BASE_URL=$(... | head -n 1)
+        announce(f"Emulator listening on {url} (Ctrl-C stops it).")
+
+    serve(emulator, host=host, port=port, ready=ready)
 
 
 def make_served_emulator(*, seed: Path | None, data: Path | None, faults: tuple[str, ...] = (),

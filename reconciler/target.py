@@ -13,11 +13,15 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reconciler.api.client import WorkspaceClient
 from reconciler.api.connection import make_http_client
 from reconciler.api.ratelimit import RateLimits
 from reconciler.errors import ConfigError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from reconciler.audit import AuditLog
 
 IN_PROCESS_BASE_URL = "http://emulator.invalid"
 TOKEN_ENV = "RECONCILER_TOKEN"
@@ -41,6 +45,7 @@ class Target:
     # passes stderr, tests a list's append.
     notice: Callable[[str], None] | None = None
     trace: Callable[[str], None] | None = None  # --debug: one line per request and answer
+    audit: AuditLog | None = None  # apply --audit-log: one JSON line per request, on every client opened
 
     def limits(self) -> RateLimits:
         """The configured requests per minute, defaults for classes not given."""
@@ -72,6 +77,8 @@ def open_client(target: Target) -> Iterator[WorkspaceClient]:
         assert token is not None
         http = make_http_client(base_url, token, timeout=target.timeout, connect_timeout=target.connect_timeout,
                                 verify=str(target.ca_bundle) if target.ca_bundle else True, trace=target.trace)
+    if target.audit is not None:
+        target.audit.install(http)
     with http:
         yield WorkspaceClient(http, rate_limits=limits, page_size=target.page_size,
                               max_attempts=target.retries + 1,

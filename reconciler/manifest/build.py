@@ -18,8 +18,10 @@ from reconciler.manifest.desired import (
     DesiredAsset,
     DesiredGroup,
     DesiredMember,
+    DesiredPolicy,
     DesiredWorkspace,
     DomainAccess,
+    PolicyValue,
     TaskSetting,
     UserAccess,
     VisibilitySetting,
@@ -35,6 +37,7 @@ from reconciler.manifest.models import (
     LinkAssetSpec,
     ManifestSpec,
     MemberSpec,
+    PolicySpec,
     VideoAssetSpec,
 )
 from reconciler.manifest.rules import guess_mime_type
@@ -48,6 +51,7 @@ class FileParts:
     groups: tuple[DesiredGroup, ...]
     workspaces: tuple[DesiredWorkspace, ...]
     assets: tuple[DesiredAsset, ...]
+    policy: DesiredPolicy | None = None
 
 
 class _Builder:
@@ -66,17 +70,44 @@ class _Builder:
         users, domains = raw.get("users", []), raw.get("domains", [])
         return AccessList(
             users=tuple(
-                UserAccess(email=u.email, role=u.role, location=SourceLocation(self.file, users.item_lines[i]))
+                UserAccess(email=u.email, role=u.role, expires=u.expires,
+                           location=SourceLocation(self.file, users.item_lines[i]))
                 for i, u in enumerate(spec.users)
             ),
             domains=tuple(
-                DomainAccess(domain=d.domain, role=d.role, location=SourceLocation(self.file, domains.item_lines[i]))
+                DomainAccess(domain=d.domain, role=d.role, expires=d.expires,
+                             location=SourceLocation(self.file, domains.item_lines[i]))
                 for i, d in enumerate(spec.domains)
             ),
             authoritative=spec.authoritative,
             notify=spec.notify,
             message=spec.message,
             location=self.at(parent, "access"),
+        )
+
+    def policy(self, spec: PolicySpec | None, document: LineDict) -> DesiredPolicy | None:
+        if spec is None:
+            return None
+        raw = document["policy"]
+
+        def one(key: str, value: object) -> PolicyValue | None:
+            return None if value is None else PolicyValue(value=value, location=self.at(raw, key))  # type: ignore[arg-type]
+
+        def many(key: str, values: tuple[str, ...] | None) -> tuple[PolicyValue, ...] | None:
+            if values is None:
+                return None
+            items = raw[key]
+            return tuple(PolicyValue(value=v, location=SourceLocation(self.file, items.item_lines[i]))
+                         for i, v in enumerate(values))
+
+        return DesiredPolicy(
+            allowed_domains=many("allowedDomains", spec.allowedDomains),
+            max_role_outside=one("maxRoleOutside", spec.maxRoleOutside),
+            protected_owners=many("protectedOwners", spec.protectedOwners or None) or (),
+            max_revocations=one("maxRevocations", spec.maxRevocations),
+            max_escalations=one("maxEscalations", spec.maxEscalations),
+            max_notified=one("maxNotified", spec.maxNotified),
+            location=self.at(document, "policy"),
         )
 
     def visibility(self, specs: dict[str, HiddenSpec], parent: LineDict, key: str) -> tuple[VisibilitySetting, ...]:
@@ -176,4 +207,4 @@ def build_file(spec: ManifestSpec, document: LineDict, file: str, base_dir: Path
         for key, w in spec.workspaces.items()
     )
     assets = tuple(b.asset(key, a, assets_raw) for key, a in spec.assets.items())
-    return FileParts(groups, workspaces, assets)
+    return FileParts(groups, workspaces, assets, b.policy(spec.policy, document))

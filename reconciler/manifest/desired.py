@@ -22,18 +22,20 @@ class _Node(BaseModel):
 
 
 class UserAccess(_Node):
-    """A user entry; ``email`` is lower-cased."""
+    """A user entry; ``email`` is lower-cased; from ``expires`` on (UTC) it is removed."""
 
     email: str
     role: Role
+    expires: date | None = None
     location: SourceLocation
 
 
 class DomainAccess(_Node):
-    """A domain entry; ``domain`` is lower-cased."""
+    """A domain entry; ``domain`` is lower-cased; from ``expires`` on (UTC) it is removed."""
 
     domain: str
     role: Role
+    expires: date | None = None
     location: SourceLocation
 
 
@@ -162,6 +164,25 @@ class DesiredAsset(_Node):
         return f"asset.{self.key}"
 
 
+class PolicyValue(_Node):
+    """One value of the policy block, and where it is written."""
+
+    value: int | str
+    location: SourceLocation
+
+
+class DesiredPolicy(_Node):
+    """The manifests' ``policy:`` block (at most one file may hold it)."""
+
+    allowed_domains: tuple[PolicyValue, ...] | None = None  # None: any domain
+    max_role_outside: PolicyValue | None = None
+    protected_owners: tuple[PolicyValue, ...] = ()
+    max_revocations: PolicyValue | None = None
+    max_escalations: PolicyValue | None = None
+    max_notified: PolicyValue | None = None
+    location: SourceLocation
+
+
 class Desired(_Node):
     """Everything the manifests under ``root`` ask for, in manifest order.
 
@@ -173,6 +194,10 @@ class Desired(_Node):
     groups: tuple[DesiredGroup, ...] = ()
     workspaces: tuple[DesiredWorkspace, ...] = ()
     assets: tuple[DesiredAsset, ...] = ()
+    policy: DesiredPolicy | None = None
+    # Warnings found while reading (lint, grants already expired); validate
+    # --strict makes them errors.
+    notes: tuple[str, ...] = ()
     files: tuple[Path, ...] = ()
     root: Path
     digest: str

@@ -7,8 +7,11 @@ line: a user fixes the whole list in one go instead of one error per run.
 
 from __future__ import annotations
 
+import codecs
+import datetime
 import hashlib
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +21,13 @@ from reconciler.gcpause import gc_paused
 from reconciler.errors import ManifestError
 from reconciler.manifest.build import FileParts, build_file
 from reconciler.manifest.desired import Desired
+from reconciler.manifest.lint import lint
+from reconciler.manifest.policy import policy_problems
 from reconciler.manifest.location import Problem, SourceLocation
 from reconciler.manifest.messages import problems_from_errors
 from reconciler.manifest.models import ManifestSpec
 from reconciler.manifest.rules import DEFAULT_MAX_FILE_BYTES, file_rules, manifest_set_rules
-from reconciler.manifest.yaml_lines import LineDict, load_yaml
+from reconciler.manifest.yaml_lines import LineDict, line_of, load_yaml
 
 MANIFEST_SUFFIXES = (".yaml", ".yml")
 
@@ -53,7 +58,7 @@ def manifest_files(path: Path) -> tuple[Path, list[Path]]:
 
 
 @gc_paused()
-def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Desired:
+def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, today: date | None = None) -> Desired:
     """Read, validate and merge the manifests at ``path`` (a file or a directory).
 
     Raises ``ManifestError`` listing every problem in every file, each as
@@ -65,11 +70,20 @@ def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) ->
     read: list[_ReadFile] = []
     for file_path in paths:
         name = str(file_path)
+        if path.is_dir() and not file_path.resolve().is_relative_to(root.resolve()):
+            # Checked before reading: its lines would be echoed in problems.
+            problems.append(Problem(SourceLocation(name, 1), (
+                f"is a symlink to a file outside the manifest directory {root}; "
+                "refused unread: keep manifests inside the directory")))
+            continue
         try:
             data = file_path.read_bytes()
-            text = data.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(Problem(SourceLocation(name, 1), f"cannot read the file: {exc}"))
+        except OSError as exc:
+            problems.append(Problem(SourceLocation(name, 1), f"cannot read the file: {exc.strerror or exc}"))
+            continue
+        text = decode_manifest(data)
+        if isinstance(text, tuple):
+            problems.append(Problem(SourceLocation(name, text[0]), text[1]))
             continue
         loaded = load_yaml(text, name)
         # Only a directory is filtered: a file named explicitly is meant to be a manifest.
@@ -87,7 +101,30 @@ def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) ->
     if problems:
         raise ManifestError([str(p) for p in sorted(set(problems))])
     parts = [build_file(f.spec, f.document, f.name, f.path.parent, root) for f in read if f.spec is not None]
-    return _merge(parts, root, read)
+    desired = _merge(parts, root, read)
+    problems_found = policy_problems(desired)
+    if problems_found:
+        raise ManifestError(problems_found)
+    # Lint and grants already expired: warnings, not errors (validate --strict makes them errors).
+    notes = lint(desired, today or datetime.datetime.now(datetime.UTC).date())
+    return desired.model_copy(update={"notes": tuple(notes)}) if notes else desired
+
+
+def decode_manifest(data: bytes) -> str | tuple[int, str]:
+    """The text of a manifest file (UTF-8, with or without a byte order mark),
+    or (line, why) when it is not UTF-8: the line of the first byte that is not."""
+    for bom, encoding in ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+                          (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16")):
+        if data.startswith(bom):
+            return 1, (f"the file is {encoding} (it starts with a {encoding} byte order mark); "
+                       "manifests are read as UTF-8: save it as UTF-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start].decode("utf-8")
+        line = line_of(before, len(before))
+        return line, (f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} on this line cannot be read "
+                      "(save the file as UTF-8)")
 
 
 def is_emulator_data(document: Any) -> bool:
@@ -114,11 +151,16 @@ def _validate(document: Any, name: str, base_dir: Path, root: Path,
 
 
 def _merge(parts: list[FileParts], root: Path, read: list[_ReadFile]) -> Desired:
+    policies = [p.policy for p in parts if p.policy is not None]
+    if len(policies) > 1:
+        raise ManifestError([f"{later.location}: policy: already defined at {policies[0].location}; the policy "
+                             "may be defined in one file only" for later in policies[1:]])
     return Desired(
         version=1,
         groups=tuple(g for p in parts for g in p.groups),
         workspaces=tuple(w for p in parts for w in p.workspaces),
         assets=tuple(a for p in parts for a in p.assets),
+        policy=policies[0] if policies else None,
         files=tuple(f.path for f in read),
         root=root,
         digest=manifest_digest([(f.path.relative_to(root).as_posix(), f.data) for f in read]),

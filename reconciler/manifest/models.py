@@ -26,6 +26,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from reconciler.text import printable, shortened
+
 Role = Literal["owner", "editor", "collaborator", "viewer", "commenter"]
 ROLES: tuple[str, ...] = get_args(Role)
 
@@ -51,11 +53,16 @@ def is_hostname(value: str) -> bool:
     )
 
 
+def _quoted(value: Any) -> str:
+    """A manifest value as a message shows it between quotes: one line, at most 80 characters."""
+    return printable(shortened(str(value)))
+
+
 def _email(value: str) -> str:
     lowered = value.strip().lower()
     local, at, host = lowered.rpartition("@")
     if not (at and local and _LOCAL_PART.match(local) and not local.startswith(".") and is_hostname(host)):
-        raise PydanticCustomError("manifest", "'{value}' is not an email address", {"value": value})
+        raise PydanticCustomError("manifest", "'{value}' is not an email address", {"value": _quoted(value)})
     return lowered
 
 
@@ -63,7 +70,7 @@ def _hostname(value: str) -> str:
     lowered = value.strip().lower()
     if not is_hostname(lowered):
         raise PydanticCustomError(
-            "manifest", "'{value}' is not a hostname (e.g. customer.com)", {"value": value}
+            "manifest", "'{value}' is not a hostname (e.g. customer.com)", {"value": _quoted(value)}
         )
     return lowered
 
@@ -81,19 +88,19 @@ def _iso_date(value: Any) -> Any:
             return date.fromisoformat(value)
         except ValueError:
             raise PydanticCustomError("manifest", "'{value}' is not a calendar date", {"value": value}) from None
-    raise PydanticCustomError("manifest", "expected a date (YYYY-MM-DD), got '{value}'", {"value": value})
+    raise PydanticCustomError("manifest", "expected a date (YYYY-MM-DD), got '{value}'", {"value": _quoted(value)})
 
 
 def _url(value: str) -> str:
     if not re.match(r"^https?://[^\s/?#]+\S*$", value):
-        raise PydanticCustomError("manifest", "'{value}' is not an http(s) URL", {"value": value})
+        raise PydanticCustomError("manifest", "'{value}' is not an http(s) URL", {"value": _quoted(value)})
     return value
 
 
 def _version(value: Any) -> Any:
     # Literal[1] alone would also take true and 1.0.
     if isinstance(value, bool) or not isinstance(value, int):
-        raise PydanticCustomError("manifest", "version must be 1, got '{value}'", {"value": value})
+        raise PydanticCustomError("manifest", "version must be 1, got '{value}'", {"value": _quoted(value)})
     return value
 
 
@@ -104,7 +111,7 @@ Url = Annotated[str, AfterValidator(_url)]
 Text = Annotated[str, StringConstraints(min_length=1)]
 ServiceId = Annotated[str, StringConstraints(min_length=1, pattern=r"^\S+$")]
 PositiveInt = Annotated[int, Field(gt=0)]
-Seconds = Annotated[float, Field(ge=0)]
+Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
 class _Spec(BaseModel):
@@ -116,6 +123,7 @@ class UserEntrySpec(_Spec):
 
     email: Email
     role: Role
+    expires: IsoDate | None = Field(default=None, description="from this date (UTC) the grant is removed")
 
 
 class DomainEntrySpec(_Spec):
@@ -123,6 +131,7 @@ class DomainEntrySpec(_Spec):
 
     domain: Hostname
     role: Role
+    expires: IsoDate | None = Field(default=None, description="from this date (UTC) the grant is removed")
 
 
 class AccessSpec(_Spec):
@@ -247,6 +256,23 @@ AssetSpec = Annotated[
 ]
 
 
+NonNegativeInt = Annotated[int, Field(ge=0)]
+
+
+class PolicySpec(_Spec):
+    """Rules every plan of these manifests must keep (one file may hold the policy)."""
+
+    allowedDomains: tuple[Hostname, ...] | None = Field(
+        default=None, description="emails and domains outside these (and their subdomains) may not be granted")
+    maxRoleOutside: Role | None = Field(
+        default=None, description="outside allowedDomains, grants up to this role are allowed")
+    protectedOwners: tuple[Email, ...] = Field(
+        default=(), description="must stay owner wherever listed; never revoked or downgraded by this tool")
+    maxRevocations: NonNegativeInt | None = Field(default=None, description="most access entries one plan revokes")
+    maxEscalations: NonNegativeInt | None = Field(default=None, description="most roles one plan raises")
+    maxNotified: NonNegativeInt | None = Field(default=None, description="most people one apply emails")
+
+
 class ManifestSpec(_Spec):
     """One manifest file."""
 
@@ -256,3 +282,4 @@ class ManifestSpec(_Spec):
         default_factory=dict, description="standalone existing workspaces (not in a group)"
     )
     assets: dict[Key, AssetSpec] = Field(default_factory=dict)
+    policy: PolicySpec | None = Field(default=None, description="access policy checked on every plan")

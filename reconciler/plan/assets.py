@@ -31,18 +31,22 @@ def plan_assets(
         if not scope(asset.address):
             continue
         resource = state.resources.get(asset.address)
-        if resource is not None and resource.asset is not None and resource.asset.uncertain and not resource.id:
-            warnings.append(
-                f"{asset.location}: {asset.address}: an earlier apply lost the answer to its creation, so it may "
-                "exist already, and the API cannot list assets to tell. Nothing is planned for it: find it in "
-                f"the web app and run 'reconciler import {asset.address} ASSET_ID', or, if it does not exist, "
-                f"'reconciler state rm {asset.address}' to create it."
-            )
+        record = resource.asset if resource is not None else None
+        if record is not None and not resource.id and (record.orphan or (record.uncertain and asset.file is None)):  # type: ignore[union-attr]
+            warnings.append(_doubt_warning(asset, orphan=bool(record.orphan)))
             continue
         change = plan_asset(asset, state, reassert=reassert)
         if change is not None:
             changes.append(change)
     return changes, warnings
+
+
+def _doubt_warning(asset: DesiredAsset, *, orphan: bool) -> str:
+    what = ("the service said its file already backs an asset: an earlier apply created it and lost the answer"
+            if orphan else "an earlier apply sent its creation and got no answer, so it may exist already")
+    fix = "" if orphan else f", or, if it does not exist, 'reconciler state rm {asset.address}' to create it"
+    return (f"{asset.location}: {asset.address}: {what}, and the API cannot list assets to tell which. Nothing is "
+            f"planned for it: find it in the web app and run 'reconciler import {asset.address} ASSET_ID'{fix}.")
 
 
 def plan_asset(asset: DesiredAsset, state: State, *, reassert: bool) -> AssetChange | None:

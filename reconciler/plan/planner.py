@@ -9,6 +9,7 @@ any call, with the manifest location that caused it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import date, timedelta
 
 from reconciler.errors import PlanError
 from reconciler.gcpause import gc_paused
@@ -49,6 +50,8 @@ def make_plan(
     limits: Mapping[str, int] | None = None,
     reassert: bool = False,
     show_unmanaged: bool = False,
+    today: date | None = None,
+    expiry_warning_days: int = 14,
 ) -> Plan:
     """Compute every change that makes the service match ``desired``.
 
@@ -76,7 +79,7 @@ def make_plan(
         warnings += members.warnings
         group_access = None
         if group.address in access:
-            group_access = plan_access(group.address, group.homepage, access[group.address], live, state)
+            group_access = plan_access(group.address, group.homepage, access[group.address], live, state, today)
             if group_access is None:
                 unchanged.append(group.address)
             else:
@@ -89,7 +92,7 @@ def make_plan(
         if not scope(ws.address):
             continue
         if ws.address in access:
-            change = plan_access(ws.address, ws.id, access[ws.address], live, state)
+            change = plan_access(ws.address, ws.id, access[ws.address], live, state, today)
             changes += [change] if change is not None else []
             unchanged += [ws.address] if change is None else []
         changes += plan_settings(ws, ws.id, state, reassert=reassert)
@@ -110,6 +113,9 @@ def make_plan(
     warnings += _free_plan_warning(changes, live)
     warnings += [_forgotten_warning(a, state) for a in forgotten]
     warnings += _no_state_warning(desired, state)
+    warnings += list(desired.notes)
+    if today is not None:
+        warnings += expiry_warnings(desired, today, expiry_warning_days)
     managed_ids = set(wanted_workspaces(desired, state)) & live.workspaces.keys()
     unmanaged_count = (None if targets or live.reported_total is None
                        else max(0, live.reported_total - len(managed_ids)))
@@ -265,14 +271,21 @@ def _free_plan_warning(changes: Sequence[Change], live: Live) -> list[str]:
     ]
 
 
-def plan_access(address: str, workspace_id: str, access: AccessList, live: Live, state: State) -> AccessChange | None:
-    """The change for one access list, or None when it already matches."""
+def plan_access(address: str, workspace_id: str, access: AccessList, live: Live, state: State,
+                today: date | None = None) -> AccessChange | None:
+    """The change for one access list, or None when it already matches.
+
+    Entries whose ``expires`` date has come (``today``, UTC) count as not
+    listed, and as managed (an expired grant is removed even from a
+    non-authoritative list that never recorded it).
+    """
     ws = live.workspaces[workspace_id]
     record = state.access_record(address)
-    owned_users = record.users if record else {}
-    owned_domains = record.domains if record else {}
-    want_users = {u.email: u.role for u in access.users}
-    want_domains = {d.domain: d.role for d in access.domains}
+    expired = _expired(access, today)
+    owned_users = {**(record.users if record else {}), **{k: "" for kind, k in expired if kind == "user"}}
+    owned_domains = {**(record.domains if record else {}), **{k: "" for kind, k in expired if kind == "domain"}}
+    want_users = {u.email: u.role for u in access.users if ("user", u.email) not in expired}
+    want_domains = {d.domain: d.role for d in access.domains if ("domain", d.domain) not in expired}
     live_users, live_domains = _roles(ws.users), _roles(ws.domains)
     users = target_roles(live_users, want_users, owned_users, authoritative=access.authoritative)
     domains = target_roles(live_domains, want_domains, owned_domains, authoritative=access.authoritative)
@@ -287,6 +300,8 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
         return None
     if record is not None:
         entries = [_mark_drift(e, record.users if e.kind == "user" else record.domains) for e in entries]
+    if expired:
+        entries = [_mark_expired(e, expired) for e in entries]
     strategy = "patch" if all(e.action is Action.UPDATE for e in entries) else "replace"
     return AccessChange(
         address=address,
@@ -303,6 +318,43 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
         notified=tuple(e.key for e in entries if access.notify and e.kind == "user" and e.action is Action.CREATE),
         calls=tuple(_calls(strategy, workspace_id, entries)),
     )
+
+
+def _expired(access: AccessList, today: date | None) -> dict[tuple[str, str], date]:
+    if today is None:
+        return {}
+    found: dict[tuple[str, str], date] = {}
+    for u in access.users:
+        if u.expires is not None and u.expires <= today:
+            found[("user", u.email)] = u.expires
+    for d in access.domains:
+        if d.expires is not None and d.expires <= today:
+            found[("domain", d.domain)] = d.expires
+    return found
+
+
+def _mark_expired(entry: EntryChange, expired: Mapping[tuple[str, str], date]) -> EntryChange:
+    when = expired.get((entry.kind, entry.key))
+    if when is None or entry.action is not Action.DELETE:
+        return entry
+    return entry.model_copy(update={"flags": (*entry.flags, "expired"),
+                                    "reason": f"expired on {when.isoformat()}"})
+
+
+def expiry_warnings(desired: Desired, today: date, within_days: int) -> list[str]:
+    """Grants that expire within ``within_days`` of ``today``, soonest first."""
+    soon = []
+    for address, _, access in desired.access_lists():
+        for kind, key, expires, location in (
+            *(("user", u.email, u.expires, u.location) for u in access.users),
+            *(("domain", d.domain, d.expires, d.location) for d in access.domains),
+        ):
+            if expires is not None and today < expires <= today + timedelta(days=within_days):
+                days = (expires - today).days
+                soon.append((expires, f"{location}: {address}: the grant to {kind} {key} expires on "
+                                      f"{expires.isoformat()} (in {days} day{'s' if days != 1 else ''}); from then "
+                                      "on the plan removes it."))
+    return [text for _, text in sorted(soon, key=lambda item: item[0])]
 
 
 def _mark_drift(entry: EntryChange, last_applied: Mapping[str, str]) -> EntryChange:

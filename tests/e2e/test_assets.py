@@ -225,7 +225,7 @@ def test_a_lost_create_answer_is_not_answered_by_a_second_asset(rig: Rig) -> Non
     assert len(rig.company.assets) == 1  # the retry was refused: one file backs one asset
     again = rig.plan()
     assert again.changes == ()
-    assert any("asset.deck: an earlier apply lost the answer to its creation" in w for w in again.warnings)
+    assert any("asset.deck: the service said its file already backs an asset" in w for w in again.warnings)
 
 
 def test_a_lost_link_creation_is_never_sent_again_on_its_own(rig: Rig) -> None:
@@ -341,3 +341,19 @@ def test_a_refused_upload_gets_a_fresh_file_not_a_retry_into_the_void(rig: Rig) 
     rig.apply()
     assert rig.count("POST", "/v1/files") == 2 and rig.count("PUT", "/uploads/") == 2
     assert len(rig.company.assets) == 1
+
+
+def test_a_file_asset_whose_creation_was_cut_off_is_simply_tried_again(rig: Rig) -> None:
+    # The apply died with POST /assets in flight (the pending doubt is in the state, the service made
+    # nothing): the next plan resumes with the same file; one file backs one asset, so this is safe.
+    rig.write("version: 1\nassets:\n  deck: {type: pdf, file: files/deck.pdf}\n")
+    rig.emulator.faults.inject("POST", "^/v1/assets$", kind="drop", times=2)
+    with pytest.raises(ApplyError):
+        rig.apply()
+    pending = load_state(rig.state_path).resources["asset.deck"].asset
+    assert pending.uncertain and pending.uploaded
+    (change,) = rig.plan().changes
+    assert change.file_id == pending.file_id
+    rig.apply()
+    assert len(rig.company.assets) == 1 and rig.count("PUT", "/uploads/") == 1
+    assert not rig.plan().has_changes

@@ -192,3 +192,32 @@ def test_a_saved_plan_refuses_other_targets_on_the_command_line(project: Path, t
     code, _, err = run_cli(["apply", str(project), *emu_args(project), "--plan", str(plan_file),
                             "--target", "workspace.partner-portal", "--auto-approve"], capsys)
     assert code == 1 and "was made with no --target" in err
+
+
+def test_each_crash_gets_its_own_log_file(capsys, monkeypatch, tmp_path: Path) -> None:
+    # The one test that needs a bug: a command is replaced by one that raises, to reach the crash handler.
+    from reconciler import commands
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", None)
+
+    def broken(*_args, **_kwargs):  # type: ignore[no-untyped-def]
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(commands, "validate", broken)
+    logs = []
+    for _ in range(2):
+        code, _, err = run_cli(["validate", "."], capsys)
+        assert code == 3 and "Internal error in reconciler (a bug)" in err
+        logs.append(Path(err.rsplit("written to ", 1)[1].strip().rstrip(".")))
+    assert logs[0] != logs[1] and all(p.parent == tmp_path for p in logs)
+    assert all("RuntimeError: a bug" in p.read_text() for p in logs)
+
+
+def test_an_error_quoting_a_hostile_manifest_is_printed_escaped(project: Path, capsys) -> None:
+    manifest = project / "manifest.yaml"
+    manifest.write_text(manifest.read_text().replace("id: ws_portal", 'id: "ws_\\e[2J\\e[31mOK"'))
+    code, _, err = run_cli(["plan", str(project), *emu_args(project)], capsys)
+    assert code == 1
+    assert "\x1b" not in err and "ws_\\x1b[2J\\x1b[31mOK does not exist" in err

@@ -212,7 +212,7 @@ def test_the_group_access_list_rides_on_the_first_creation(rig: Rig) -> None:
     assert rig.requests("POST", "/v1/workspaces/ws_home/access") == []
     home = rig.workspace("ws_home").access
     assert {u.key: u.role for u in home.users} == {
-        "jane@acme.com": "owner", "raj@customer.com": "collaborator", "priya@customer.com": "viewer"}
+        "jane@acme.com": "owner", "raj@customer.com": "collaborator", "priya@customer.com": "commenter"}
     (kickoff,) = rig.named("Customer Inc – Kickoff")
     assert kickoff.access is home  # one list for the whole group
 
@@ -410,3 +410,32 @@ def test_a_group_list_changed_since_the_plan_is_not_overwritten_by_a_creation(ri
         rig.apply(plan)
     assert rig.named("Customer Inc – Kickoff") == []
     assert rig.requests("POST", CONNECT_PATH) == []
+
+
+def test_a_full_disk_mid_apply_names_what_was_changed_and_not_recorded(rig: Rig, monkeypatch) -> None:
+    import errno
+
+    import reconciler.state as state_module
+
+    real_write_all = state_module._write_all
+    writes = {"n": 0}
+
+    def disk_fills_up_after_two_writes(fd: int, data: bytes) -> None:  # simulates the disk, not our code
+        writes["n"] += 1
+        if writes["n"] > 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write_all(fd, data)
+
+    monkeypatch.setattr(state_module, "_write_all", disk_fills_up_after_two_writes)
+    before = rig.state_path.read_bytes() if rig.state_path.exists() else None
+    with pytest.raises(ApplyError) as stopped:
+        rig.apply()
+    message = str(stopped.value)
+    assert f"Apply stopped: {KICKOFF} ({rig.root / 'groups.yaml'}:31) was made in the service, but the state file " \
+           "could not record it." in message
+    assert "No space left on device" in message and "The state records the 2 change(s) before it" in message
+    assert "reconciler plan" in message
+    assert before is None and set(load_state(rig.state_path).resources) == {WELCOME, QBR}
+    monkeypatch.undo()
+    with pytest.raises(PlanError, match=f"reconciler import {KICKOFF}"):
+        rig.plan()  # the unrecorded workspace is found again by its name, never created twice

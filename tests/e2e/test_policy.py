@@ -1,0 +1,221 @@
+"""The manifests' policy, expiring grants and lint, as a reviewer meets them:
+through validate, plan and apply on the quickstart's emulator."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from reconciler import commands
+from reconciler.errors import ManifestError, PlanRefused
+from reconciler.target import Target
+from tests.e2e.conftest import QUICKSTART, run_cli
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    dest = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, dest)
+    return dest
+
+
+def emu(project: Path) -> list[str]:
+    return ["--emulator", str(project / "emulator.yaml"), "--seed", str(project / "seed.yaml")]
+
+
+def target(project: Path) -> Target:
+    return Target(emulator_file=project / "emulator.yaml", emulator_seed=project / "seed.yaml", env={})
+
+
+def add_policy(project: Path, text: str) -> Path:
+    policy = project / "policy.yaml"
+    policy.write_text("version: 1\npolicy:\n" + text, encoding="utf-8")
+    return policy
+
+
+def edit(project: Path, old: str, new: str) -> None:
+    manifest = project / "manifest.yaml"
+    content = manifest.read_text(encoding="utf-8")
+    assert old in content
+    manifest.write_text(content.replace(old, new), encoding="utf-8")
+
+
+# --- policy, rules about what the manifests list -------------------------------------------------
+
+
+def test_a_grant_outside_the_allowed_domains_is_refused_at_its_line(project: Path) -> None:
+    policy = add_policy(project, "  allowedDomains: [acme.com, customer.com]\n")
+    with pytest.raises(ManifestError) as refused:
+        commands.validate(project)
+    (problem,) = refused.value.problems
+    assert problem.startswith(f"{project / 'manifest.yaml'}:26: workspace.partner-portal: user lee@partner.io "
+                              "is outside the allowed domains")
+    assert f"policy allowedDomains at {policy}:3" in problem
+
+
+def test_outside_grants_up_to_max_role_outside_pass_and_higher_ones_do_not(project: Path) -> None:
+    add_policy(project, "  allowedDomains: [acme.com, customer.com]\n  maxRoleOutside: commenter\n")
+    assert "valid" in commands.validate(project)  # lee@partner.io is a commenter
+    edit(project, "{email: lee@partner.io, role: commenter}", "{email: lee@partner.io, role: editor}")
+    with pytest.raises(ManifestError, match=r"may be given at most commenter \(policy maxRoleOutside at .*"
+                                            r"policy.yaml:4\), not editor"):
+        commands.validate(project)
+
+
+def test_a_subdomain_of_an_allowed_domain_is_allowed(project: Path) -> None:
+    add_policy(project, "  allowedDomains: [acme.com, customer.com, partner.io]\n")
+    edit(project, "lee@partner.io", "lee@eu.partner.io")
+    assert "valid" in commands.validate(project)
+
+
+def test_a_protected_owner_listed_with_another_role_is_refused(project: Path) -> None:
+    add_policy(project, "  protectedOwners: [jane@acme.com]\n")
+    edit(project, "{email: jane@acme.com, role: owner}", "{email: jane@acme.com, role: editor}")
+    (project / "manifest.yaml").write_text((project / "manifest.yaml").read_text().replace(
+        "{email: raj@customer.com, role: collaborator}", "{email: raj@customer.com, role: owner}"))
+    with pytest.raises(ManifestError, match="user jane@acme.com is a protected owner .* must be listed as owner, "
+                                            "not editor"):
+        commands.validate(project)
+
+
+def test_the_policy_may_be_defined_in_one_file_only(project: Path) -> None:
+    add_policy(project, "  maxRevocations: 3\n")
+    edit(project, "version: 1\n", "version: 1\npolicy: {maxEscalations: 1}\n")
+    with pytest.raises(ManifestError, match="policy: already defined at .*; the policy may be defined in one file"):
+        commands.validate(project)
+
+
+def test_an_unknown_policy_key_or_role_is_refused(project: Path) -> None:
+    add_policy(project, "  maxRoleOutside: boss\n  maxRevocation: 3\n")
+    with pytest.raises(ManifestError) as refused:
+        commands.validate(project)
+    text = "\n".join(refused.value.problems)
+    assert "policy.maxRoleOutside" in text and "boss" in text and "maxRevocation" in text
+
+
+# --- policy, rules about what the plan does --------------------------------------------------------
+
+
+def test_revocations_over_the_cap_refuse_the_plan_naming_the_rule_and_entries(project: Path, capsys) -> None:
+    add_policy(project, "  maxRevocations: 0\n")
+    code, out, err = run_cli(["plan", str(project), *emu(project)], capsys)
+    assert code == 1
+    assert "reconciler will make these changes:" in out  # the refused plan is still shown
+    assert "policy maxRevocations (0): the plan makes 1 revocations (group.acme-onboarding: user " \
+           "old.contractor@agency.io)" in err
+    assert "--allow revocations=1" in err and f"{project / 'policy.yaml'}:3" in err
+
+
+def test_allow_raises_a_cap_for_one_run(project: Path, capsys) -> None:
+    add_policy(project, "  maxRevocations: 0\n  maxEscalations: 0\n")
+    code, _, err = run_cli(["apply", str(project), *emu(project), "--auto-approve",
+                            "--allow", "revocations=1"], capsys)
+    assert code == 1 and "policy maxEscalations (0)" in err and "maxRevocations" not in err
+    code, out, err = run_cli(["apply", str(project), *emu(project), "--auto-approve",
+                              "--allow", "revocations=1", "--allow", "escalations=1"], capsys)
+    assert code == 0, err
+    assert "Apply complete" in out
+
+
+def test_a_bad_allow_is_a_usage_error(project: Path, capsys) -> None:
+    code, _, err = run_cli(["plan", str(project), *emu(project), "--allow", "removals=3"], capsys)
+    assert code == 1 and "--allow 'removals=3' is not CLASS=N" in err
+
+
+def test_taking_ownership_from_a_protected_owner_is_refused(project: Path) -> None:
+    add_policy(project, "  protectedOwners: [ops@acme.com]\n")
+    edit(project, "        - {email: ops@acme.com, role: owner}\n        - {email: lee@partner.io, role: commenter}",
+         "        - {email: temp@acme.com, role: owner}")
+    edit(project, "authoritative: false", "authoritative: true")
+    with pytest.raises(PlanRefused) as refused:
+        commands.plan(project, target=target(project), state_path=project / "s.json")
+    assert "policy protectedOwners: workspace.partner-portal would revoke protected owner ops@acme.com" in str(
+        refused.value)
+
+
+def test_notifying_more_people_than_allowed_is_refused_and_lists_them(project: Path) -> None:
+    add_policy(project, "  maxNotified: 0\n")
+    edit(project, "authoritative: false", "authoritative: false\n      notify: true")
+    with pytest.raises(PlanRefused, match=r"policy maxNotified \(0\): the plan emails 1 people "
+                                          r"\(lee@partner.io \(workspace.partner-portal\)\)"):
+        commands.plan(project, target=target(project), state_path=project / "s.json")
+
+
+# --- expiring grants --------------------------------------------------------------------------------
+
+
+def test_an_expired_grant_is_removed_and_labelled_expired(project: Path) -> None:
+    edit(project, "{email: lee@partner.io, role: commenter}",
+         "{email: lee@partner.io, role: commenter, expires: 2099-03-01}")
+    state = project / "s.json"
+    commands.apply(project, target=target(project), state_path=state, targets=(), max_removals=None,
+                   plan_file=None, confirm=lambda _t: True, color=False, progress=lambda _m: None)
+    assert not commands.plan(project, target=target(project), state_path=state,
+                             today=date(2099, 2, 28)).has_changes
+    later = commands.plan(project, target=target(project), state_path=state, today=date(2099, 3, 1))
+    (change,) = later.access_changes
+    (entry,) = change.entries
+    assert (entry.key, entry.privilege, entry.flags, entry.reason) == (
+        "lee@partner.io", "revocation", ("expired",), "expired on 2099-03-01")
+
+
+def test_an_expired_grant_never_applied_is_removed_from_a_non_authoritative_list(project: Path) -> None:
+    # The service has temp@acme.com (never applied by this tool); the manifest lists it as expired.
+    edit(project, "{email: lee@partner.io, role: commenter}",
+         "{email: temp@acme.com, role: editor, expires: 2026-01-01}")
+    plan = commands.plan(project, target=target(project), state_path=project / "s.json", today=date(2026, 2, 1))
+    (entry,) = plan.access_changes[-1].entries
+    assert (entry.key, entry.action.value, entry.flags) == ("temp@acme.com", "delete", ("expired",))
+
+
+def test_every_plan_lists_grants_expiring_within_14_days(project: Path) -> None:
+    edit(project, "{email: lee@partner.io, role: commenter}",
+         "{email: lee@partner.io, role: commenter, expires: 2026-03-10}")
+    soon = commands.plan(project, target=target(project), state_path=project / "s.json", today=date(2026, 3, 1))
+    assert any("the grant to user lee@partner.io expires on 2026-03-10 (in 9 days)" in w for w in soon.warnings)
+    later = commands.plan(project, target=target(project), state_path=project / "s.json", today=date(2026, 2, 1))
+    assert not any("expires on" in w for w in later.warnings)
+
+
+def test_an_expiry_that_is_not_a_date_is_an_error_and_one_in_the_past_a_warning(project: Path) -> None:
+    edit(project, "{email: lee@partner.io, role: commenter}", "{email: lee@partner.io, role: commenter, "
+                                                              "expires: soon}")
+    with pytest.raises(ManifestError, match="expires: expected a date"):
+        commands.validate(project)
+    edit(project, "expires: soon", "expires: 2020-01-01")
+    out = commands.validate(project, today=date(2026, 1, 1))
+    assert "valid" in out and "Warning: " in out and "expired on 2020-01-01" in out
+    with pytest.raises(ManifestError, match="expired on 2020-01-01.*an error with --strict"):
+        commands.validate(project, strict=True, today=date(2026, 1, 1))
+
+
+# --- lint -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("{email: raj@customer.com, role: collaborator}", "{email: raj@customer.com, role: viewer}",
+     "user raj@customer.com (viewer) already has viewer through the domain customer.com"),
+    ("{domain: customer.com, role: viewer}", "{domain: gmail.com, role: viewer}",
+     "domain gmail.com is a free-mail provider"),
+    ("{email: raj@customer.com, role: collaborator}",
+     "{email: john.doe@gmail.com, role: viewer}\n        - {email: johndoe@gmail.com, role: viewer}",
+     "user johndoe@gmail.com is the same mailbox as john.doe@gmail.com"),
+    ("{email: jane@acme.com, role: owner}", "{email: jane@acme.com, role: editor}\n      domains: "
+     "[{domain: acme.com, role: owner}]\n      users:\n        - {email: zed@acme.com, role: viewer}",
+     "the only owners are domains"),
+])
+def test_each_lint_is_a_warning_and_an_error_with_strict(project: Path, capsys, old: str, new: str,
+                                                         message: str) -> None:
+    if "domains: [{domain: acme.com" in new:
+        (project / "manifest.yaml").write_text(
+            "version: 1\nworkspaces:\n  w:\n    id: ws_portal\n    access:\n      users: [{email: jane@acme.com, "
+            "role: editor}]\n      domains: [{domain: acme.com, role: owner}]\n", encoding="utf-8")
+    else:
+        edit(project, old, new)
+    code, out, _ = run_cli(["validate", str(project)], capsys)
+    assert code == 0 and message in out and "Warning: " in out
+    code, _, err = run_cli(["validate", str(project), "--strict"], capsys)
+    assert code == 1 and message in err
