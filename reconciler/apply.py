@@ -243,21 +243,11 @@ def _cause(change: Change, exc: ReconcilerError, plan: Plan) -> str:
 
 
 def _refresh(client: WorkspaceClient, plan: Plan) -> Live:
-    # A list riding on a creation is written too (by the creation), so it is
-    # checked like the others.
-    writes = plan.access_changes
-    if not writes:
-        return Live(workspaces={})
-    live = fetch_live(client, [c.workspace_id for c in writes])
-    conflicts = []
-    for change in writes:
-        ws = live.workspaces.get(change.workspace_id)
-        if ws is None:
-            conflicts.append(f"{change.address}: workspace {change.workspace_id} no longer exists.")
-        elif _snapshot(ws) != change.before:
-            conflicts.append(f"{change.address}: {_describe_drift(change.before, _snapshot(ws))}")
-    if conflicts:
-        lines = "\n".join(f"  {c}" for c in conflicts)
+    """Re-read the lists the plan writes and refuse, before any write, when
+    one moved since the plan (a list riding on a creation is written too)."""
+    live, moved = _compare_lists(client, plan, expect=lambda c: c.before)
+    if moved:
+        lines = "\n".join(f"  {c}" for c in moved)
         raise ApplyError(
             "Nothing was changed: access in the service changed since the plan was made, and "
             f"applying it would undo someone else's change:\n{lines}\n"
@@ -267,24 +257,14 @@ def _refresh(client: WorkspaceClient, plan: Plan) -> Live:
 
 
 def _read_back(client: WorkspaceClient, plan: Plan) -> None:
-    """Read the written lists again (one listing, stopping once all are seen)
-    and report any that does not hold what was written.
+    """Read the written lists again and report any that does not hold what
+    was written.
 
     The API has no compare-and-swap: two applies (or an apply and a person in
     the web app) writing one list at the same time both succeed, and the last
     write wins.  This does not prevent that; it makes it loud.
     """
-    written = plan.access_changes
-    if not written:
-        return
-    live = fetch_live(client, [c.workspace_id for c in written])
-    lost = []
-    for change in written:
-        ws = live.workspaces.get(change.workspace_id)
-        if ws is None:
-            lost.append(f"{change.address} ({change.location}): workspace {change.workspace_id} is gone.")
-        elif _snapshot(ws) != change.after:
-            lost.append(f"{change.address} ({change.location}): {_describe_drift(change.after, _snapshot(ws))}")
+    _, lost = _compare_lists(client, plan, expect=lambda c: c.after)
     if lost:
         lines = "\n".join(f"  {line}" for line in lost)
         raise ApplyError(
@@ -293,6 +273,24 @@ def _read_back(client: WorkspaceClient, plan: Plan) -> None:
             "Run 'reconciler plan' to see the lists as they are now, and run applies one at a time "
             "(a CI concurrency group)."
         )
+
+
+def _compare_lists(client: WorkspaceClient, plan: Plan,
+                   expect: Callable[[AccessChange], AccessSnapshot]) -> tuple[Live, list[str]]:
+    """One listing (stopping once every written list is seen); each written
+    list that does not hold ``expect(change)``, described."""
+    written = plan.access_changes
+    if not written:
+        return Live(workspaces={}), []
+    live = fetch_live(client, [c.workspace_id for c in written])
+    differ = []
+    for change in written:
+        ws = live.workspaces.get(change.workspace_id)
+        if ws is None:
+            differ.append(f"{change.address} ({change.location}): workspace {change.workspace_id} no longer exists.")
+        elif _snapshot(ws) != expect(change):
+            differ.append(f"{change.address} ({change.location}): {_describe_drift(expect(change), _snapshot(ws))}")
+    return live, differ
 
 
 def _apply_access(client: WorkspaceClient, change: AccessChange, ws: LiveWorkspace) -> None:

@@ -320,8 +320,9 @@ def demo(path: Path) -> None:
     """Validate, plan, apply and plan again PATH (default examples/quickstart) on the embedded emulator.
 
     Then someone changes access in the web app (straight on the emulator), and the plan shows that
-    drift and the apply repairs it. Uses a fresh emulator and state in a temporary directory each time, so the demo always
-    starts from the seed beside the manifest (seed.yaml) or the built-in demo company.
+    drift and the apply repairs it. Uses a fresh emulator and state in a temporary directory each
+    time, so the demo always starts from the seed beside the manifest (seed.yaml) or the built-in
+    demo company.
     """
     from reconciler import commands
     from reconciler.target import Target
@@ -329,7 +330,8 @@ def demo(path: Path) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="reconciler-demo-"))
     try:
         seed = path / "seed.yaml" if (path / "seed.yaml").exists() else None
-        target = Target(emulator_file=workdir / "emulator.yaml", emulator_seed=seed)
+        # env={}: a RECONCILER_TOKEN of a real company in the shell must not reach the demo's emulator.
+        target = Target(emulator_file=workdir / "emulator.yaml", emulator_seed=seed, env={})
         state_path = workdir / "reconciler.state.json"
         for title, step in commands.demo_steps(path, target=target, state_path=state_path, color=_color()):
             click.echo(click.style(f"$ {title}", bold=True))

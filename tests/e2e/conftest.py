@@ -6,20 +6,25 @@ limit window advances the emulator's time too and no test really sleeps.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import shutil
 
 import pytest
 import yaml
 
 from reconciler.api.client import WorkspaceClient
 from reconciler.api.connection import make_http_client
+from reconciler.apply import apply_plan
 from reconciler.clock import VirtualClock
+from reconciler.commands import plan_with_client
 from reconciler.emulator import Emulator, emulator_transport
 from reconciler.emulator.server import start_background_server
+from reconciler.manifest import load_desired
+from reconciler.plan import Plan
+from reconciler.state import load_state
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICKSTART = ROOT / "examples" / "quickstart"
@@ -48,7 +53,7 @@ def quickstart_client(quickstart_emulator: Emulator, clock: VirtualClock) -> Ite
 
 
 def seed_company(workspaces: list[dict[str, Any]], *, token: str = TOKEN) -> dict[str, Any]:
-    """A one-company seed in the format of DESIGN.md section 6."""
+    """A one-company seed in the emulator's seed format (reconciler/emulator/README.md)."""
     return {
         "companies": {
             "acme": {
@@ -102,3 +107,41 @@ def project(tmp_path: Path) -> Path:
     dest = tmp_path / "quickstart"
     shutil.copytree(QUICKSTART, dest)
     return dest
+
+
+@dataclass
+class EmulatorRig:
+    """Manifests in ``root`` (state file beside them) planned and applied by
+    the real client against an in-process emulator on a shared virtual clock."""
+
+    emulator: Emulator
+    clock: VirtualClock
+    root: Path
+
+    @property
+    def state_path(self) -> Path:
+        return self.root / "reconciler.state.json"
+
+    def client(self, **kwargs: Any) -> WorkspaceClient:
+        return client_for(self.emulator, self.clock, **kwargs)
+
+    def plan(self, **kwargs: Any) -> Plan:
+        return plan_with_client(self.client(), load_desired(self.root), load_state(self.state_path), **kwargs)
+
+    def apply(self, plan: Plan | None = None, *, wait: bool = False, progress: list[str] | None = None,
+              **kwargs: Any) -> Plan:
+        plan = plan or self.plan(**kwargs)
+        apply_plan(plan, client=self.client(), state=load_state(self.state_path), state_path=self.state_path,
+                   wait=wait, progress=progress.append if progress is not None else None)
+        return plan
+
+    @property
+    def company(self) -> Any:
+        return self.emulator.store.companies["acme"]
+
+
+def onboarding_rig(tmp_path: Path, clock: VirtualClock, cls: type[EmulatorRig] = EmulatorRig) -> Any:
+    """A copy of examples/onboarding and an emulator seeded from it."""
+    root = tmp_path / "onboarding"
+    shutil.copytree(ROOT / "examples" / "onboarding", root)
+    return cls(Emulator.from_seed_file(root / "seed.yaml", clock=clock), clock, root)

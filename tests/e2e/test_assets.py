@@ -9,23 +9,19 @@ from __future__ import annotations
 import hashlib
 import os
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from reconciler.apply import apply_plan
 from reconciler.clock import VirtualClock
-from reconciler.commands import plan_with_client
 from reconciler.emulator import Emulator
 from reconciler.errors import ApplyError, ManifestError
 from reconciler.manifest import load_desired
-from reconciler.plan import Plan
 from reconciler.plan.model import AssetChange
 from reconciler.plan.render_text import render_text
 from reconciler.state import load_state
-from tests.e2e.conftest import client_for, seed_company
+from tests.e2e.conftest import EmulatorRig, seed_company
 
 SEED = {**seed_company([{"id": "ws_1", "name": "Home", "published": True,
                          "users": [{"email": "jane@acme.com", "role": "owner"}]}])}
@@ -58,34 +54,9 @@ assets:
 """
 
 
-@dataclass
-class Rig:
-    emulator: Emulator
-    clock: VirtualClock
-    root: Path
-
-    @property
-    def state_path(self) -> Path:
-        return self.root / "reconciler.state.json"
-
+class Rig(EmulatorRig):
     def write(self, manifest: str) -> None:
         (self.root / "manifest.yaml").write_text(textwrap.dedent(manifest).lstrip(), encoding="utf-8")
-
-    def plan(self, **kwargs: Any) -> Plan:
-        return plan_with_client(client_for(self.emulator, self.clock), load_desired(self.root),
-                                load_state(self.state_path), **kwargs)
-
-    def apply(self, plan: Plan | None = None, *, wait: bool = False, progress: list[str] | None = None,
-              **kwargs: Any) -> Plan:
-        plan = plan or self.plan(**kwargs)
-        apply_plan(plan, client=client_for(self.emulator, self.clock), state=load_state(self.state_path),
-                   state_path=self.state_path, wait=wait,
-                   progress=progress.append if progress is not None else None)
-        return plan
-
-    @property
-    def company(self) -> Any:
-        return self.emulator.store.companies["acme"]
 
     def asset(self, address: str) -> Any:
         asset_id = load_state(self.state_path).resources[address].id
@@ -176,7 +147,7 @@ def test_a_changed_file_makes_a_new_asset_and_says_the_old_one_stays(rig: Rig) -
     (change,) = rig.plan().changes
     assert (change.action, change.asset_id) == ("replace", old)
     text = render_text(rig.plan())
-    assert f"-/+ asset pdf \"Deck\" from files/deck.pdf" in text
+    assert "-/+ asset pdf \"Deck\" from files/deck.pdf" in text
     assert f"asset {old} stays in the service" in text and "remove it in the web app" in text
     progress: list[str] = []
     rig.apply(progress=progress)

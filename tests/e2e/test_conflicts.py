@@ -37,7 +37,7 @@ def test_apply_refuses_when_a_list_changed_since_the_plan(quickstart_client, qui
         apply_plan(plan, client=quickstart_client, state=State(), state_path=tmp_path / "s.json")
     message = str(err.value)
     assert "Nothing was changed" in message
-    assert "workspace.partner-portal: user auditor@acme.com was absent, now viewer" in message
+    assert f"workspace.partner-portal ({QUICKSTART / 'manifest.yaml'}:23): user auditor@acme.com was absent, now viewer" in message
     writes_after = quickstart_emulator.request_count(method="POST") + quickstart_emulator.request_count(method="PATCH")
     assert writes_after == writes_before
     assert not (tmp_path / "s.json").exists()

@@ -9,55 +9,23 @@ and a standalone workspace.
 
 from __future__ import annotations
 
-import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from reconciler.api.client import WorkspaceClient
-from reconciler.apply import apply_plan
 from reconciler.clock import VirtualClock
-from reconciler.commands import plan_with_client
-from reconciler.emulator import Emulator
 from reconciler.errors import ApplyError, PlanError
-from reconciler.manifest import load_desired
 from reconciler.plan import Plan
 from reconciler.plan.model import AccessChange, ConnectChange, CreateChange, SettingChange
 from reconciler.state import load_state, write_state
-from tests.e2e.conftest import ROOT, client_for
+from tests.e2e.conftest import EmulatorRig, onboarding_rig
 
-ONBOARDING = ROOT / "examples" / "onboarding"
 CONNECT_PATH = "/v1/workspaces/ws_home/connected-workspaces"
 
 
-@dataclass
-class Rig:
+class Rig(EmulatorRig):
     """The onboarding example copied to a temp dir, its emulator and state."""
-
-    emulator: Emulator
-    clock: VirtualClock
-    root: Path
-
-    @property
-    def state_path(self) -> Path:
-        return self.root / "reconciler.state.json"
-
-    def client(self, **kwargs: Any) -> WorkspaceClient:
-        return client_for(self.emulator, self.clock, **kwargs)
-
-    def plan(self, **kwargs: Any) -> Plan:
-        return plan_with_client(self.client(), load_desired(self.root), load_state(self.state_path), **kwargs)
-
-    def apply(self, plan: Plan | None = None, **kwargs: Any) -> Plan:
-        plan = plan or self.plan(**kwargs)
-        apply_plan(plan, client=self.client(), state=load_state(self.state_path), state_path=self.state_path)
-        return plan
-
-    @property
-    def company(self) -> Any:
-        return self.emulator.store.companies["acme"]
 
     def workspace(self, workspace_id: str) -> Any:
         return self.company.workspace(workspace_id)
@@ -81,9 +49,7 @@ class Rig:
 
 @pytest.fixture
 def rig(tmp_path: Path, clock: VirtualClock) -> Rig:
-    root = tmp_path / "onboarding"
-    shutil.copytree(ONBOARDING, root)
-    return Rig(Emulator.from_seed_file(root / "seed.yaml", clock=clock), clock, root)
+    return onboarding_rig(tmp_path, clock, Rig)
 
 
 def by_address(plan: Plan) -> dict[str, Any]:

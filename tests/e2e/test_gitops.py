@@ -1,0 +1,226 @@
+"""examples/gitops: the README's rehearsal runs as written, the workflow has the
+triggers, jobs, permissions and concurrency the README promises, and the
+pre-commit hook is declared as documented."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.e2e.conftest import ROOT, run_cli
+
+GITOPS = ROOT / "examples" / "gitops"
+WORKFLOW = GITOPS / ".github" / "workflows" / "access.yml"
+README = GITOPS / "README.md"
+HOOKS = ROOT / ".pre-commit-hooks.yaml"
+# What a run of the pipeline or of the rehearsal leaves behind; never part of the example.
+LEFT_BEHIND = shutil.ignore_patterns(".emulator.yaml", "plan.json", "plan.md", "plan.err", "comment.md",
+                                     "saved-plan", "*.state.json", "*.state.json.lock")
+
+
+def walkthrough_blocks(text: str) -> list[str]:
+    """The ```sh blocks between the walkthrough markers, in order."""
+    start = text.index("<!-- walkthrough:start")
+    end = text.index("<!-- walkthrough:end -->", start)
+    return re.findall(r"^```sh\n(.*?)^```$", text[start:end], flags=re.S | re.M)
+
+
+def reconciler_commands(script: str) -> list[list[str]]:
+    """Every ``reconciler ...`` command line of a shell script, as words, cut at
+    the first redirection or ``||``."""
+    commands = []
+    for line in script.splitlines():
+        line = line.strip()
+        if not line.startswith("reconciler "):
+            continue
+        words = []
+        for word in shlex.split(line, comments=True):
+            if word in ("||", "&&", "|") or word[:1] in (">", "<") or word[:2] in ("2>", "1>"):
+                break
+            words.append(word)
+        commands.append(words)
+    return commands
+
+
+def without_emulator(words: list[str]) -> list[str]:
+    """A command as the workflow runs it: no --emulator FILE, no --seed SEED."""
+    out, skip = [], False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in ("--emulator", "--seed"):
+            skip = True
+        else:
+            out.append(word)
+    return out
+
+
+@pytest.fixture
+def workflow() -> dict[Any, Any]:
+    doc = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    assert isinstance(doc, dict)
+    return doc
+
+
+def run_steps(workflow: dict[Any, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(job_id, step) for job_id, job in workflow["jobs"].items() for step in job["steps"] if "run" in step]
+
+
+# --- the README's rehearsal -------------------------------------------------
+
+def test_the_readme_rehearsal_runs_as_written_and_ends_with_no_changes(tmp_path: Path) -> None:
+    blocks = walkthrough_blocks(README.read_text(encoding="utf-8"))
+    assert len(blocks) >= 4
+    work = tmp_path / "access-repo"
+    shutil.copytree(GITOPS, work, ignore=LEFT_BEHIND)
+    bin_dir = tmp_path / "bin"  # `reconciler` is this interpreter's reconciler, whatever PATH holds
+    bin_dir.mkdir()
+    shim = bin_dir / "reconciler"
+    shim.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m reconciler "$@"\n', encoding="utf-8")
+    shim.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RECONCILER_")}
+    env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", NO_COLOR="1")
+    script = "set -eu\n" + "\n".join(blocks)
+    done = subprocess.run(["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    out, err = done.stdout, done.stderr
+    assert done.returncode == 0, out + err
+
+    # main as it is: nothing to do
+    first_plan = out.index("No changes.")
+    # the pull request's plan, rendered for the comment
+    comment = (work / "plan.md").read_text(encoding="utf-8")
+    assert "group.acme-onboarding" in comment
+    assert "priya@customer.com" in comment and "raj@customer.com" in comment
+    assert "manifests/onboarding.yaml:" in comment
+    assert "Saved the plan to plan.json" in err
+    assert "reconciler apply --plan plan.json --emulator .emulator.yaml" in err
+    # the merge applies it, and the next plan has nothing left to do
+    applied = out.index("Apply complete", first_plan)
+    assert out.index("No changes.", applied) > applied
+    # the same plan again is refused as stale
+    assert "refused (exit 1)" in out
+    assert "is stale" in err
+    # the state the apply job would commit
+    assert (work / "manifests" / "reconciler.state.json").exists()
+    assert "group.acme-onboarding" in out[out.index("refused (exit 1)"):]
+
+
+def test_the_readme_runs_the_workflows_validate_plan_and_apply(workflow: dict[Any, Any]) -> None:
+    in_readme = [without_emulator(c) for block in walkthrough_blocks(README.read_text(encoding="utf-8"))
+                 for c in reconciler_commands(block)]
+    in_workflow = [c for _, step in run_steps(workflow) for c in reconciler_commands(step["run"])]
+    plan = next(c for c in in_workflow if c[1] == "plan")
+    assert plan in in_readme  # the README's markdown plan is the plan job's, but for the emulator
+    assert ["reconciler", "validate", "manifests"] in in_readme
+    assert any(c[:3] == ["reconciler", "apply", "--plan"] and "--auto-approve" in c for c in in_readme)
+
+
+# --- the workflow -------------------------------------------------------------
+
+def test_workflow_runs_on_pull_requests_and_on_pushes_to_main(workflow: dict[Any, Any]) -> None:
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert set(triggers) == {"pull_request", "push"}
+    assert triggers["push"]["branches"] == ["main"]
+    assert triggers["pull_request"]["branches"] == ["main"]
+
+
+def test_workflow_jobs_plan_comment_on_pull_requests_and_apply_on_push(workflow: dict[Any, Any]) -> None:
+    jobs = workflow["jobs"]
+    assert set(jobs) == {"plan", "comment", "apply"}
+    assert "pull_request" in jobs["plan"]["if"]
+    assert "pull_request" in jobs["comment"]["if"] and jobs["comment"]["needs"] == "plan"
+    assert jobs["apply"]["if"] == "github.event_name == 'push'"
+
+
+def test_workflow_asks_for_the_least_permissions(workflow: dict[Any, Any]) -> None:
+    assert workflow["permissions"] == {}
+    jobs = workflow["jobs"]
+    assert jobs["plan"]["permissions"] == {"contents": "read"}
+    assert jobs["comment"]["permissions"] == {"pull-requests": "write"}
+    assert jobs["apply"]["permissions"] == {"contents": "write", "actions": "read", "pull-requests": "read"}
+    writers = {job_id: scope for job_id, job in jobs.items() for scope, level in job["permissions"].items()
+               if level == "write"}
+    assert writers == {"comment": "pull-requests", "apply": "contents"}
+
+
+def test_applies_are_serialized_per_state_file_and_never_cancelled(workflow: dict[Any, Any]) -> None:
+    concurrency = workflow["jobs"]["apply"]["concurrency"]
+    assert concurrency["cancel-in-progress"] is False
+    assert "reconciler.state.json" in concurrency["group"]
+    assert "${{" not in concurrency["group"]  # one group for every run, not one per commit
+
+
+def test_every_reconciler_call_is_a_documented_command(workflow: dict[Any, Any]) -> None:
+    calls: dict[str, list[list[str]]] = {}
+    for job_id, step in run_steps(workflow):
+        calls.setdefault(job_id, []).extend(reconciler_commands(step["run"]))
+    every = [c for commands in calls.values() for c in commands]
+    assert {c[1] for c in every} == {"validate", "plan", "apply"}
+    for command in every:
+        if command[1] == "plan":
+            assert "--format" in command and command[command.index("--format") + 1] == "markdown", command
+            assert "--out" in command and command[command.index("--out") + 1] == "plan.json", command
+        if command[1] == "apply":
+            assert command[2] == "--plan" and command[3].endswith("plan.json"), command
+    assert [c[1] for c in calls["apply"]] == ["apply"]
+    assert calls.get("comment", []) == []  # the job that can write comments never holds the token
+
+
+def test_the_comment_is_found_again_by_its_marker_and_edited(workflow: dict[Any, Any]) -> None:
+    marker = workflow["env"]["COMMENT_MARKER"]
+    assert marker.startswith("<!--") and marker.endswith("-->")
+    writes = "\n".join(step["run"] for job_id, step in run_steps(workflow) if job_id == "plan")
+    assert 'echo "$COMMENT_MARKER"' in writes  # the comment's first line
+    post = "\n".join(step["run"] for job_id, step in run_steps(workflow) if job_id == "comment")
+    assert "startswith(\\\"$COMMENT_MARKER\\\")" in post
+    assert "--method PATCH" in post and "--method POST" in post
+
+
+def test_the_token_reaches_only_reconciler_steps_and_is_never_echoed(workflow: dict[Any, Any]) -> None:
+    for job_id, step in run_steps(workflow):
+        assert "secrets." not in step["run"], (job_id, step.get("name"))
+        assert "RECONCILER_TOKEN" not in step["run"], (job_id, step.get("name"))
+        uses_secret = any("secrets." in str(v) for v in step.get("env", {}).values())
+        if uses_secret:
+            assert reconciler_commands(step["run"]), (job_id, step.get("name"))
+            assert set(step["env"]) == {"RECONCILER_TOKEN", "RECONCILER_BASE_URL"}
+    assert "secrets." not in str(workflow.get("env", {}))
+
+
+def test_the_merged_state_is_committed_back_naming_the_pull_request(workflow: dict[Any, Any]) -> None:
+    steps = workflow["jobs"]["apply"]["steps"]
+    commit = next(s for s in steps if "git commit" in s.get("run", ""))
+    assert "always()" in commit["if"]  # also after a failed apply: what was done is recorded
+    assert "manifests/reconciler.state.json" in commit["run"]
+    assert re.search(r'-m "reconciler: state after \$what #\$PR"', commit["run"])
+
+
+# --- the pre-commit hook ------------------------------------------------------
+
+def test_pre_commit_hook_exposes_reconciler_validate() -> None:
+    hooks = yaml.safe_load(HOOKS.read_text(encoding="utf-8"))
+    hook = next(h for h in hooks if h["id"] == "reconciler-validate")
+    assert hook["entry"] == "reconciler validate"
+    assert hook["language"] == "python"
+    assert hook["pass_filenames"] is False  # validate takes one directory, not the changed files
+    files = re.compile(hook["files"])
+    assert files.search("manifests/groups.yaml") and files.search("manifests/portal.yml")
+    assert not files.search("manifests/reconciler.state.json")
+
+
+def test_pre_commit_hook_as_documented_validates_the_example(capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    hook = yaml.safe_load(HOOKS.read_text(encoding="utf-8"))[0]
+    monkeypatch.chdir(GITOPS)
+    code, out, err = run_cli([*hook["entry"].split()[1:], "manifests"], capsys)  # args: [manifests]
+    assert code == 0, err
+    assert "are valid" in out
