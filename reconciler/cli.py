@@ -207,6 +207,8 @@ def validate(path: Path, max_file_mib: int, strict: bool) -> None:
                    "(documented, versioned shape: format_version).")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="Save the plan to FILE for 'apply --plan FILE'.")
+@click.option("--expiry-warning-days", type=click.IntRange(0), default=14, show_default=True, metavar="DAYS",
+              help="List the grants (expires: on an access entry) that expire within DAYS days.")
 @click.option("--show-unmanaged", is_flag=True,
               help="List the workspaces of the company that no manifest names (the plan always counts them).")
 @click.option("--by-person", is_flag=True,
@@ -216,7 +218,8 @@ def validate(path: Path, max_file_mib: int, strict: bool) -> None:
               help="Exit 0 when there are no changes, 1 on error, 2 when there are changes.")
 def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str, ...],
          max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, fmt: str,
-         out: Path | None, show_unmanaged: bool, by_person: bool, detailed_exitcode: bool) -> None:
+         out: Path | None, expiry_warning_days: int, show_unmanaged: bool, by_person: bool,
+         detailed_exitcode: bool) -> None:
     """Show what differs between the manifests in PATH and the live service."""
     from reconciler import commands
 
@@ -224,7 +227,7 @@ def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str
         result = commands.plan(path, target=target, state_path=state_path, targets=targets,
                                max_removals=max_removals, out=out, reassert=reassert,
                                max_file_bytes=max_file_mib * 2**20, show_unmanaged=show_unmanaged,
-                               allow=_parse_allow(allow))
+                               allow=_parse_allow(allow), expiry_warning_days=expiry_warning_days)
     except PlanRefused as refused:
         # A refused plan is still shown, so the reviewer sees what was refused.
         click.echo(commands.render(refused.plan, fmt=fmt, color=_color(), by_person=by_person), nl=False)  # type: ignore[arg-type]

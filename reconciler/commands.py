@@ -68,6 +68,7 @@ def plan(
     show_unmanaged: bool = False,
     allow: Mapping[str, int] | None = None,
     today: date | None = None,
+    expiry_warning_days: int = 14,
 ) -> Plan:
     from reconciler.state import default_state_path, load_state
 
@@ -75,7 +76,7 @@ def plan(
     check_targets(desired, targets)
     state = load_state(state_path or default_state_path(path))
     result = _plan(desired, target=target, state=state, targets=targets, reassert=reassert,
-                   show_unmanaged=show_unmanaged, today=today)
+                   show_unmanaged=show_unmanaged, today=today, expiry_warning_days=expiry_warning_days)
     check_safety(result, desired, max_removals=max_removals, allow=allow or {})
     if out is not None:
         save_plan(result, out, manifest_path=path)
@@ -83,17 +84,21 @@ def plan(
 
 
 def _plan(desired: Desired, *, target: Target, state: State, targets: tuple[str, ...],
-          reassert: bool = False, show_unmanaged: bool = False, today: date | None = None) -> Plan:
+          reassert: bool = False, show_unmanaged: bool = False, today: date | None = None,
+          expiry_warning_days: int = 14) -> Plan:
     from reconciler.target import open_client
 
     with open_client(target) as client:
-        return plan_with_client(client, desired, state, targets=targets, reassert=reassert,
-                                limits=target.limits().per_minute(), show_unmanaged=show_unmanaged, today=today)
+        made = plan_with_client(client, desired, state, targets=targets, reassert=reassert,
+                                limits=target.limits().per_minute(), show_unmanaged=show_unmanaged, today=today,
+                                expiry_warning_days=expiry_warning_days)
+    return made.model_copy(update={"service": target.service_label()})
 
 
 def plan_with_client(client: WorkspaceClient, desired: Desired, state: State, *, targets: Sequence[str] = (),
                      reassert: bool = False, limits: Mapping[str, int] | None = None,
-                     show_unmanaged: bool = False, today: date | None = None) -> Plan:
+                     show_unmanaged: bool = False, today: date | None = None,
+                     expiry_warning_days: int = 14) -> Plan:
     """Read what the plan needs (one listing, paged) and make the plan.
 
     ``today`` (UTC; default: now) decides which grants have expired.
@@ -105,7 +110,8 @@ def plan_with_client(client: WorkspaceClient, desired: Desired, state: State, *,
     live = fetch_live(client, wanted_workspaces(desired, state), properties=PLAN_PROPERTIES,
                       complete=show_unmanaged or needs_complete_listing(desired, state, targets))
     return make_plan(desired, live, state, targets=targets, limits=limits, reassert=reassert,
-                     show_unmanaged=show_unmanaged, today=today or utc_today())
+                     show_unmanaged=show_unmanaged, today=today or utc_today(),
+                     expiry_warning_days=expiry_warning_days)
 
 
 def utc_today() -> date:
@@ -234,6 +240,11 @@ def load_plan_file(plan_file: Path) -> tuple[Plan, Path]:
 
 def _refuse_stale(saved: Plan, fresh: Plan, plan_file: Path) -> None:
     """A saved plan is bound to its inputs; any of them moving makes it stale."""
+    if saved.service != fresh.service:
+        raise ApplyError(
+            f"The saved plan {plan_file} was made against {saved.service or 'another service'}, not "
+            f"{fresh.service}, so nothing was changed. Plan against this service and review that plan."
+        )
     reasons = []
     if saved.manifest_digest != fresh.manifest_digest:
         reasons.append("The manifests changed since it was made.")

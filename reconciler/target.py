@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reconciler.api.client import WorkspaceClient
-from reconciler.api.connection import make_http_client
+from reconciler.api.connection import make_http_client, normalise_base_url
 from reconciler.api.ratelimit import RateLimits
 from reconciler.errors import ConfigError
 
@@ -46,6 +46,17 @@ class Target:
     notice: Callable[[str], None] | None = None
     trace: Callable[[str], None] | None = None  # --debug: one line per request and answer
     audit: AuditLog | None = None  # apply --audit-log: one JSON line per request, on every client opened
+
+    def service_label(self) -> str:
+        """Which service a plan was made against: the normalised address, or
+        the emulator's data file (a saved plan is refused elsewhere)."""
+        if self.emulator_file is not None:
+            return f"the emulator of {self.emulator_file.resolve()}"
+        base_url = self.base_url or self.env.get(BASE_URL_ENV) or ""
+        try:
+            return normalise_base_url(base_url) if base_url else ""
+        except ConfigError:
+            return base_url
 
     def limits(self) -> RateLimits:
         """The configured requests per minute, defaults for classes not given."""

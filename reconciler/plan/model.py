@@ -274,6 +274,7 @@ class Plan(_Frozen):
     warnings: tuple[str, ...] = ()
     targets: tuple[str, ...] = ()
     # What the plan was computed from; apply --plan refuses a stale plan.
+    service: str = ""  # the service address (or emulator file) the plan read; set by the command
     manifest_digest: str = ""
     live_fingerprint: str = ""
     state_lineage: str = ""

@@ -42,10 +42,12 @@ def render_markdown(plan: Plan) -> str:
     lines = [
         "### reconciler plan",
         "",
-        "| add | change | remove | workspaces created | connected | settings | API calls | credits | least time |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| add | change | remove | workspaces created | connected | settings | assets | API calls | credits "
+        "| least time |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         f"| {s.create} | {s.update} | {s.delete} | {s.workspaces_created} | {s.workspaces_connected} "
-        f"| {s.settings} | {plan.cost.total_calls} | {plan.cost.workspace_credits} | {plan.cost.min_seconds:g} s |",
+        f"| {s.settings} | {s.assets_created + s.assets_replaced + s.assets_updated} | {plan.cost.total_calls} "
+        f"| {plan.cost.workspace_credits} | {plan.cost.min_seconds:g} s |",
         "",
     ]
     if plan.targets:
@@ -122,7 +124,8 @@ def _asset_block(change: AssetChange, where: str) -> list[str]:
                 "| field | last applied | manifest |", "|---|---|---|", *rows, ""]
     verb = "**replace**" if change.action == "replace" else "**create**"
     rows = [f"| {k} | {v} |" for k, v in asset_fields(change)]
-    return [f"#### `{change.address}`: {verb} {asset_title(change)}{where}", "", "| | |", "|---|---|", *rows, ""]
+    table = ["| | |", "|---|---|", *rows, ""] if rows else []
+    return [f"#### `{change.address}`: {verb} {asset_title(change)}{where}", "", *table]
 
 
 def _cell(value: object) -> str:

@@ -175,8 +175,8 @@ def cost_line(cost: Cost) -> str:
         sentence += f" The rate limits make it take at least {_duration(cost.min_seconds)}."
     n = cost.conversion_polls
     if n:
-        sentence += (f" With apply --wait, at least {count_words(n, 'more call')} in the file_retrieval class (60/min) "
-                     f"follow the conversion of {count_words(n, 'file')}.")
+        sentence += (f" With apply --wait, at least {n} more call{'s' if n != 1 else ''} in the file_retrieval "
+                     f"class (60/min) follow{'s' if n == 1 else ''} the conversion of {count_words(n, 'file')}.")
     return sentence
 
 

@@ -221,3 +221,28 @@ def test_an_error_quoting_a_hostile_manifest_is_printed_escaped(project: Path, c
     code, _, err = run_cli(["plan", str(project), *emu_args(project)], capsys)
     assert code == 1
     assert "\x1b" not in err and "ws_\\x1b[2J\\x1b[31mOK does not exist" in err
+
+
+def test_a_saved_plan_from_another_service_is_refused(project: Path, tmp_path: Path, capsys) -> None:
+    plan_file = tmp_path / "plan.json"
+    run_cli(["plan", str(project), *emu_args(project), "--out", str(plan_file)], capsys)
+    other = ["--emulator", str(tmp_path / "other.yaml"), "--seed", str(project / "seed.yaml")]
+    code, _, err = run_cli(["apply", str(project), *other, "--plan", str(plan_file), "--auto-approve"], capsys)
+    assert code == 1
+    assert f"was made against the emulator of {(project / 'emulator.yaml').resolve()}, not the emulator of " \
+           f"{(tmp_path / 'other.yaml').resolve()}, so nothing was changed" in err
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not json", "another kind"])
+def test_a_damaged_saved_plan_is_refused_with_nothing_applied(project: Path, tmp_path: Path, capsys,
+                                                              damage: str) -> None:
+    plan_file = tmp_path / "plan.json"
+    run_cli(["plan", str(project), *emu_args(project), "--out", str(plan_file)], capsys)
+    text = plan_file.read_text()
+    plan_file.write_text({"truncated": text[: len(text) // 2], "not json": "%PDF-1.4",
+                          "another kind": text.replace('"reconciler-plan"', '"terraform-plan"')}[damage])
+    code, _, err = run_cli(["apply", str(project), *emu_args(project), "--plan", str(plan_file),
+                            "--auto-approve"], capsys)
+    assert code == 1 and f"{plan_file} is not a plan saved by 'reconciler plan --out'" in err
+    code, out, _ = run_cli(["plan", str(project), *emu_args(project), "--detailed-exitcode"], capsys)
+    assert code == 2  # nothing was applied

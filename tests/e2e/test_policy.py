@@ -219,3 +219,12 @@ def test_each_lint_is_a_warning_and_an_error_with_strict(project: Path, capsys, 
     assert code == 0 and message in out and "Warning: " in out
     code, _, err = run_cli(["validate", str(project), "--strict"], capsys)
     assert code == 1 and message in err
+
+
+def test_the_expiry_warning_window_is_configurable(project: Path, capsys) -> None:
+    edit(project, "{email: lee@partner.io, role: commenter}",
+         "{email: lee@partner.io, role: commenter, expires: 2099-03-10}")
+    code, out, _ = run_cli(["plan", str(project), *emu(project), "--expiry-warning-days", "400000"], capsys)
+    assert code == 0 and "the grant to user lee@partner.io expires on 2099-03-10" in out
+    code, out, _ = run_cli(["plan", str(project), *emu(project)], capsys)
+    assert "expires on 2099-03-10" not in out

@@ -57,7 +57,7 @@ def test_markdown_has_a_summary_table_and_leads_with_revocations_and_escalations
 ) -> None:
     path = write_manifest(GROUP)
     md = render_markdown(make_plan(load_desired(path), live_of(HOME_LIVE), State()))
-    assert "| 1 | 1 | 1 | 0 | 0 | 0 | 3 | 0 | 0 s |" in md
+    assert "| 1 | 1 | 1 | 0 | 0 | 0 | 0 | 3 | 0 | 0 s |" in md
     review = md.index("**Review first**")
     revocation = md.index("> - **revocation** `group.onboarding`: user `old@agency.io` loses editor")
     escalation = md.index(f"> - **escalation** `group.onboarding`: user `raj@customer.com` viewer → collaborator "

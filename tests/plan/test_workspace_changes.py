@@ -615,7 +615,7 @@ def test_markdown_draws_every_kind(full_plan: Plan) -> None:
 
 def test_markdown_table_counts_workspaces_settings_and_credits(full_plan: Plan) -> None:
     md = render_markdown(full_plan)
-    assert "| add | change | remove | workspaces created | connected | settings | API calls | credits | least time |" in md
-    assert "| 1 | 0 | 1 | 1 | 1 | 4 | 9 | 1 | 0 s |" in md
+    assert "| add | change | remove | workspaces created | connected | settings | assets | API calls | credits | least time |" in md
+    assert "| 1 | 0 | 1 | 1 | 1 | 4 | 0 | 9 | 1 | 0 s |" in md
     assert ("Plan: 1 to add, 0 to change, 1 to remove; workspaces: 1 to create, 1 to connect; "
             "4 section/page/task values to set.") in md
