@@ -169,6 +169,7 @@ def cli() -> None:
     demo      validate, plan, apply and re-plan the quickstart on the embedded emulator
     import    bind a manifest address to an existing workspace
     state     list, show or forget what the state file records
+    force-unlock  remove a lock left by a killed apply (by its lock ID)
     export    write manifests from the live service (to adopt an existing setup)
     emulator  run the service emulator as a local HTTP server
 
