@@ -17,7 +17,9 @@ fresh client with its own limiter and counters, a quiet gap apart):
    renders meanwhile;
 5. apply of the plan from an empty state: calls, 429s, virtual time against
    the least time the documented limit (120 calls a minute) allows;
-6. a plan from the state the apply wrote (every later plan has a state):
+6. one ``write_state`` of the state the apply left, every list recorded
+   (what each change of a later apply pays to keep the state current);
+7. a plan from the state the apply wrote (every later plan has a state):
    its changes (none) and its time.
 
 Times are the best of ``repeat`` runs (floors, validate and plan alike).
@@ -44,7 +46,7 @@ from reconciler.commands import plan_with_client
 from reconciler.gcpause import gc_paused
 from reconciler.manifest import load_desired
 from reconciler.plan import Plan
-from reconciler.state import State
+from reconciler.state import State, write_state
 
 from bench.scenario import ENTRIES_PER_LIST, build
 from bench.service import Session, make_emulator, open_session
@@ -87,6 +89,9 @@ class SizeResult:
     apply_least: float
     apply_least_plan: float  # what the plan itself says
     apply_wall: float
+    apply_emulator: Timing  # of the apply: spent inside the in-process emulator
+    state_write: Timing  # one write_state of the state the apply left (every list recorded)
+    state_bytes: int
     replan_changes: int | None  # a plan after the apply, from the state it wrote (None: not run)
     replan: Timing | None  # load_desired + plan_with_client with that state
     max_rss: int  # the process's peak resident set so far (emulator included), bytes
@@ -198,6 +203,11 @@ def _measure(n: int, root: Path, *, repeat: int, replan: bool) -> SizeResult:
     apply_wall = time.perf_counter() - wall
     apply_calls, apply_429s = session.client.stats.calls, session.client.stats.rate_limited
     apply_virtual = session.virtual_elapsed()
+    apply_emulator = Timing(session.transport.wall, session.transport.cpu)
+    # Once every list is recorded, each change of a later apply rewrites (and
+    # fsyncs) the whole file: this is what one such write costs.
+    probe = root / "probe.state.json"
+    _, state_write = timed(lambda: write_state(probe, result.state))
     again = plan_run(state=result.state) if replan else None
 
     return SizeResult(
@@ -223,6 +233,9 @@ def _measure(n: int, root: Path, *, repeat: int, replan: bool) -> SizeResult:
         apply_least=least_seconds(apply_calls),
         apply_least_plan=plan.cost.min_seconds,
         apply_wall=apply_wall,
+        apply_emulator=apply_emulator,
+        state_write=state_write,
+        state_bytes=probe.stat().st_size,
         replan_changes=len(again.plan.changes) if again is not None else None,
         replan=again.total if again is not None else None,
         max_rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,

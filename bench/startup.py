@@ -1,0 +1,63 @@
+"""Start-up: whole processes, as a person or CI meets them.
+
+Each command runs ``runs`` times as a subprocess; the figure is the best
+(least) wall time, which is the least disturbed by whatever else the machine
+is doing. ``reconciler`` is the console script of the interpreter running the
+benchmark (``.venv/bin/reconciler`` when run with ``.venv/bin/python``);
+``python -c pass`` is that same interpreter with its site packages, so the
+difference is the tool's own start-up.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.scenario import tiny_manifest
+
+
+@dataclass(frozen=True)
+class StartupResult:
+    label: str
+    command: str
+    best: float
+    median: float
+    exit_code: int
+
+
+def reconciler_command() -> list[str]:
+    """The console script beside this interpreter, else ``python -m reconciler``."""
+    script = Path(sys.executable).with_name("reconciler")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "reconciler"]
+
+
+def _time(argv: list[str], runs: int) -> tuple[float, float, int]:
+    times = []
+    code = 0
+    for _ in range(runs):
+        start = time.perf_counter()
+        code = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False).returncode
+        times.append(time.perf_counter() - start)
+    times.sort()
+    return times[0], times[len(times) // 2], code
+
+
+def measure_startup(runs: int = 10) -> list[StartupResult]:
+    """``python -c pass``, ``reconciler --help`` and ``reconciler validate`` of a tiny manifest."""
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest = Path(tmp) / "manifest.yaml"
+        manifest.write_text(tiny_manifest(), encoding="utf-8")
+        commands = [
+            ("python -c pass", [sys.executable, "-c", "pass"]),
+            ("reconciler --help", [*reconciler_command(), "--help"]),
+            ("reconciler validate (5-line manifest)", [*reconciler_command(), "validate", str(manifest)]),
+        ]
+        results = []
+        for label, argv in commands:
+            best, median, code = _time(argv, runs)
+            results.append(StartupResult(label, " ".join(argv), best, median, code))
+        return results

@@ -1,0 +1,68 @@
+"""``python -m bench`` keeps working: one small run, counts only (no timing).
+
+The harness measures times and memory for 1,000 to 50,000 workspaces; here
+it runs for 200 so that a broken scenario, a changed API or a renamed row is
+caught by ``make test``. Times are printed but never asserted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+
+import pytest
+
+from bench.__main__ import SIZE_ROWS, main, startup_table
+from bench.scenario import DRIFT_EVERY, ENTRIES_PER_LIST
+from bench.sizes import SizeResult
+from bench.startup import measure_startup
+
+N = 200
+
+
+@pytest.fixture(scope="module")
+def run() -> tuple[SizeResult, str]:
+    """The harness's main function for N = 200, and what it printed."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        results = main(["--sizes", str(N), "--no-startup"])
+    return results[0], out.getvalue()
+
+
+def test_plan_reads_one_paged_listing_within_the_bound(run: tuple[SizeResult, str]) -> None:
+    result, _ = run
+    assert result.plan_calls == math.ceil(N / 100)
+    assert result.plan_calls <= result.bound == math.ceil(N / 100) + 2
+    assert result.per_resource_calls == N + math.ceil(N / 100)
+
+
+def test_apply_makes_every_drifted_list_right_without_a_429(run: tuple[SizeResult, str]) -> None:
+    result, _ = run
+    assert result.drifted == N // DRIFT_EVERY
+    assert result.changes == result.drifted
+    assert result.apply_429s == 0
+    assert result.apply_calls >= result.changes
+    assert result.replan_changes == 0
+    assert result.entries == N * ENTRIES_PER_LIST
+
+
+def test_the_table_has_every_row_and_one_column_per_size(run: tuple[SizeResult, str]) -> None:
+    _, printed = run
+    lines = printed.splitlines()
+    assert f"| workspaces | {N} |" in lines
+    for label, _ in SIZE_ROWS:
+        row = next((line for line in lines if line.startswith(f"| {label} |")), None)
+        assert row is not None, label
+        assert row.count("|") == 3, row  # label and one figure
+    for floor in ("floor: YAML parse alone (CSafeLoader), CPU", "floor: JSON decode of the pages alone, CPU"):
+        assert any(line.startswith(f"| {floor} |") for line in lines)
+
+
+def test_startup_rows_name_each_process_and_every_process_succeeds() -> None:
+    results = measure_startup(runs=1)
+    assert [r.label for r in results] == [
+        "python -c pass", "reconciler --help", "reconciler validate (5-line manifest)"]
+    assert all(r.exit_code == 0 for r in results)
+    table = startup_table(results)
+    assert len(table) == 2 + len(results)
