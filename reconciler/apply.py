@@ -53,7 +53,7 @@ from reconciler.plan.model import (
 )
 from reconciler.plan.planner import patch_order
 from reconciler.progress import ApplyProgress, as_progress
-from reconciler.state import State, StateWriteError, write_state
+from reconciler.state import AccessRecord, ResourceState, State, StateWriteError, write_state
 
 if TYPE_CHECKING:  # pragma: no cover
     from reconciler.api.client import WorkspaceClient
@@ -439,27 +439,39 @@ def _describe_drift(expected: AccessSnapshot, actual: AccessSnapshot) -> str:
 
 def _record(state: State, managed: ManagedAccess, today: str) -> State:
     """The list's managed entries as applied; each keeps the date it was first managed."""
-    before = state.access_record(managed.address)
-    known = before.since if before is not None and state.resources[managed.address].id == managed.workspace_id else {}
+    resources = dict(state.resources)
+    resources[managed.address] = _recorded(state.resources.get(managed.address), managed, today)
+    return state.model_copy(update={"resources": resources})
+
+
+def _recorded(old: ResourceState | None, managed: ManagedAccess, today: str) -> ResourceState:
+    """``old`` (what the state knew of the address) with the list recorded as applied."""
+    same = old is not None and old.id == managed.workspace_id
+    known = old.access.since if same and old is not None and old.access is not None else {}
     keys = [f"user:{k}" for k in managed.users] + [f"domain:{k}" for k in managed.domains]
-    return state.with_resource(managed.address, managed.workspace_id, access={
-        "users": managed.users, "domains": managed.domains, "since": {k: known.get(k, today) for k in keys}})
+    access = AccessRecord(users=managed.users, domains=managed.domains,
+                          since={k: known.get(k, today) for k in keys})
+    if same and old is not None:
+        return old.model_copy(update={"access": access})
+    return ResourceState(id=managed.workspace_id, access=access)
 
 
 def _record_all(state: State, plan: Plan, state_path: Path, today: str) -> State:
     """Remember every managed list, changed or not, so that an entry dropped
     from a non-authoritative list later is known to be ours to remove; and
-    forget what no manifest names any more (a whole, untargeted plan only)."""
-    updated = state
+    forget what no manifest names any more (a whole, untargeted plan only).
+    One pass over one copy of the map: a copy per list was quadratic."""
+    resources = dict(state.resources)
     for managed in plan.managed:
-        updated = _record(updated, managed, today)
+        resources[managed.address] = _recorded(resources.get(managed.address), managed, today)
     if not plan.targets:
         for address in plan.forgotten:
-            updated = updated.without(address)
+            resources.pop(address, None)
         with_lists = {m.address for m in plan.managed}
-        for address, resource in list(updated.resources.items()):
+        for address, resource in resources.items():
             if resource.access is not None and address not in with_lists:
-                updated = updated.with_resource(address, resource.id, access=None)
+                resources[address] = resource.model_copy(update={"access": None})
+    updated = state.model_copy(update={"resources": resources})
     if updated.resources == state.resources:
         return state
     return write_state(state_path, updated)
