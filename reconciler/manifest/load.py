@@ -13,6 +13,7 @@ import hashlib
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import ValidationError
@@ -38,7 +39,7 @@ class _ReadFile:
     name: str  # as shown in messages: the path given, or joined to the directory given
     data: bytes
     document: Any
-    spec: ManifestSpec | None
+    parts: list[FileParts]  # empty when the file has problems
 
 
 def manifest_files(path: Path) -> tuple[Path, list[Path]]:
@@ -92,16 +93,15 @@ def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, to
         problems += loaded.problems
         if loaded.fatal:
             continue
-        spec, found = _validate(loaded.document, name, file_path.parent, root, max_file_bytes)
+        parts, found = _validate_and_build(loaded.document, name, file_path.parent, root, max_file_bytes)
         problems += found
-        read.append(_ReadFile(file_path, name, data, loaded.document, spec))
+        read.append(_ReadFile(file_path, name, data, loaded.document, parts))
     if not read and not problems:
         raise ManifestError([f"{path}: no manifest files here, only emulator seed or data files"])
     problems += manifest_set_rules([(f.name, f.document) for f in read])
     if problems:
         raise ManifestError([str(p) for p in sorted(set(problems))])
-    parts = [build_file(f.spec, f.document, f.name, f.path.parent, root) for f in read if f.spec is not None]
-    desired = _merge(parts, root, read)
+    desired = _merge([part for f in read for part in f.parts], root, read)
     problems_found = policy_problems(desired)
     if problems_found:
         raise ManifestError(problems_found)
@@ -133,21 +133,49 @@ def is_emulator_data(document: Any) -> bool:
     return isinstance(document, dict) and "companies" in document and "version" not in document
 
 
-def _validate(document: Any, name: str, base_dir: Path, root: Path,
-              max_file_bytes: int) -> tuple[ManifestSpec | None, list[Problem]]:
+def _validate_and_build(document: Any, name: str, base_dir: Path, root: Path,
+                        max_file_bytes: int) -> tuple[list[FileParts], list[Problem]]:
+    """The Desired parts of one file and its problems (no parts when there are any).
+
+    ``ManifestSpec`` validates one group, workspace or asset at a time (and the
+    rest of the file once), each turned into Desired nodes at once: the
+    validated models of a whole 10,000-workspace file would otherwise be held
+    beside the YAML tree and the Desired nodes, about 150 MiB more at the peak.
+    Each piece is validated as a whole file holding only it, so every error
+    keeps its place (``workspaces.<key>...``) in the file.
+    """
     if document is None:
         document = LineDict()
         document.line, document.key_lines = 1, {}
     if not isinstance(document, LineDict):
         line = getattr(document, "line", 1)
-        return None, [Problem(SourceLocation(name, line), (
+        return [], [Problem(SourceLocation(name, line), (
             "a manifest must be a mapping with version, and optionally groups, workspaces and assets"))]
     problems = file_rules(document, name, base_dir, root, max_file_bytes=max_file_bytes)
-    try:
-        spec = ManifestSpec.model_validate(document)
-    except ValidationError as exc:
-        return None, problems + problems_from_errors(exc.errors(), document, name)
-    return spec, problems
+    parts: list[FileParts] = []
+    for piece in _pieces(document):
+        try:
+            spec = ManifestSpec.model_validate(piece)
+        except ValidationError as exc:
+            problems += problems_from_errors(exc.errors(), document, name)
+            continue
+        if not problems:
+            parts.append(build_file(spec, document, name, base_dir, root))
+    return ([] if problems else parts), problems
+
+
+_PIECEWISE = ("groups", "workspaces", "assets")
+
+
+def _pieces(document: LineDict) -> Iterator[dict[str, Any]]:
+    """The file without its groups, workspaces and assets; then each of those
+    as a file of its own (with the file's version, so that its checks hold)."""
+    split = [key for key in _PIECEWISE if isinstance(document.get(key), dict)]
+    yield {key: value for key, value in document.items() if key not in split}
+    for section in split:
+        for key, value in document[section].items():
+            yield {"version": document.get("version"), section: {key: value}} if "version" in document \
+                else {section: {key: value}}
 
 
 def _merge(parts: list[FileParts], root: Path, read: list[_ReadFile]) -> Desired:

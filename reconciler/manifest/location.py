@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from reconciler.text import printable
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class SourceLocation:
     """A place in a manifest file; ``str()`` gives ``file:line`` (line is 1-based).
 

@@ -5,43 +5,92 @@ a line side-table: a :class:`LineDict` knows the line of each of its keys, a
 :class:`LineList` the line of each of its items.  Both behave as plain
 ``dict`` / ``list`` everywhere else (pydantic validates them as such).
 
-Loading is built on ``yaml.SafeLoader`` and never raises for bad input: the
-text is composed into nodes, the node graph is checked (``yaml_checks``:
-explicit tags, nesting depth, aliases), and only then constructed.  PyYAML's
-C parser (libyaml, shipped in its wheels) is used when present: it gives the
-same nodes and marks and loads a 1,000-workspace manifest about three times
-faster (bench/README.md); the pure-Python parser is the fallback.
+Loading never raises for bad input.  It reads the parser's event stream
+once, building values as it goes and checking them (``yaml_checks``:
+explicit tags, nesting depth, aliases) without recursion.  PyYAML's usual
+way, composing the whole document into a graph of nodes (each with two
+``Mark`` objects) and only then constructing values, peaked at 628 MiB for a
+10,000-workspace manifest whose values take 80; from events, the peak is the
+values themselves (bench/README.md).  libyaml's parser (shipped in PyYAML's
+wheels) gives the events when present; the pure-Python parser gives the same
+events otherwise.
+
+What it builds is what ``yaml.SafeLoader`` builds, with the manifest's
+rules: YAML 1.1 implicit types (``yes`` is true, ``2026-12-01`` a date),
+merge keys (``<<``), and aliases that share the value of their anchor.
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
+from array import array
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
-from yaml.constructor import ConstructorError, SafeConstructor
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.constructor import SafeConstructor
+from yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from yaml.nodes import ScalarNode
 
 from reconciler.manifest.location import Problem, SourceLocation
-from reconciler.manifest.yaml_checks import MAX_DEPTH, ImplicitTag, node_problems, shown_tag, too_deep_message
+from reconciler.manifest.yaml_checks import (
+    ALLOWED_EXPLICIT_TAGS,
+    MAX_ALIAS_VALUES,
+    MAX_DEPTH,
+    alias_bomb_message,
+    recursive_alias_message,
+    shown_tag,
+    tag_message,
+    too_deep_message,
+)
 from reconciler.text import printable, quoted
 
 
 class LineDict(dict[Any, Any]):
-    """A mapping that remembers its own line and the line of each key (1-based)."""
+    """A mapping that remembers its own line and the line of each key (1-based).
+
+    A manifest has hundreds of thousands of small mappings, most written on
+    one line (``{email: ..., role: ...}``), so the key lines are kept as
+    ``None`` (every key on ``line``) or a tuple in key order, and made into
+    a dict only when asked for.  A loaded LineDict is not changed afterwards.
+    """
+
+    __slots__ = ("line", "_key_lines")
 
     line: int
-    key_lines: dict[Any, int]
+    _key_lines: None | tuple[int, ...] | dict[Any, int]
+
+    @property
+    def key_lines(self) -> dict[Any, int]:
+        lines = getattr(self, "_key_lines", None)
+        if type(lines) is dict:
+            return lines
+        line = getattr(self, "line", 1)
+        made = dict.fromkeys(self, line) if lines is None else dict(zip(self, lines))
+        self._key_lines = made
+        return made
+
+    @key_lines.setter
+    def key_lines(self, lines: dict[Any, int]) -> None:
+        self._key_lines = dict(lines)
 
 
 class LineList(list[Any]):
     """A sequence that remembers its own line and the line of each item (1-based)."""
 
+    __slots__ = ("line", "item_lines")
+
     line: int
-    item_lines: list[int]
+    item_lines: array[int]  # machine integers: a list of int objects would cost four times as much
 
 
 @dataclass(frozen=True)
@@ -57,146 +106,369 @@ class LoadedYaml:
     fatal: bool = False
 
 
-_resolve = yaml.resolver.BaseResolver.resolve
-
 # Python refuses to turn longer digit strings into an int (and back into text,
 # which every message quoting the number would do).
 _MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 _INT_BOUND = 10**_MAX_INT_DIGITS
 
+_CORE = "tag:yaml.org,2002:"
+_STR, _NULL, _BOOL, _INT, _FLOAT = (_CORE + t for t in ("str", "null", "bool", "int", "float"))
+_MAP, _SEQ, _MERGE, _VALUE, _TIMESTAMP = (_CORE + t for t in ("map", "seq", "merge", "value", "timestamp"))
+_PLAIN_KEYS = (str, int, float, bool, type(None))
 
-class _LineConstruction:
-    """Line-keeping construction, shared by the C and pure-Python loaders.
+_RESOLVER = yaml.resolver.Resolver()
+# The first characters some implicit type (null, bool, int, float, timestamp,
+# merge, value) can start with; any other plain scalar is text.
+_RESOLVED_STARTS = frozenset(yaml.resolver.Resolver.yaml_implicit_resolvers)
+_ALWAYS_RESOLVE = None in _RESOLVED_STARTS
+_SAFE = SafeConstructor()
+# Short texts (keys, roles, booleans written as text) repeat across a manifest:
+# one shared str each.  Longer ones (emails, names) rarely repeat.
+_SHARED_TEXT_LENGTH = 16
 
-    Duplicate keys are not fatal: they are collected in ``problems`` so that
-    the rest of the file is still checked and reported in the same run.
-    """
 
-    problems: list[Problem]
-    file: str
-    _implicit_tags: dict[str, ImplicitTag]
+class _Merge:
+    """The ``<<`` key of a mapping (YAML 1.1 merge), as opposed to the text ``<<``."""
 
-    def resolve(self, kind: type[Node], value: Any, implicit: Any) -> str:
-        # Called by the composer (C or Python) only for nodes without an
-        # explicit tag: marking its answer is how yaml_checks tells the two apart.
-        tag: str = _resolve(self, kind, value, implicit)
+
+_MERGE_KEY = _Merge()
+
+
+class _Refused(Exception):
+    """A value that cannot be built (``!!int abc``); fatal only once every
+    tag, depth and alias check has passed, as PyYAML's constructor would be."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(reason)
+        self.line = line
+        self.reason = reason
+
+
+class _Fatal(Exception):
+    """Reading stops here: the stream itself is wrong (another document, an unknown alias)."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(reason)
+        self.line = line
+        self.reason = reason
+
+
+class _Open:
+    """A list or mapping whose end event has not come yet."""
+
+    __slots__ = ("is_mapping", "line", "anchor", "items", "lines", "keys", "key_lines", "plain", "count", "refused")
+
+    def __init__(self, is_mapping: bool, line: int, anchor: str | None) -> None:
+        self.is_mapping = is_mapping
+        self.line = line
+        self.anchor = anchor
+        self.items: list[Any] = []  # a list's items; a mapping's values
+        self.lines: list[int] = []  # their lines
+        self.keys: list[Any] = []  # a mapping's keys, as long as items or one longer
+        self.key_lines: list[int] = []
+        self.plain = True  # every key is a plain value and none is <<
+        self.count = 1  # values at and under it, aliases expanded
+        self.refused: _Refused | None = None
+
+
+@dataclass(frozen=True)
+class _Anchored:
+    value: Any
+    line: int
+    count: int
+    is_collection: bool
+    is_merge_key: bool
+
+
+class _Reader:
+    """Builds one document from parser events, collecting every problem."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.duplicates: list[Problem] = []
+        self.tags: list[Problem] = []
+        self.refused: list[_Refused] = []
+        self.too_deep: int | None = None  # line of the first list or mapping nested too deeply
+        self.recursive: int | None = None  # line of the first anchor aliased inside itself
+        self.anchors: dict[str, _Anchored | _Open] = {}
+        self.uses: dict[str, int] = {}  # anchored lists and mappings -> times aliased
+        self.collections = 0
+        self.scalars = 0  # scalars as written, and each alias of one
+        self.bomb: int | None = None  # line of the anchor aliased most when aliases repeat too much
+        self.shared: dict[str, str] = {}
+
+    def document(self, get_event: Any) -> Any:
+        get_event()  # stream start
+        event = get_event()
+        if type(event) is StreamEndEvent:
+            return None
+        root, count = self._root(get_event)
+        get_event()  # document end
+        event = get_event()
+        if type(event) is not StreamEndEvent:
+            raise _Fatal(event.start_mark.line + 1, (
+                "invalid YAML: a second document starts here (after ---); a manifest file holds one document"))
+        self._check_aliases(count)
+        return root
+
+    def _root(self, get_event: Any) -> tuple[Any, int]:
+        """The document's value and how many values it holds with aliases expanded."""
+        stack: list[_Open] = []
+        while True:
+            event = get_event()
+            kind = type(event)
+            if kind is ScalarEvent:
+                line = event.start_mark.line + 1
+                self.scalars += 1
+                value, merge_key = self._scalar(event, line)
+                count = 1
+                if event.anchor is not None:
+                    self._anchor(event.anchor, _Anchored(value, line, 1, False, merge_key), line)
+            elif kind is MappingStartEvent or kind is SequenceStartEvent:
+                stack.append(self._open(event, kind is MappingStartEvent, len(stack) + 1))
+                continue
+            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                done = stack.pop()
+                value, line, count, merge_key = self._close(done), done.line, done.count, False
+                if done.anchor is not None:
+                    self.anchors[done.anchor] = _Anchored(value, line, count, True, False)
+            elif kind is AliasEvent:
+                value, line, count, merge_key = self._alias(event)
+            else:  # pragma: no cover - the parser only gives these events inside a document
+                raise _Fatal(event.start_mark.line + 1, f"invalid YAML: unexpected {kind.__name__}")
+            if not stack:
+                return value, count
+            parent = stack[-1]
+            parent.count += count
+            if not parent.is_mapping or len(parent.keys) > len(parent.items):
+                parent.items.append(value)
+                parent.lines.append(line)
+            else:
+                if merge_key:
+                    value = _MERGE_KEY
+                    parent.plain = False
+                elif type(value) not in _PLAIN_KEYS:
+                    parent.plain = False
+                parent.keys.append(value)
+                parent.key_lines.append(line)
+
+    def _scalar(self, event: Any, line: int) -> tuple[Any, bool]:
+        """The value of a scalar, and whether it is a ``<<`` merge key."""
+        tag, text = event.tag, event.value
+        if tag is None or tag == "!":
+            if not event.implicit[0]:
+                tag = _STR
+            elif _ALWAYS_RESOLVE or text[:1] in _RESOLVED_STARTS:
+                tag = _RESOLVER.resolve(ScalarNode, text, event.implicit)
+            else:
+                tag = _STR
+        elif tag not in ALLOWED_EXPLICIT_TAGS:
+            self.tags.append(Problem(SourceLocation(self.file, line), tag_message(tag)))
+            return None, False
+        if tag == _STR or tag == _VALUE:  # '=' written as a value is text (YAML 1.1 gives it a tag of its own)
+            return (self.shared.setdefault(text, text) if len(text) <= _SHARED_TEXT_LENGTH else text), False
+        if tag == _NULL:
+            return None, False
+        if tag == _MERGE:
+            return "<<", True
         try:
-            return self._implicit_tags[tag]
-        except KeyError:
-            marked = self._implicit_tags[tag] = ImplicitTag(tag)
-            return marked
+            return _typed(tag, text, line), False
+        except _Refused as refused:
+            self.refused.append(refused)
+            return None, False
 
-    def construct_checked(self, node: Node) -> Any:
-        """The core scalar constructors, with the text they cannot read as a
-        problem: only an explicit tag gets them wrong text (!!int abc, !!bool maybe)."""
-        constructor = _CORE_SCALARS[node.tag]
+    def _open(self, event: Any, is_mapping: bool, depth: int) -> _Open:
+        line = event.start_mark.line + 1
+        self.collections += 1
+        if depth > MAX_DEPTH and self.too_deep is None:
+            self.too_deep = line
+        opened = _Open(is_mapping, line, event.anchor)
+        if event.anchor is not None:
+            self._anchor(event.anchor, opened, line)
+        tag = event.tag
+        if tag is None or tag == "!" or tag == (_MAP if is_mapping else _SEQ):
+            return opened
+        if tag not in ALLOWED_EXPLICIT_TAGS:
+            self.tags.append(Problem(SourceLocation(self.file, line), tag_message(tag)))
+        elif tag in (_MAP, _SEQ):
+            opened.refused = _Refused(line, f"{shown_tag(tag)} needs {'a mapping' if tag == _MAP else 'a list'}")
+        else:
+            opened.refused = _Refused(line, f"expected a scalar node, but found {'mapping' if is_mapping else 'sequence'}")
+        if opened.refused is not None:
+            self.refused.append(opened.refused)
+        return opened
+
+    def _close(self, done: _Open) -> Any:
+        if not done.is_mapping:
+            items = LineList(done.items)
+            items.line = done.line
+            items.item_lines = array("L", done.lines)
+            return items
         try:
-            return constructor(self, node)
-        except (ValueError, KeyError, IndexError, OverflowError) as exc:
-            raise ConstructorError(None, None, (
-                f"{quoted(str(node.value))} cannot be read as {shown_tag(node.tag)}"), node.start_mark) from exc
+            return self._mapping(done)
+        except _Refused as refused:
+            self.refused.append(refused)
+            return None
 
-    def construct_line_mapping(self, node: Node) -> LineDict:
-        if not isinstance(node, MappingNode):
-            raise ConstructorError(None, None, f"{shown_tag(node.tag)} needs a mapping", node.start_mark)
-        self._report_duplicate_keys(node)
-        # Merge keys (<<) are flattened first, as SafeLoader does.
-        self.flatten_mapping(node)  # type: ignore[attr-defined]
-        mapping = LineDict()
-        mapping.line = node.start_mark.line + 1
-        mapping.key_lines = {}
-        for key_node, value_node in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if not isinstance(key, (str, int, float, bool)) and key is not None:
-                raise ConstructorError(None, None, "a mapping key must be a plain value", key_node.start_mark)
-            mapping[key] = self.construct_object(value_node, deep=True)
-            mapping.key_lines[key] = key_node.start_mark.line + 1
+    def _mapping(self, done: _Open) -> LineDict:
+        keys, key_lines = done.keys, done.key_lines
+        if done.plain:
+            mapping = LineDict(zip(keys, done.items))
+            if len(mapping) == len(keys):  # the usual case: no duplicate, no merge
+                mapping.line = line = done.line
+                if key_lines.count(line) != len(key_lines):
+                    mapping._key_lines = tuple(key_lines)
+                return mapping
+        self._report_duplicates(keys, key_lines)
+        pairs = self._flattened(done)
+        mapping, lines = LineDict(), {}
+        for key, value, line in pairs:
+            if type(key) not in _PLAIN_KEYS:
+                raise _Refused(line, "a mapping key must be a plain value")
+            mapping[key] = value
+            lines[key] = line
+        mapping.line = done.line
+        mapping._key_lines = lines
         return mapping
 
-    def construct_line_sequence(self, node: Node) -> LineList:
-        if not isinstance(node, SequenceNode):
-            raise ConstructorError(None, None, f"{shown_tag(node.tag)} needs a list", node.start_mark)
-        items = LineList(self.construct_object(child, deep=True) for child in node.value)
-        items.line = node.start_mark.line + 1
-        items.item_lines = [child.start_mark.line + 1 for child in node.value]
-        return items
-
-    def construct_bounded_int(self, node: ScalarNode) -> int:
-        text = self.construct_scalar(node)  # type: ignore[attr-defined]  # refuses !!int [a, b]
-        digits = sum(c.isalnum() for c in text)
-        if digits > _MAX_INT_DIGITS:
-            raise ConstructorError(None, None, _too_long(), node.start_mark)
-        value: int = SafeConstructor.construct_yaml_int(self, node)  # type: ignore[arg-type]
-        # 1:0:0:...:0 (base 60) is short text for a number too long to print.
-        if abs(value) >= _INT_BOUND:
-            raise ConstructorError(None, None, _too_long(), node.start_mark)
-        return value
-
-    def construct_lenient_timestamp(self, node: ScalarNode) -> Any:
-        # 2026-02-30 looks like a date but is none; keep the text so validation
-        # reports it at its line instead of the loader crashing.
-        try:
-            return self.construct_yaml_timestamp(node)  # type: ignore[attr-defined]
-        except ValueError:
-            return self.construct_scalar(node)  # type: ignore[attr-defined]
-
-    def _report_duplicate_keys(self, node: MappingNode) -> None:
+    def _report_duplicates(self, keys: list[Any], key_lines: list[int]) -> None:
         first_lines: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge" or not isinstance(key_node, ScalarNode):
+        for key, line in zip(keys, key_lines):
+            if key is _MERGE_KEY or isinstance(key, (LineDict, LineList)):
                 continue
-            key = self.construct_object(key_node, deep=True)
-            line = key_node.start_mark.line + 1
             if key in first_lines:
                 shown = quoted(key) if isinstance(key, str) else repr(key)
-                self.problems.append(
-                    Problem(
-                        SourceLocation(self.file, line),
-                        f"duplicate key {shown} in one mapping (first at line {first_lines[key]}); "
-                        "later values would silently win, so remove one",
-                    )
-                )
+                self.duplicates.append(Problem(SourceLocation(self.file, line), (
+                    f"duplicate key {shown} in one mapping (first at line {first_lines[key]}); "
+                    "later values would silently win, so remove one")))
             else:
                 first_lines[key] = line
 
+    @staticmethod
+    def _flattened(done: _Open) -> list[tuple[Any, Any, int]]:
+        """(key, value, key line) of a mapping with its ``<<`` merges done, as
+        YAML 1.1 defines them: keys written in the mapping win over merged ones,
+        and of a list of merged mappings the earlier wins.  Merged keys come
+        first, in the order they are first met."""
+        merged: dict[Any, tuple[Any, Any, int]] = {}
+        written: list[tuple[Any, Any, int]] = []
+        for key, value, key_line, value_line in zip(done.keys, done.items, done.key_lines, done.lines):
+            if key is not _MERGE_KEY:
+                written.append((key, value, key_line))
+                continue
+            if isinstance(value, LineDict):
+                sources = [value]
+            elif isinstance(value, LineList):
+                sources = []
+                for item, item_line in zip(value, value.item_lines):
+                    if not isinstance(item, LineDict):
+                        raise _Refused(item_line, (
+                            f"while constructing a mapping expected a mapping for merging, but found {_kind(item)}"))
+                    sources.append(item)
+            else:
+                raise _Refused(value_line, (
+                    "while constructing a mapping expected a mapping or list of mappings for merging, "
+                    f"but found {_kind(value)}"))
+            for source in sources:
+                lines = source.key_lines
+                for merged_key, merged_value in source.items():
+                    merged.setdefault(merged_key, (merged_key, merged_value, lines[merged_key]))
+        return [*merged.values(), *written]
 
-_CORE_SCALARS: dict[str, Callable[[Any, Node], Any]] = {
-    "tag:yaml.org,2002:int": _LineConstruction.construct_bounded_int,
-    "tag:yaml.org,2002:float": SafeConstructor.construct_yaml_float,
-    "tag:yaml.org,2002:bool": SafeConstructor.construct_yaml_bool,
-}
+    def _anchor(self, name: str, anchored: _Anchored | _Open, line: int) -> None:
+        if name in self.anchors:
+            first = self.anchors[name].line
+            raise _Fatal(line, (
+                f"invalid YAML: the anchor &{printable(name)} is defined twice (first at line {first}); "
+                "rename one"))
+        self.anchors[name] = anchored
+
+    def _alias(self, event: Any) -> tuple[Any, int, int, bool]:
+        name = event.anchor
+        anchored = self.anchors.get(name)
+        if anchored is None:
+            raise _Fatal(event.start_mark.line + 1, (
+                f"invalid YAML: the alias *{printable(name)} names no anchor &{printable(name)} written before it"))
+        if isinstance(anchored, _Open):
+            if self.recursive is None:
+                self.recursive = anchored.line
+            return None, anchored.line, 1, False
+        if anchored.is_collection:
+            self.uses[name] = self.uses.get(name, 0) + 1
+        else:
+            self.scalars += 1
+        return anchored.value, anchored.line, anchored.count, anchored.is_merge_key
+
+    def _check_aliases(self, count: int) -> None:
+        """Refuse aliases that repeat more than MAX_ALIAS_VALUES values in all."""
+        if self.recursive is None and count - self.collections - self.scalars > MAX_ALIAS_VALUES:
+            worst = max(self.uses, key=lambda name: self.uses[name] * self.anchors[name].count)  # type: ignore[union-attr]
+            self.bomb = self.anchors[worst].line
+
+    def outcome(self, document: Any) -> LoadedYaml:
+        """The document, or the problems that stop it, most fundamental first."""
+        for line, message in ((self.recursive, recursive_alias_message()), (self.too_deep, too_deep_message()),
+                              (self.bomb, alias_bomb_message())):
+            if line is not None:
+                return _fatal(self.file, line, message)
+        if self.tags:
+            return LoadedYaml(None, tuple(self.tags), fatal=True)
+        if self.refused:
+            first = min(self.refused, key=lambda refused: refused.line)
+            return _fatal(self.file, first.line, f"invalid YAML: {first.reason}")
+        return LoadedYaml(document, tuple(self.duplicates))
+
+
+def _kind(value: Any) -> str:
+    return "mapping" if isinstance(value, LineDict) else "sequence" if isinstance(value, LineList) else "scalar"
+
+
+def _typed(tag: str, text: str, line: int) -> Any:
+    """A scalar of a core type other than text and null; ``_Refused`` when the
+    text is not one (only an explicit tag gets that: ``!!int abc``)."""
+    node = ScalarNode(tag, text)
+    try:
+        if tag == _INT:
+            return _bounded_int(node, line)
+        if tag == _FLOAT:
+            return _SAFE.construct_yaml_float(node)
+        if tag == _BOOL:
+            return _SAFE.construct_yaml_bool(node)
+        if tag == _TIMESTAMP:
+            return _lenient_timestamp(node)
+        if tag in (_MAP, _SEQ):
+            raise _Refused(line, f"{shown_tag(tag)} needs {'a mapping' if tag == _MAP else 'a list'}")
+    except (ValueError, KeyError, IndexError, OverflowError) as exc:
+        raise _Refused(line, f"{quoted(text)} cannot be read as {shown_tag(tag)}") from exc
+    return text  # a type the resolver knows and the manifest does not use (none in YAML 1.1's core set)
+
+
+def _bounded_int(node: ScalarNode, line: int) -> int:
+    text: str = node.value
+    if sum(c.isalnum() for c in text) > _MAX_INT_DIGITS:
+        raise _Refused(line, _too_long())
+    value: int = _SAFE.construct_yaml_int(node)
+    # 1:0:0:...:0 (base 60) is short text for a number too long to print.
+    if abs(value) >= _INT_BOUND:
+        raise _Refused(line, _too_long())
+    return value
+
+
+def _lenient_timestamp(node: ScalarNode) -> Any:
+    # 2026-02-30 looks like a date but is none; keep the text so validation
+    # reports it at its line instead of the loader crashing.
+    try:
+        return _SAFE.construct_yaml_timestamp(node)
+    except ValueError:
+        return node.value
 
 
 def _too_long() -> str:
     return f"a number with more than {_MAX_INT_DIGITS:,} digits cannot be read; quote it if it is an id"
 
 
-def _loader_class(base: type[yaml.SafeLoader]) -> type[yaml.SafeLoader]:
-    class Loader(_LineConstruction, base):  # type: ignore[valid-type,misc]
-        def __init__(self, stream: str, file: str) -> None:
-            super().__init__(stream)
-            self.file = file
-            self.problems = []
-            self._implicit_tags = {}
-
-    for tag, constructor in (
-        ("map", Loader.construct_line_mapping),
-        ("seq", Loader.construct_line_sequence),
-        ("int", Loader.construct_checked),
-        ("float", Loader.construct_checked),
-        ("bool", Loader.construct_checked),
-        ("timestamp", Loader.construct_lenient_timestamp),
-        # '=' and '<<' written as values are text (YAML 1.1 gives them tags
-        # that SafeLoader has no constructor for).
-        ("value", Loader.construct_scalar),
-        ("merge", Loader.construct_scalar),
-    ):
-        Loader.add_constructor(f"tag:yaml.org,2002:{tag}", constructor)
-    return Loader
-
-
-_PurePythonLoader = _loader_class(yaml.SafeLoader)
-_LOADER: type[yaml.SafeLoader] = _loader_class(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+_PurePythonLoader: type[yaml.SafeLoader] = yaml.SafeLoader
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_yaml(text: str, file: str) -> LoadedYaml:
@@ -205,18 +477,12 @@ def load_yaml(text: str, file: str) -> LoadedYaml:
     Syntax errors, tags, too deep a nesting, alias bombs and multiple
     documents give fatal problems at the line they were found on.
     """
-    loader = _LOADER(text, file)  # type: ignore[call-arg]
+    parser = _LOADER(text)  # only its parser is used: events in, values built here
+    reader = _Reader(file)
     try:
-        try:
-            node = loader.get_single_node()
-        except RecursionError:  # only the pure-Python composer recurses
-            return _fatal(file, _too_deep_line(text), too_deep_message())
-        if node is None:
-            return LoadedYaml(None, tuple(loader.problems))
-        found = node_problems(node, file)
-        if found:
-            return LoadedYaml(None, tuple(found), fatal=True)
-        document = loader.construct_document(node)
+        document = reader.document(parser.get_event)
+    except _Fatal as exc:
+        return _fatal(file, exc.line, exc.reason)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
@@ -229,8 +495,8 @@ def load_yaml(text: str, file: str) -> LoadedYaml:
     except yaml.YAMLError as exc:
         return _fatal(file, 1, f"invalid YAML: {exc}")
     finally:
-        loader.dispose()
-    return LoadedYaml(document, tuple(loader.problems))
+        parser.dispose()
+    return reader.outcome(document)
 
 
 def _fatal(file: str, line: int, message: str) -> LoadedYaml:
@@ -267,19 +533,3 @@ def line_of(text: str, index: int) -> int:
 def _first_unreadable(text: str) -> tuple[int, str]:
     found = _UNREADABLE.search(text)
     return (line_of(text, found.start()), found.group()) if found else (1, "")
-
-
-def _too_deep_line(text: str) -> int:
-    """Where the nesting first goes past MAX_DEPTH, from parse events (which do not recurse)."""
-    depth = 0
-    try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    return int(event.start_mark.line) + 1
-            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-                depth -= 1
-    except yaml.YAMLError:
-        pass
-    return 1
