@@ -8,8 +8,6 @@ click out of here lets tests call a command the way the CLI does.
 from __future__ import annotations
 
 import datetime
-import difflib
-import json
 from datetime import date
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -214,6 +212,8 @@ def _saved_plan(plan_file: Path | None, path: Path | None,
 
 
 def save_plan(result: Plan, out: Path, *, manifest_path: Path) -> None:
+    import json  # here, not at the top: validate and --help never need it
+
     doc = {"kind": SAVED_PLAN_KIND, "manifest_path": str(manifest_path), "plan": result.model_dump(mode="json")}
     try:
         out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
@@ -227,6 +227,8 @@ def load_plan(plan_file: Path) -> Plan:
 
 def load_plan_file(plan_file: Path) -> tuple[Plan, Path]:
     """A saved plan and the manifest path it was made from."""
+    import json
+
     from reconciler.plan import Plan
 
     try:
@@ -278,6 +280,8 @@ def check_targets(desired: Desired, targets: Sequence[str]) -> None:
     unknown = [t for t in targets if not any(a == t or a.startswith(t + ".") for a in addresses)]
     if not unknown:
         return
+    import difflib
+
     lines = []
     for target in unknown:
         close = difflib.get_close_matches(target, addresses, n=3, cutoff=0.5)

@@ -11,6 +11,8 @@ log line.
 
 from __future__ import annotations
 
+import functools
+
 # C0 controls, DEL and C1 controls: cursor movement, colours, line rewrites.
 _CONTROLS = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]
 # Characters that start a new line or reorder the text around them, although
@@ -31,8 +33,11 @@ def _escape(code: int) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-_ONE_LINE = {code: _escape(code) for code in (*_CONTROLS, *_LAYOUT, *_SURROGATES)}
-_MULTILINE = {code: text for code, text in _ONE_LINE.items() if code not in (0x0A, 0x09)}
+@functools.cache
+def _table(multiline: bool) -> dict[int, str]:
+    # Built on first use (2,200 entries): a command that prints no message never pays for it.
+    one_line = {code: _escape(code) for code in (*_CONTROLS, *_LAYOUT, *_SURROGATES)}
+    return {code: text for code, text in one_line.items() if code not in (0x0A, 0x09)} if multiline else one_line
 
 
 def printable(text: str, *, multiline: bool = False) -> str:
@@ -52,7 +57,7 @@ def printable(text: str, *, multiline: bool = False) -> str:
     The result is for people to read, not to parse back: backslashes already
     in ``text`` are not doubled.  Applying it twice changes nothing more.
     """
-    return text.translate(_MULTILINE if multiline else _ONE_LINE)
+    return text.translate(_table(multiline))
 
 
 def shortened(text: str, limit: int = 80) -> str:

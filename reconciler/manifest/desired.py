@@ -19,7 +19,7 @@ from reconciler.manifest.models import Role
 
 
 class _Node(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 # Access entries are the bulk of a manifest (250,000 at 10,000 workspaces), so

@@ -183,7 +183,7 @@ def _merge(parts: list[FileParts], root: Path, read: list[_ReadFile]) -> Desired
     if len(policies) > 1:
         raise ManifestError([f"{later.location}: policy: already defined at {policies[0].location}; the policy "
                              "may be defined in one file only" for later in policies[1:]])
-    return Desired(
+    return Desired.model_construct(
         version=1,
         groups=tuple(g for p in parts for g in p.groups),
         workspaces=tuple(w for p in parts for w in p.workspaces),

@@ -115,7 +115,7 @@ Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
 
 class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class UserEntrySpec(_Spec):

@@ -520,16 +520,16 @@ def _phrase(exc: yaml.MarkedYAMLError, text: str) -> str:
 
 
 # Line breaks as YAML counts them (and PyYAML's marks do).
-_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_BREAK = "\r\n|[\r\n\x85\u2028\u2029]"  # compiled (and cached by re) on first use
 # What YAML refuses to read (the set both PyYAML readers use).
-_UNREADABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_UNREADABLE = "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 
 
 def line_of(text: str, index: int) -> int:
     """The 1-based line of ``text[index]``, counting line breaks as YAML does."""
-    return len(_BREAK.findall(text, 0, index)) + 1
+    return len(re.compile(_BREAK).findall(text, 0, index)) + 1
 
 
 def _first_unreadable(text: str) -> tuple[int, str]:
-    found = _UNREADABLE.search(text)
+    found = re.search(_UNREADABLE, text)
     return (line_of(text, found.start()), found.group()) if found else (1, "")
