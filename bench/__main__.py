@@ -76,8 +76,10 @@ SIZE_ROWS: tuple[Row, ...] = (
     ("apply share of the rate-limit bound",
      lambda r: f"{100 * r.apply_least / r.apply_virtual:.1f}%" if r.apply_virtual else "100% (no wait needed)"),
     ("apply wall (of which the emulator, CPU)", lambda r: f"{_s(r.apply_wall)} ({_s(r.apply_emulator.cpu)})"),
-    ("one state write, every list recorded (file size)",
+    ("one whole state write, every list recorded (file size): once per apply",
      lambda r: f"{1000 * r.state_write.wall:.0f} ms ({r.state_bytes / MIB:.1f} MiB)"),
+    ("one apply change's state I/O: a journal append + fsync",
+     lambda r: f"{1000 * r.journal_append.wall:.1f} ms"),
     ("re-plan from the applied state: changes, wall / CPU", _replan),
 )
 

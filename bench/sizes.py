@@ -18,7 +18,11 @@ fresh client with its own limiter and counters, a quiet gap apart):
 5. apply of the plan from an empty state: calls, 429s, virtual time against
    the least time the documented limit (120 calls a minute) allows;
 6. one ``write_state`` of the state the apply left, every list recorded
-   (what each change of a later apply pays to keep the state current);
+   (what each change of an apply paid to keep the state current while the
+   whole file was rewritten per change; now what one apply pays once, at its
+   fold), and one journal append + fsync of a change beside that state (what
+   each change of an apply pays now: ``StateJournal.append``, the mean of
+   ``JOURNAL_APPENDS`` appends after the one that creates the journal);
 7. a plan from the state the apply wrote (every later plan has a state):
    its changes (none) and its time.
 
@@ -46,13 +50,14 @@ from reconciler.commands import plan_with_client
 from reconciler.gcpause import gc_paused
 from reconciler.manifest import load_desired
 from reconciler.plan import Plan
-from reconciler.state import State, write_state
+from reconciler.state import State, StateJournal, journal_path, write_state
 
 from bench.scenario import ENTRIES_PER_LIST, build
 from bench.service import Session, make_emulator, open_session
 
 PAGE_SIZE = 100
 DEFAULT_PER_MINUTE = 120  # the documented default class limit (the service documentation)
+JOURNAL_APPENDS = 20  # appends timed for the per-change journal figure (one fsync each: noisy alone)
 
 T = TypeVar("T")
 
@@ -92,6 +97,7 @@ class SizeResult:
     apply_emulator: Timing  # of the apply: spent inside the in-process emulator
     state_write: Timing  # one write_state of the state the apply left (every list recorded)
     state_bytes: int
+    journal_append: Timing  # one change recorded by apply now: one journal line appended and fsynced (mean)
     replan_changes: int | None  # a plan after the apply, from the state it wrote (None: not run)
     replan: Timing | None  # load_desired + plan_with_client with that state
     max_rss: int  # the process's peak resident set so far (emulator included), bytes
@@ -208,6 +214,7 @@ def _measure(n: int, root: Path, *, repeat: int, replan: bool) -> SizeResult:
     # fsyncs) the whole file: this is what one such write costs.
     probe = root / "probe.state.json"
     _, state_write = timed(lambda: write_state(probe, result.state))
+    journal_append = _journal_append(probe, result.state)
     again = plan_run(state=result.state) if replan else None
 
     return SizeResult(
@@ -236,10 +243,28 @@ def _measure(n: int, root: Path, *, repeat: int, replan: bool) -> SizeResult:
         apply_emulator=apply_emulator,
         state_write=state_write,
         state_bytes=probe.stat().st_size,
+        journal_append=journal_append,
         replan_changes=len(again.plan.changes) if again is not None else None,
         replan=again.total if again is not None else None,
         max_rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
     )
+
+
+def _journal_append(state_path: Path, state: State) -> Timing:
+    """What recording one change costs an apply in state I/O now: one line
+    (one list's record, as apply journals it) appended to the journal beside
+    ``state_path`` and fsynced; the mean of ``JOURNAL_APPENDS``, after the
+    append that creates the journal (once per apply)."""
+    address, resource = next((a, r) for a, r in state.resources.items() if r.access is not None)
+    entry = {"set": {address: resource.model_dump(mode="json", exclude_none=True)}}
+    journal = StateJournal(state_path, state)
+    try:
+        journal.append(entry)
+        _, total = timed(lambda: [journal.append(entry) for _ in range(JOURNAL_APPENDS)])
+    finally:
+        journal.close()
+        journal_path(state_path).unlink(missing_ok=True)
+    return Timing(total.wall / JOURNAL_APPENDS, total.cpu / JOURNAL_APPENDS)
 
 
 def _peak_memory(func: Callable[[], object]) -> int:

@@ -10,11 +10,17 @@ Order of work, and why:
    changes: role-only as PATCHes (promotions to owner first), additions and
    removals as one POST of the whole list.
 3. Check each answer against the plan (Terraform's "inconsistent result"
-   check) and write the state after every successful change, so a crash
-   loses at most the call in flight.  A new workspace's id is in the state
-   before anything else is sent.
+   check) and record each successful change as one line appended (and
+   fsynced) to the state's journal, so a crash loses at most the call in
+   flight.  A new workspace's id is recorded before anything else is sent.
+   Recording costs what the change touched: the state is changed in place
+   (``StateBuilder``), and the journal line holds only the addresses changed.
 4. Stop at the first failure: what was done stays done and recorded, the
    rest is left for the next plan.
+5. Fold: write the whole state file once (serial bumped once) and remove the
+   journal, after the last change or on the way out of a failure or an
+   interruption.  A kill -9 leaves the journal, which every command reads
+   with the state file (``load_state``).
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from reconciler.api.errors import (
     ServerError,
     UploadExpired,
 )
-from reconciler.apply_assets import apply_asset
+from reconciler.apply_assets import apply_asset_in_place
 from reconciler.api.models import AccessDomainInput, AccessUserInput
 from reconciler.errors import ApplyError, ReconcilerError
 from reconciler.live import ACCESS_PROPERTIES, Live, LiveWorkspace, fetch_live, read_workspace
@@ -53,7 +59,15 @@ from reconciler.plan.model import (
 )
 from reconciler.plan.planner import patch_order
 from reconciler.progress import ApplyProgress, as_progress
-from reconciler.state import AccessRecord, ResourceState, State, StateWriteError, write_state
+from reconciler.state import (
+    AccessRecord,
+    ResourceState,
+    State,
+    StateBuilder,
+    StateJournal,
+    StateWriteError,
+    fold_journal,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from reconciler.api.client import WorkspaceClient
@@ -77,23 +91,37 @@ class ApplyResult:
 @dataclass
 class _Run:
     """What one apply knows while it goes: the client, the re-read lists,
-    the lists the plan manages (recorded in the state as applied)."""
+    the lists the plan manages (recorded in the state as applied), the state
+    being recorded and its journal."""
 
     client: WorkspaceClient
     plan: Plan
     live: Live
     managed: dict[str, ManagedAccess]
     say: Progress
-    state_path: Path
+    state: StateBuilder
+    journal: StateJournal
     wait: bool = False
 
     def today(self) -> str:
         """The date (UTC) on the client's clock, for "managed since"."""
         return datetime.datetime.fromtimestamp(self.client.clock.now(), datetime.UTC).date().isoformat()
 
-    def save(self, state: State) -> State:
-        """Write ``state`` now (within a change of several calls)."""
-        return write_state(self.state_path, state)
+    def save(self) -> None:
+        """Record what changed since the last save: one journal line, fsynced
+        (after a change, and within a change of several calls).  A failure is
+        a ``StateWriteError``; what it did not record stays pending."""
+        entry = self.state.pending()
+        if entry is not None:
+            self.journal.append(entry)
+        self.state.commit()
+
+    def fold(self) -> State:
+        """The whole state written once, the journal removed; without anything
+        recorded (nothing changed, no journal) nothing is written."""
+        if not self.journal.started and not self.state.has_pending():
+            return self.state.state()
+        return self.journal.fold(self.state.state())
 
 
 def apply_plan(
@@ -115,15 +143,49 @@ def apply_plan(
     """
     calls_before = client.stats.calls
     shown = as_progress(progress, describe=_describe)
+    # A journal a stopped apply left is folded first (a whole write, rare):
+    # this apply's journal then continues the file as it is.
+    state = _fold_leftover(state_path, state)
     run = _Run(
         client=client,
         plan=plan,
         live=_refresh(client, plan),
         managed={m.address: m for m in plan.managed},
         say=shown.note,
-        state_path=state_path,
+        state=StateBuilder(state),
+        journal=StateJournal(state_path, state),
         wait=wait,
     )
+    try:
+        try:
+            done = _apply_changes(run, shown, on_change)
+        except BaseException as exc:
+            _fold_after_stop(run, exc)
+            raise
+        _record_all(run.state, plan, run.today())
+        try:
+            state = run.fold()
+        except StateWriteError as exc:
+            raise ApplyError(_not_folded(run, exc)) from exc
+    finally:
+        run.journal.close()
+    _read_back(client, plan)
+    return ApplyResult(changed=done, calls=client.stats.calls - calls_before, state=state)
+
+
+def _fold_leftover(state_path: Path, state: State) -> State:
+    """``state`` with the journal an earlier, stopped apply left folded into the file."""
+    try:
+        return fold_journal(state_path, state)
+    except StateWriteError as exc:
+        raise ApplyError(f"Nothing was changed: the journal an earlier apply left could not be folded into the "
+                         f"state file. {exc} Free the space (or fix the error), then run the apply again.") from exc
+
+
+def _apply_changes(run: _Run, shown: ApplyProgress,
+                   on_change: Callable[[Change | None], None] | None) -> int:
+    """Make the plan's changes in order, recording each; how many were made."""
+    plan, client = run.plan, run.client
     shown.start(len(plan.changes))
     done = 0
     for change in plan.changes:
@@ -132,25 +194,54 @@ def apply_plan(
         shown.change_started(change)
         calls, waited = client.stats.calls, client.stats.waited_seconds
         try:
-            updated = _apply_change(run, change, state)
+            _apply_change(run, change)
         except _PartlyMade as part:
             raise ApplyError(_stopped(change, part.cause, done, plan, made=part.made)) from part.cause
         except (ApiError, UploadExpired, NotReadyInTime) as exc:
             raise ApplyError(_stopped(change, exc, done, plan)) from exc
-        except StateWriteError as exc:  # a write within a change of several calls (an asset's steps)
+        except StateWriteError as exc:  # a record within a change of several calls (an asset's steps)
             raise ApplyError(_unrecorded(change, exc, done, plan, whole=False)) from exc
         done += 1
         try:
-            state = write_state(state_path, updated)
+            run.save()
         except StateWriteError as exc:
             raise ApplyError(_unrecorded(change, exc, done, plan, whole=True)) from exc
         shown.waiting(client.stats.waited_seconds - waited)
         shown.change_finished(change, client.stats.calls - calls)
     if on_change is not None:
         on_change(None)
-    state = _record_all(state, plan, state_path, run.today())
-    _read_back(client, plan)
-    return ApplyResult(changed=done, calls=client.stats.calls - calls_before, state=state)
+    return done
+
+
+def _fold_after_stop(run: _Run, stop: BaseException) -> None:
+    """Fold what was recorded before ``stop`` (a failure, Ctrl-C, SIGTERM)
+    ended the apply.  What the failed step changed in memory was not
+    recorded, and is dropped.  A fold that fails too leaves the journal,
+    which every command reads; an ``ApplyError`` then says so."""
+    run.state.revert()
+    try:
+        run.fold()
+    except StateWriteError as exc:
+        if isinstance(stop, ApplyError):
+            raise ApplyError(f"{stop} {_kept_in_journal(run, exc)}") from stop
+
+
+def _kept_in_journal(run: _Run, exc: StateWriteError) -> str:
+    if not run.journal.started:
+        return f"The state file could not be written either: {exc}"
+    return (f"Folding the journal into the state file failed too ({exc}); the journal {run.journal.path} keeps "
+            f"the {run.journal.lines} change(s) recorded, and every command reads it with the state file.")
+
+
+def _not_folded(run: _Run, exc: StateWriteError) -> str:
+    """Every change was made and recorded in the journal; the file was not written."""
+    if not run.journal.started:
+        return f"Apply made every change, but the state file could not be written: {exc}"
+    return (
+        f"Apply made every change and recorded each in the journal {run.journal.path}, but could not fold it "
+        f"into the state file: {exc} Nothing is lost: every command reads the journal with the state file, "
+        "and the next apply, import or 'state rm' folds it in. Free the space, then run 'reconciler plan'."
+    )
 
 
 def _describe(change: Change) -> str:
@@ -160,20 +251,21 @@ def _describe(change: Change) -> str:
     return f"{change.address}: {calls}"
 
 
-def _apply_change(run: _Run, change: Change, state: State) -> State:
-    """Make one change; the state as it is once the change is made."""
+def _apply_change(run: _Run, change: Change) -> None:
+    """Make one change and record it in ``run.state`` (saved by the caller)."""
     if isinstance(change, AccessChange):
         if change.rides_on is None:
             _apply_access(run.client, change, run.live.workspaces[change.workspace_id])
-        return _record(state, run.managed[change.address], run.today())
-    if isinstance(change, ConnectChange):
+        _record(run.state, run.managed[change.address], run.today())
+    elif isinstance(change, ConnectChange):
         _connect(run.client, change)
-        return state.with_resource(change.address, change.workspace_id, connected_to=change.homepage_id)
-    if isinstance(change, CreateChange):
-        return _create(run, change, state)
-    if isinstance(change, AssetChange):
-        return apply_asset(run.client, change, state, save=run.save, say=run.say, wait=run.wait)
-    return _set(run.client, change, state)
+        run.state.bind(change.address, change.workspace_id, connected_to=change.homepage_id)
+    elif isinstance(change, CreateChange):
+        _create(run, change)
+    elif isinstance(change, AssetChange):
+        apply_asset_in_place(run.client, change, run.state, save=run.save, say=run.say, wait=run.wait)
+    else:
+        _set(run.client, change, run.state)
 
 
 def _unrecorded(change: Change, exc: StateWriteError, done: int, plan: Plan, *, whole: bool) -> str:
@@ -350,8 +442,8 @@ def _connect(client: WorkspaceClient, change: ConnectChange) -> None:
         client.connect_workspace(change.homepage_id, body)
 
 
-def _create(run: _Run, change: CreateChange, state: State) -> State:
-    """Create from the template; the new id is in the returned state.
+def _create(run: _Run, change: CreateChange) -> None:
+    """Create from the template and record the new id.
 
     A creation is never sent twice: after an answer that leaves it open
     (5xx, lost connection) the workspaces are listed and one of this
@@ -373,29 +465,27 @@ def _create(run: _Run, change: CreateChange, state: State) -> State:
     try:
         created = run.client.connect_workspace(change.homepage_id, body, properties=CREATED_PROPERTIES).workspace
     except AMBIGUOUS as exc:
-        workspace_id = _find_created(run, change, state, exc)
+        workspace_id = _find_created(run, change, exc)
         run.say(f"{change.address}: the answer was lost, but workspace {workspace_id} was created; recorded")
-        return _record_created(run, change, state, workspace_id)
+        _record_created(run, change, workspace_id)
+        return
     run.say(f"{change.address}: created workspace {created.id}")
     if change.access is not None:
         _check_lists(change.address, f"POST /workspaces/{change.homepage_id}/connected-workspaces",
                      change.access, _snapshot(read_workspace(created)))
-    return _record_created(run, change, state, created.id)
+    _record_created(run, change, created.id)
 
 
-def _record_created(run: _Run, change: CreateChange, state: State, workspace_id: str) -> State:
-    state = state.with_resource(change.address, workspace_id, connected_to=change.homepage_id,
-                                template=change.template_id)
+def _record_created(run: _Run, change: CreateChange, workspace_id: str) -> None:
+    run.state.bind(change.address, workspace_id, connected_to=change.homepage_id, template=change.template_id)
     if change.access_address is not None:
-        state = _record(state, run.managed[change.access_address], run.today())
-    return state
+        _record(run.state, run.managed[change.access_address], run.today())
 
 
-def _find_created(run: _Run, change: CreateChange, state: State, exc: ApiError) -> str:
-    known = state.known_ids()
+def _find_created(run: _Run, change: CreateChange, exc: ApiError) -> str:
     listed = list(run.client.list_workspaces(properties=LOOKUP_PROPERTIES))
     account = next((w.accountId for w in listed if w.id == change.homepage_id), None)
-    found = [w.id for w in listed if w.id not in known and w.accountId == account
+    found = [w.id for w in listed if not run.state.knows_id(w.id) and w.accountId == account
              and w.templateId == change.template_id and w.name == change.name]
     if len(found) == 1:
         return found[0]
@@ -412,15 +502,14 @@ def _find_created(run: _Run, change: CreateChange, state: State, exc: ApiError) 
     ) from exc
 
 
-def _set(client: WorkspaceClient, change: SettingChange, state: State) -> State:
+def _set(client: WorkspaceClient, change: SettingChange, state: StateBuilder) -> None:
     if change.kind == "task":
         client.update_workspace_plan_task(change.item_id, completed=change.after)
     elif change.kind == "section":
         client.update_workspace_section(change.item_id, is_hidden=change.after)
     else:
         client.update_workspace_page(change.item_id, is_hidden=change.after)
-    return state.with_setting(change.workspace_address, change.workspace_id, change.kind, change.item_id,
-                              change.after)
+    state.record_setting(change.workspace_address, change.workspace_id, change.kind, change.item_id, change.after)
 
 
 def _snapshot(ws: LiveWorkspace) -> AccessSnapshot:
@@ -437,11 +526,9 @@ def _describe_drift(expected: AccessSnapshot, actual: AccessSnapshot) -> str:
     return "; ".join(parts) + "."
 
 
-def _record(state: State, managed: ManagedAccess, today: str) -> State:
-    """The list's managed entries as applied; each keeps the date it was first managed."""
-    resources = dict(state.resources)
-    resources[managed.address] = _recorded(state.resources.get(managed.address), managed, today)
-    return state.model_copy(update={"resources": resources})
+def _record(state: StateBuilder, managed: ManagedAccess, today: str) -> None:
+    """Record the list's managed entries as applied; each keeps the date it was first managed."""
+    state.put(managed.address, _recorded(state.get(managed.address), managed, today))
 
 
 def _recorded(old: ResourceState | None, managed: ManagedAccess, today: str) -> ResourceState:
@@ -456,22 +543,18 @@ def _recorded(old: ResourceState | None, managed: ManagedAccess, today: str) -> 
     return ResourceState(id=managed.workspace_id, access=access)
 
 
-def _record_all(state: State, plan: Plan, state_path: Path, today: str) -> State:
+def _record_all(state: StateBuilder, plan: Plan, today: str) -> None:
     """Remember every managed list, changed or not, so that an entry dropped
     from a non-authoritative list later is known to be ours to remove; and
     forget what no manifest names any more (a whole, untargeted plan only).
-    One pass over one copy of the map: a copy per list was quadratic."""
-    resources = dict(state.resources)
+    In place, once per address: written by the fold that follows, not
+    journaled (an apply stopped before it does this again next time)."""
     for managed in plan.managed:
-        resources[managed.address] = _recorded(resources.get(managed.address), managed, today)
+        state.put(managed.address, _recorded(state.get(managed.address), managed, today))
     if not plan.targets:
         for address in plan.forgotten:
-            resources.pop(address, None)
+            state.remove(address)
         with_lists = {m.address for m in plan.managed}
-        for address, resource in resources.items():
+        for address, resource in state.items():
             if resource.access is not None and address not in with_lists:
-                resources[address] = resource.model_copy(update={"access": None})
-    updated = state.model_copy(update={"resources": resources})
-    if updated.resources == state.resources:
-        return state
-    return write_state(state_path, updated)
+                state.put(address, resource.model_copy(update={"access": None}))

@@ -2,9 +2,10 @@
 
 A file asset takes up to four calls: ``POST /files``, ``PUT`` of the bytes
 to the presigned address, ``POST /assets``, and a ``PATCH`` for the fields
-creation does not take (description, internal).  The state is written after
-each of them, so an apply interrupted after the upload resumes with the same
-file instead of uploading again.
+creation does not take (description, internal).  Each step is recorded in
+the state and saved (one journal line, fsynced) before the next call, so an
+apply interrupted after the upload resumes with the same file instead of
+uploading again.
 
 The file is read once: its bytes are hashed, compared with the digest the
 plan was made from, and those same bytes are uploaded, so what was reviewed
@@ -30,62 +31,85 @@ from reconciler.api.errors import (
 )
 from reconciler.errors import ApplyError, ReconcilerError
 from reconciler.plan.model import AssetChange
-from reconciler.state import AssetRecord, State
+from reconciler.state import AssetRecord, State, StateBuilder
 
 if TYPE_CHECKING:  # pragma: no cover
     from reconciler.api.client import WorkspaceClient
 
-Save = Callable[[State], State]
+Save = Callable[[], None]  # records what changed in the state so far (a journal line)
+SaveState = Callable[[State], State]
 Say = Callable[[str], None]
 AMBIGUOUS = (ServerError, ConnectionFailed)
 
 
-def apply_asset(client: WorkspaceClient, change: AssetChange, state: State, *, save: Save, say: Say,
+def apply_asset(client: WorkspaceClient, change: AssetChange, state: State, *, save: SaveState, say: Say,
                 wait: bool) -> State:
-    """Make one asset change; returns the state with every step recorded (and saved)."""
+    """Make one asset change; returns ``state`` with every step recorded,
+    each step given to ``save`` as it happens.
+
+    For a caller holding a ``State``: each save copies the whole map.  Apply
+    records in place instead (``apply_asset_in_place``)."""
+    builder = StateBuilder(state)
+
+    def save_step() -> None:
+        save(builder.state())
+        builder.commit()
+
+    apply_asset_in_place(client, change, builder, save=save_step, say=say, wait=wait)
+    return builder.state()
+
+
+def apply_asset_in_place(client: WorkspaceClient, change: AssetChange, state: StateBuilder, *, save: Save,
+                         say: Say, wait: bool) -> None:
+    """Make one asset change, recording every step in ``state``; the steps
+    before the last call are saved as they happen, the last by the caller."""
     if change.action == "update":
-        return _patch(client, change, change.asset_id or "", _record_of(state, change), state, fields=change.patch)
+        _patch(client, change, change.asset_id or "", _record_of(state, change), state, fields=change.patch)
+        return
     record = AssetRecord(type=change.asset_type, file=change.file_label, digest=change.digest,
                          url=change.url, custom_code=change.custom_code, metadata=change.metadata)
     file_id = change.file_id
     if change.file is not None:
         if file_id is None:
-            state, file_id = _upload(client, change, record, state, save=save)
+            file_id = _upload(client, change, record, state, save=save)
         record = record.model_copy(update={"file_id": file_id, "uploaded": True})
     # Recorded before the call (Pulumi's pending operation): an apply killed
     # while it is in flight leaves the doubt in the state, not a blank.
     pending = record.model_copy(update={"file_id": file_id, "uploaded": True if file_id else None,
                                         "uncertain": True})
-    state = save(_with_asset(state, change.address, "", pending))
+    _with_asset(state, change.address, "", pending)
+    save()
     try:
         asset_id = _create(client, change, file_id)
     except _LostCreation as lost:
         if lost.orphan:
-            save(_with_asset(state, change.address, "", pending.model_copy(update={"orphan": True})))
+            _with_asset(state, change.address, "", pending.model_copy(update={"orphan": True}))
+            save()
         raise ApplyError(lost.message) from lost.__cause__
     except (ApiError, NotReadyInTime) as exc:
         if not isinstance(exc, AMBIGUOUS):
             # Refused outright: nothing was created, the doubt goes.
-            save(_with_asset(state, change.address, "", pending.model_copy(update={"uncertain": None})))
+            _with_asset(state, change.address, "", pending.model_copy(update={"uncertain": None}))
+            save()
         raise
     # Creation sets name and tags; description and internal keep the service's
     # defaults until the PATCH that follows.
     record = record.model_copy(update={"name": change.name, "tags": list(change.tags), "internal": False})
-    state = save(_with_asset(state, change.address, asset_id, record))
+    _with_asset(state, change.address, asset_id, record)
+    save()
     if change.action == "replace":
         say(f"{change.address}: new asset {asset_id}; the old asset {change.asset_id} stays in the service "
             "(the API cannot delete it): remove it in the web app")
     else:
         say(f"{change.address}: created asset {asset_id}")
     if change.patch:
-        state = _patch(client, change, asset_id, record, state, fields=change.patch)
+        _patch(client, change, asset_id, record, state, fields=change.patch)
     if change.converts and file_id is not None:
         _conversion(client, change, file_id, say=say, wait=wait)
-    return state
 
 
-def _upload(client: WorkspaceClient, change: AssetChange, record: AssetRecord, state: State, *,
-            save: Save) -> tuple[State, str]:
+def _upload(client: WorkspaceClient, change: AssetChange, record: AssetRecord, state: StateBuilder, *,
+            save: Save) -> str:
     """Create the file and PUT its bytes; a refused or expired upload gets one fresh file."""
     data = _read_checked(change)
     assert change.mime_type is not None and change.file is not None
@@ -96,15 +120,17 @@ def _upload(client: WorkspaceClient, change: AssetChange, record: AssetRecord, s
             # A file that may exist unused is harmless (it backs no asset): make another.
             new = client.create_file(Path(change.file).name, change.mime_type)
         pending = record.model_copy(update={"file_id": new.file.id, "uploaded": False})
-        state = save(_with_asset(state, change.address, "", pending))
+        _with_asset(state, change.address, "", pending)
+        save()
         try:
             client.upload_file_bytes(new.upload, data)
         except (UploadExpired, UploadFailed) as exc:
             if attempt == 2 or (isinstance(exc, UploadFailed) and exc.status not in (403, None)):
                 raise
             continue
-        uploaded = pending.model_copy(update={"uploaded": True})
-        return save(_with_asset(state, change.address, "", uploaded)), new.file.id
+        _with_asset(state, change.address, "", pending.model_copy(update={"uploaded": True}))
+        save()
+        return new.file.id
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -167,14 +193,14 @@ class _LostCreation(Exception):
         self.orphan = orphan
 
 
-def _patch(client: WorkspaceClient, change: AssetChange, asset_id: str, record: AssetRecord, state: State, *,
-           fields: tuple[str, ...]) -> State:
+def _patch(client: WorkspaceClient, change: AssetChange, asset_id: str, record: AssetRecord,
+           state: StateBuilder, *, fields: tuple[str, ...]) -> None:
     values = {"name": change.name, "description": change.description, "tag_ids": list(change.tags),
               "is_internal": change.internal}
     wanted = {"tags": "tag_ids", "internal": "is_internal"}
     client.update_asset(asset_id, **{wanted.get(f, f): values[wanted.get(f, f)] for f in fields})  # type: ignore[arg-type]
     updates = {f: (list(change.tags) if f == "tags" else getattr(change, f)) for f in fields}
-    return _with_asset(state, change.address, asset_id, record.model_copy(update=updates))
+    _with_asset(state, change.address, asset_id, record.model_copy(update=updates))
 
 
 def _conversion(client: WorkspaceClient, change: AssetChange, file_id: str, *, say: Say, wait: bool) -> None:
@@ -190,11 +216,11 @@ def _conversion(client: WorkspaceClient, change: AssetChange, file_id: str, *, s
     say(f"{change.address}: file {file_id} converted")
 
 
-def _record_of(state: State, change: AssetChange) -> AssetRecord:
-    resource = state.resources.get(change.address)
+def _record_of(state: StateBuilder, change: AssetChange) -> AssetRecord:
+    resource = state.get(change.address)
     return resource.asset if resource is not None and resource.asset is not None else AssetRecord()
 
 
-def _with_asset(state: State, address: str, asset_id: str, record: AssetRecord) -> State:
-    return state.with_resource(address, asset_id, asset=record.model_dump())
+def _with_asset(state: StateBuilder, address: str, asset_id: str, record: AssetRecord) -> None:
+    state.bind(address, asset_id, asset=record.model_dump())
 

@@ -9,6 +9,12 @@ creation, so a plan made against one state is never applied to another),
 ``serial`` (bumped on every write) and ``resources`` keyed by address.
 Writes go to a temp file, are fsynced, then ``os.replace``d, so a crash
 leaves either the old or the new file, never half of one.
+
+An apply does not rewrite the whole file after each change (O(changes x
+state size)): it appends what each change recorded to a journal beside it,
+``<state>.journal``, and folds the journal into the file once at the end
+(see ``StateJournal``).  ``load_state`` replays a journal that a killed
+apply left behind; ``write_state`` folds one in.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -123,22 +131,134 @@ class State(BaseModel):
 
     def with_resource(self, address: str, workspace_id: str, **facts: object) -> State:
         """A copy where ``address`` is bound to ``workspace_id`` with ``facts``
-        merged into what was known (a different id starts afresh)."""
+        merged into what was known (a different id starts afresh).
+
+        Copies the whole map: for one edit (import, ``state rm``); apply
+        records through a ``StateBuilder``, O(1) per change."""
         resources = dict(self.resources)
-        old = resources.get(address)
-        base = old.model_dump() if old is not None and old.id == workspace_id else {"id": workspace_id}
-        resources[address] = ResourceState.model_validate({**base, **facts})
+        resources[address] = _bound(resources.get(address), workspace_id, facts)
         return self.model_copy(update={"resources": resources})
 
     def with_setting(self, address: str, workspace_id: str, kind: str, item_id: str, value: bool) -> State:
         """A copy that records ``value`` as last written to one section/page/task."""
-        old = self.resources.get(address)
-        known = old.model_dump().get(f"{kind}s") if old is not None and old.id == workspace_id else None
-        return self.with_resource(address, workspace_id, **{f"{kind}s": {**(known or {}), item_id: value}})
+        facts = _setting_facts(self.resources.get(address), workspace_id, kind, item_id, value)
+        return self.with_resource(address, workspace_id, **facts)
 
     def without(self, address: str) -> State:
         resources = {a: r for a, r in self.resources.items() if a != address}
         return self.model_copy(update={"resources": resources})
+
+
+def _bound(old: ResourceState | None, workspace_id: str, facts: Mapping[str, object]) -> ResourceState:
+    """``old`` bound to ``workspace_id`` with ``facts`` merged in (a different id starts afresh)."""
+    base = old.model_dump() if old is not None and old.id == workspace_id else {"id": workspace_id}
+    return ResourceState.model_validate({**base, **facts})
+
+
+def _setting_facts(old: ResourceState | None, workspace_id: str, kind: str, item_id: str,
+                   value: bool) -> dict[str, object]:
+    """The facts that record ``value`` as last written to one section/page/task of ``old``."""
+    known: dict[str, bool] | None = getattr(old, f"{kind}s") if old is not None and old.id == workspace_id else None
+    return {f"{kind}s": {**(known or {}), item_id: value}}
+
+
+class StateBuilder:
+    """A state changed in place, one address at a time: what apply records into.
+
+    ``State``'s ``with_*`` methods copy the whole map of resources, so an
+    apply recording each of its changes through them was O(changes x N).  The
+    builder copies the map once, and each change then costs only the
+    addresses it touches.  It also remembers what changed since the last
+    ``commit`` (the journal line of one change: ``pending``), so that a step
+    that failed half-way can be dropped (``revert``) instead of recorded.
+    """
+
+    def __init__(self, state: State) -> None:
+        self._state = state
+        self._resources = dict(state.resources)
+        # How many addresses are bound to each id: "is this id known?" in O(1).
+        self._ids: Counter[str] = Counter(r.id for r in self._resources.values() if r.id)
+        # address -> what it was at the last commit (None: absent), for each address touched since.
+        self._before: dict[str, ResourceState | None] = {}
+
+    def get(self, address: str) -> ResourceState | None:
+        """What the state knows of ``address`` now."""
+        return self._resources.get(address)
+
+    def items(self) -> list[tuple[str, ResourceState]]:
+        """Every address and what is known of it (a list: safe to change the builder meanwhile)."""
+        return list(self._resources.items())
+
+    def knows_id(self, workspace_id: str) -> bool:
+        """Whether some address is bound to ``workspace_id``."""
+        return self._ids[workspace_id] > 0
+
+    def put(self, address: str, resource: ResourceState | None) -> None:
+        """Record ``resource`` for ``address`` (``None``: forget the address)."""
+        old = self._resources.get(address)
+        if old == resource:
+            return
+        self._before.setdefault(address, old)
+        self._store(address, resource)
+
+    def bind(self, address: str, workspace_id: str, **facts: object) -> None:
+        """As ``State.with_resource``, in place."""
+        self.put(address, _bound(self.get(address), workspace_id, facts))
+
+    def record_setting(self, address: str, workspace_id: str, kind: str, item_id: str, value: bool) -> None:
+        """As ``State.with_setting``, in place."""
+        self.bind(address, workspace_id, **_setting_facts(self.get(address), workspace_id, kind, item_id, value))
+
+    def remove(self, address: str) -> None:
+        self.put(address, None)
+
+    def has_pending(self) -> bool:
+        """Whether anything changed since the last ``commit``."""
+        return any(self._resources.get(a) != before for a, before in self._before.items())
+
+    def pending(self) -> dict[str, object] | None:
+        """What changed since the last ``commit``, as one journal entry
+        (``{"set": {address: resource}, "remove": [address]}``); ``None``
+        when nothing did.  Only the addresses touched are serialised."""
+        sets: dict[str, object] = {}
+        removes: list[str] = []
+        for address, before in self._before.items():
+            now = self._resources.get(address)
+            if now == before:
+                continue
+            if now is None:
+                removes.append(address)
+            else:
+                sets[address] = now.model_dump(mode="json", exclude_none=True)
+        entry: dict[str, object] = {}
+        if sets:
+            entry["set"] = sets
+        if removes:
+            entry["remove"] = removes
+        return entry or None
+
+    def commit(self) -> None:
+        """What is pending is recorded (its journal line was appended)."""
+        self._before.clear()
+
+    def revert(self) -> None:
+        """Drop what changed since the last ``commit``."""
+        for address, before in self._before.items():
+            self._store(address, before)
+        self._before.clear()
+
+    def state(self) -> State:
+        """The state as it is now (one copy of the map)."""
+        return self._state.model_copy(update={"resources": dict(self._resources)})
+
+    def _store(self, address: str, resource: ResourceState | None) -> None:
+        old = self._resources.pop(address, None)
+        if old is not None and old.id:
+            self._ids[old.id] -= 1
+        if resource is not None:
+            self._resources[address] = resource
+            if resource.id:
+                self._ids[resource.id] += 1
 
 
 def default_state_path(manifest_path: Path) -> Path:
@@ -148,7 +268,32 @@ def default_state_path(manifest_path: Path) -> Path:
 
 
 def load_state(path: Path) -> State:
-    """Read the state file; a missing file is an empty state with no lineage yet."""
+    """The state: the file (a missing file is an empty state with no lineage
+    yet) with the journal an apply left beside it, if any, replayed on top.
+
+    Nothing is written, so read-only commands (plan, ``state list``) see what
+    a stopped apply recorded without changing files; the next command that
+    writes the state folds the journal in.  A replayed state has the serial
+    the fold will write (the file's + 1), so a plan saved before the apply
+    is stale.  A journal that does not continue this file is refused
+    (``StateError``) rather than applied to the wrong state.
+    """
+    state = _read_state_file(path)
+    # The file first, then the journal.  A fold marks the journal, writes the
+    # file, then removes the journal; read in this order while one runs, the
+    # old file comes with its journal or alone (a view from before that apply,
+    # as any read racing an apply is).  The other order could pair the new
+    # file with a journal read before its fold mark, and refuse it falsely.
+    journal = read_journal(journal_path(path))
+    if journal is None or journal.folded_into(state):
+        return state
+    if not journal.applies_to(state):
+        raise StateError(_not_ours(journal, state, path, exists=path.exists()))
+    return journal.replay(state)
+
+
+def _read_state_file(path: Path) -> State:
+    """The state file alone; a missing file is an empty state with no lineage yet."""
     if not path.exists():
         return State()
     try:
@@ -169,13 +314,51 @@ def load_state(path: Path) -> State:
 def write_state(path: Path, state: State) -> State:
     """Write ``state`` with its serial bumped, atomically; returns what was written.
 
-    Raises ``StateWriteError`` when the write fails (a full disk, an I/O
-    error); the file then still holds what it held before, byte for byte.
+    A journal beside the file is folded in: ``state`` holds what it records
+    (``load_state`` replayed it), so once the file is written the journal is
+    removed.  Raises ``StateWriteError`` when the write fails (a full disk,
+    an I/O error); the file then still holds what it held before, byte for
+    byte, and the journal is kept.  A journal ``state`` was not read with is
+    a ``StateError``, and nothing is written.
     """
     new = state.model_copy(update={"serial": state.serial + 1, "lineage": state.lineage or str(uuid.uuid4())})
+    return _write_folding(path, new, loaded=state)
+
+
+def fold_journal(path: Path, state: State) -> State:
+    """Fold the journal a stopped apply left beside ``path`` into the file:
+    ``state``, as ``load_state`` read it (the journal replayed, and already
+    carrying the serial a fold writes), is written as it is.  Without a
+    journal nothing is written and ``state`` is returned."""
+    if read_journal(journal_path(path)) is None:
+        _remove_journal(journal_path(path))  # a journal cut off before its first line records nothing
+        return state
+    return _write_folding(path, state, loaded=state)
+
+
+def _write_folding(path: Path, new: State, *, loaded: State) -> State:
+    """Write ``new`` whole; a journal ``loaded`` holds is marked as folded
+    into ``new`` first, and removed once ``new`` is written."""
+    journal = read_journal(journal_path(path))
+    if journal is None:
+        _remove_journal(journal_path(path))
+        return _write_whole(path, new, previous_serial=loaded.serial)
+    if not (journal.replayed_in(loaded) or journal.folded_into(loaded)):
+        raise StateError(
+            f"Cannot write the state file {path}: the journal {journal.path} beside it records changes to "
+            f"serial {journal.serial} of lineage {journal.lineage}, and the state to write was not read with "
+            "it (load_state replays it). Nothing was written."
+        )
+    previous = journal.serial if journal.replayed_in(loaded) else loaded.serial
+    return StateJournal.reopen(path, journal).finish(new, previous_serial=previous)
+
+
+def _write_whole(path: Path, state: State, *, previous_serial: int | None) -> State:
+    """Write ``state`` exactly (serial and lineage as given), atomically: a
+    temp file, fsynced, renamed over ``path``, the directory fsynced."""
     # Unknown facts are left out rather than written as null: smaller files,
     # and a state written by this version reads the same in the last one.
-    text = new.model_dump_json(indent=2, exclude_none=True) + "\n"
+    text = state.model_dump_json(indent=2, exclude_none=True) + "\n"
     existed = path.exists()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -186,30 +369,362 @@ def write_state(path: Path, state: State) -> State:
             tmp.unlink(missing_ok=True)
             raise
     except OSError as exc:
-        raise StateWriteError(path, exc.errno, previous_serial=state.serial if existed else None,
+        raise StateWriteError(path, exc.errno, previous_serial=previous_serial if existed else None,
                               detail=exc.strerror or str(exc)) from exc
     _fsync_directory(path.parent)
-    return new
+    return state
 
 
 class StateWriteError(StateError):
-    """The state file could not be written (a full disk, an I/O error).
+    """The state file, or the journal of an apply, could not be written (a
+    full disk, an I/O error).
 
-    The file still holds what it held before the write, byte for byte:
+    The state file still holds what it held before the write, byte for byte:
     ``previous_serial`` is its serial (``None`` when there was no file yet,
-    and none was written).  ``path`` is the state file and ``errno`` the
-    operating system's error code (``errno.ENOSPC`` for a full disk), so a
-    caller can say what was changed in the service and not recorded.
+    and none was written).  A journal that could not be appended to still
+    holds every change recorded before (``journal``).  ``path`` is the file
+    that could not be written and ``errno`` the operating system's error
+    code (``errno.ENOSPC`` for a full disk), so a caller can say what was
+    changed in the service and not recorded.
     """
 
     def __init__(self, path: Path, errno: int | None, *, previous_serial: int | None,
-                 detail: str | None = None) -> None:
+                 detail: str | None = None, journal: bool = False) -> None:
         self.path = path
         self.errno = errno
         self.previous_serial = previous_serial
+        self.journal = journal
+        if journal:
+            super().__init__(f"Cannot append to the state journal {path}: {_os_reason(errno, detail)}. The journal "
+                             "keeps every change recorded before this one, and the state file is unchanged.")
+            return
         kept = (f"The file still holds serial {previous_serial}, as before this write."
                 if previous_serial is not None else "There was no state file before, and none was written.")
         super().__init__(f"Cannot write the state file {path}: {_os_reason(errno, detail)}. {kept}")
+
+
+# -- the journal ---------------------------------------------------------------------
+
+JOURNAL_VERSION = 1
+
+
+def journal_path(state_path: Path) -> Path:
+    """The journal of ``state_path``: the same name with ``.journal`` added."""
+    return state_path.with_name(state_path.name + ".journal")
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """One change line: addresses set to what is now known of them, addresses forgotten."""
+
+    set: Mapping[str, ResourceState]
+    remove: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Journal:
+    """What a journal file holds, as ``read_journal`` found it.
+
+    The file is JSON Lines: a header ``{"journal": 1, "lineage": L,
+    "serial": N}`` naming the state it continues (the file's serial N, and
+    the lineage the fold writes: a new one when the file had none), then one
+    line per recorded change, ``{"set": {address: resource}, "remove":
+    [address]}``, and, once an apply folds it, ``{"fold": {"lineage": L,
+    "serial": N + 1}}``: the state written, so a journal found beside that
+    very state (a crash between writing it and removing the journal) is
+    known to be in it already.
+    """
+
+    path: Path
+    lineage: str
+    serial: int
+    entries: tuple[JournalEntry, ...]
+    folds: frozenset[tuple[str, int]]
+    length: int  # bytes of the lines that count: an append continues from there
+
+    def applies_to(self, file_state: State) -> bool:
+        """Whether the journal continues ``file_state`` (as read from the file)."""
+        return file_state.serial == self.serial and file_state.lineage in (self.lineage, "")
+
+    def replayed_in(self, state: State) -> bool:
+        """Whether ``state`` is this journal replayed (what ``load_state`` returns)."""
+        return state.serial == self.serial + 1 and state.lineage == self.lineage
+
+    def folded_into(self, state: State) -> bool:
+        """Whether a fold of this journal wrote ``state``: it holds the journal already."""
+        return (state.lineage, state.serial) in self.folds
+
+    def replay(self, file_state: State) -> State:
+        """``file_state`` with every entry applied in order, and the lineage and
+        serial the fold will write."""
+        resources = dict(file_state.resources)
+        for entry in self.entries:
+            resources.update(entry.set)
+            for address in entry.remove:
+                resources.pop(address, None)
+        return file_state.model_copy(update={"lineage": self.lineage, "serial": self.serial + 1,
+                                             "resources": resources})
+
+
+def read_journal(path: Path) -> Journal | None:
+    """The journal at ``path``; ``None`` when there is none, or it records
+    nothing (cut off before its first line was whole).
+
+    A last line without its newline, or not JSON, is one a crash cut off
+    mid-append: its change was never acknowledged, and it is ignored.  Any
+    other line that is not valid is a ``StateError`` naming ``file:line``.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StateError(f"Cannot read the state journal {path}: {_os_reason(exc.errno, exc.strerror)}.") from exc
+    lines = data.split(b"\n")
+    torn = lines.pop()  # what follows the last newline: b"", or a line cut off mid-append
+    values: list[tuple[int, object]] = []
+    length = 0
+    for number, raw in enumerate(lines, start=1):
+        try:
+            value = json.loads(raw)
+        except ValueError as exc:  # not JSON, or not UTF-8
+            if number == len(lines) and not torn:
+                break  # the last line, garbled by a crash: as if never written
+            raise StateError(_bad_line(path, number, f"it is not JSON ({exc})")) from exc
+        values.append((number, value))
+        length += len(raw) + 1
+    if not values:
+        return None
+    lineage, serial = _journal_header(path, values[0][1])
+    entries: list[JournalEntry] = []
+    folds: set[tuple[str, int]] = set()
+    for number, value in values[1:]:
+        parsed = _journal_line(path, number, value)
+        if isinstance(parsed, JournalEntry):
+            entries.append(parsed)
+        else:
+            folds.add(parsed)
+    return Journal(path=path, lineage=lineage, serial=serial, entries=tuple(entries), folds=frozenset(folds),
+                   length=length)
+
+
+def _journal_header(path: Path, value: object) -> tuple[str, int]:
+    """The lineage and serial the header names."""
+    if not isinstance(value, dict) or "journal" not in value:
+        raise StateError(_bad_line(path, 1, "the first line is not the journal's header"))
+    if value["journal"] != JOURNAL_VERSION:
+        raise StateError(f"The state journal {path} has version {value['journal']!r}; this reconciler reads "
+                         f"version {JOURNAL_VERSION}. Upgrade reconciler.")
+    lineage, serial = value.get("lineage"), value.get("serial")
+    if not isinstance(lineage, str) or not lineage or type(serial) is not int or serial < 0:
+        raise StateError(_bad_line(path, 1, "the header needs a lineage and a serial"))
+    return lineage, serial
+
+
+def _journal_line(path: Path, number: int, value: object) -> JournalEntry | tuple[str, int]:
+    """One line after the header: a change, or the mark of a fold."""
+    if isinstance(value, dict) and set(value) == {"fold"}:
+        fold = value["fold"]
+        if isinstance(fold, dict) and isinstance(fold.get("lineage"), str) and type(fold.get("serial")) is int:
+            return fold["lineage"], fold["serial"]
+        raise StateError(_bad_line(path, number, "a fold names the lineage and serial written"))
+    if not isinstance(value, dict) or not value or not set(value) <= {"set", "remove"}:
+        raise StateError(_bad_line(path, number, 'a change line holds "set" and/or "remove"'))
+    sets, removes = value.get("set", {}), value.get("remove", [])
+    if not isinstance(sets, dict) or not isinstance(removes, list) or not all(isinstance(a, str) for a in removes):
+        raise StateError(_bad_line(path, number, '"set" maps addresses to resources, "remove" lists addresses'))
+    resources: dict[str, ResourceState] = {}
+    for address, resource in sets.items():
+        try:
+            resources[address] = ResourceState.model_validate(resource)
+        except ValidationError as exc:
+            raise StateError(_bad_line(path, number, f"{address}: {exc.errors()[0]['msg']}")) from exc
+    return JournalEntry(set=resources, remove=tuple(removes))
+
+
+def _bad_line(path: Path, number: int, reason: str) -> str:
+    return (f"The state journal {path}:{number} is not a valid journal line: {reason}. Only the last line can "
+            "be cut off by a crash, so the file was damaged or edited, and nothing was changed. If the state "
+            f"file as it is should be kept, move {path} away: what it records (changes an apply made in the "
+            "service before it stopped) is then forgotten, and 'reconciler plan' shows what the service holds.")
+
+
+def _not_ours(journal: Journal, file_state: State, state_path: Path, *, exists: bool) -> str:
+    """Why ``journal`` does not continue the state file, and what to do."""
+    if not exists:
+        why = (f"the state file {state_path} does not exist, and the journal continues serial {journal.serial} "
+               f"of lineage {journal.lineage}")
+    elif file_state.lineage != journal.lineage:
+        why = (f"it continues another state (lineage {journal.lineage}, serial {journal.serial}); the state file "
+               f"{state_path} has lineage {file_state.lineage}")
+    elif file_state.serial > journal.serial:
+        why = (f"the state file {state_path} was written after it (serial {file_state.serial}; the journal "
+               f"continues serial {journal.serial})")
+    else:
+        why = (f"the state file {state_path} is older than it (serial {file_state.serial}; the journal continues "
+               f"serial {journal.serial}): was it restored from a copy?")
+    return (f"The state journal {journal.path} does not belong to the state file: {why}. It was not applied, "
+            f"and nothing was changed. If the state file as it is should be kept, move {journal.path} away: what "
+            "it records (changes an apply made in the service before it stopped) is then forgotten, and "
+            "'reconciler plan' shows what the service holds. Otherwise put back the state file it belongs to.")
+
+
+class StateJournal:
+    """The journal one apply appends its changes to, then folds into the file.
+
+    ``append`` writes one line (what one change recorded) and fsyncs it: once
+    it returns, a kill -9 does not lose that change, as when the whole file
+    was rewritten after each change, at the cost of one small write instead
+    of the whole state.  The first append creates the file, with a header
+    naming the state it continues, and fsyncs the directory so the file
+    itself survives a power loss.  ``fold`` writes the whole state once
+    (serial: the file's + 1) and removes the journal.  Written only under
+    the state lock (apply holds it).
+    """
+
+    def __init__(self, state_path: Path, state: State) -> None:
+        """A journal continuing ``state`` (the state file as it is: fold a
+        journal left by an earlier apply first, ``fold_journal``).  Nothing
+        is written before the first ``append``."""
+        self.state_path = state_path
+        self.path = journal_path(state_path)
+        self.serial = state.serial
+        # A state never written gets its lineage now: the journal names the one its fold will write.
+        self.lineage = state.lineage or str(uuid.uuid4())
+        self.lines = 0  # change lines appended by this apply
+        self._fd: int | None = None
+        self._exists = False  # the journal file is there (created, or reopened), until the fold removes it
+        self._length = 0  # bytes durably in the file: the end of its last whole line
+        self._broken = False  # a failed append could not be cut back: the file may end mid-line
+
+    @classmethod
+    def reopen(cls, state_path: Path, journal: Journal) -> StateJournal:
+        """The journal ``journal`` was read from, open for appending after its
+        last line that counts (a line a crash cut off is cut away)."""
+        writer = cls(state_path, State(lineage=journal.lineage, serial=journal.serial))
+        try:
+            fd = os.open(writer.path, os.O_WRONLY | os.O_APPEND)
+        except OSError as exc:
+            raise writer._error(exc) from exc
+        writer._fd, writer._length, writer._exists = fd, journal.length, True
+        try:
+            writer._cut_back_to(journal.length)
+        except BaseException:
+            writer.close()
+            raise
+        return writer
+
+    @property
+    def started(self) -> bool:
+        """Whether the journal file exists (something was appended, and not folded yet)."""
+        return self._exists
+
+    def append(self, entry: Mapping[str, object]) -> None:
+        """Append one change and fsync it; ``StateWriteError`` when it cannot
+        be (the journal then keeps every change appended before)."""
+        line = _json_line(entry)
+        if not self._exists:
+            self._create(_json_line({"journal": JOURNAL_VERSION, "lineage": self.lineage, "serial": self.serial})
+                         + line)
+        else:
+            self._write(line)
+        self.lines += 1
+
+    def fold(self, state: State) -> State:
+        """Write ``state`` whole, once, with the serial the journal promised,
+        and remove the journal; returns what was written.  A failure is a
+        ``StateWriteError``; the journal then stays, and is read with the file."""
+        new = state.model_copy(update={"lineage": self.lineage, "serial": self.serial + 1})
+        if not self._exists:
+            return _write_whole(self.state_path, new, previous_serial=self.serial)
+        return self.finish(new, previous_serial=self.serial)
+
+    def finish(self, new: State, *, previous_serial: int | None) -> State:
+        """Mark the journal as folded into ``new``, write ``new``, remove the journal.
+
+        The mark comes first: a crash after the write and before the removal
+        leaves a journal whose last line names the file beside it, which is
+        then known to hold it (``Journal.folded_into``)."""
+        try:
+            self._write(_json_line({"fold": {"lineage": new.lineage, "serial": new.serial}}))
+            written = _write_whole(self.state_path, new, previous_serial=previous_serial)
+        finally:
+            self.close()
+        _remove_journal(self.path)
+        self._exists = False
+        return written
+
+    def close(self) -> None:
+        """Close the file (it stays: ``fold`` removes it)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def _create(self, data: bytes) -> None:
+        try:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        except OSError as exc:
+            raise self._error(exc) from exc
+        try:
+            self._write(data)
+        except StateWriteError:
+            # Nothing was recorded: no file at all is clearer than an empty one.
+            self.close()
+            self.path.unlink(missing_ok=True)
+            raise
+        self._exists = True
+        _fsync_directory(self.path.parent)
+
+    def _write(self, data: bytes) -> None:
+        """Append ``data`` (whole lines) and fsync; on failure cut the file back."""
+        if self._fd is None:  # closed by a fold that failed: it is not appended to again
+            raise StateWriteError(self.path, None, previous_serial=self.serial, journal=True,
+                                  detail="the journal was closed by a fold that failed")
+        if self._broken:
+            raise StateWriteError(self.path, None, previous_serial=self.serial, journal=True,
+                                  detail="an earlier append failed and could not be cut back")
+        try:
+            _write_all(self._fd, data)
+            os.fsync(self._fd)
+        except OSError as exc:
+            try:
+                self._cut_back_to(self._length)
+            except StateWriteError:
+                pass  # the reader ignores a last line cut off; appending after it is what must not happen
+            raise self._error(exc) from exc
+        self._length += len(data)
+
+    def _cut_back_to(self, length: int) -> None:
+        """Cut the file to ``length`` bytes, so the next line starts a line."""
+        assert self._fd is not None
+        try:
+            if os.fstat(self._fd).st_size == length:
+                return
+            os.ftruncate(self._fd, length)
+            os.fsync(self._fd)
+        except OSError as exc:
+            self._broken = True
+            raise self._error(exc) from exc
+        self._length = length
+
+    def _error(self, exc: OSError) -> StateWriteError:
+        return StateWriteError(self.path, exc.errno, previous_serial=self.serial, journal=True,
+                               detail=exc.strerror or str(exc))
+
+
+def _json_line(value: Mapping[str, object]) -> bytes:
+    """One journal line: compact JSON (a newline in a value is escaped) and a newline."""
+    return (json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def _remove_journal(path: Path) -> None:
+    """Remove a journal the state file now holds, and make that last.  One
+    that cannot be removed stays harmless: its fold mark names the file."""
+    try:
+        path.unlink()
+    except OSError:
+        return
+    _fsync_directory(path.parent)
 
 
 def _os_reason(code: int | None, detail: str | None = None) -> str:

@@ -7,6 +7,10 @@ binds an address to a workspace that already exists, after checking that it
 exists and fits the manifest entry, so the next plan adopts it instead of
 creating another; ``force-unlock`` removes a lock left by a command that is
 gone, given the lock's ID (Terraform's ``force-unlock LOCK_ID``).
+
+The state is read with the journal a stopped apply may have left beside it
+(``load_state`` replays it): ``list`` and ``show`` only read, while ``rm``
+and ``import`` fold it into the file as they write it (``write_state``).
 """
 
 from __future__ import annotations
