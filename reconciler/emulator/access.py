@@ -96,6 +96,16 @@ def apply_replace(access: AccessList, users: list[WantedEntry] | None, domains: 
     return [e.key for e in new_users if e.key not in before]
 
 
+def replace_attached(company: Company, access: AccessList, users: list[WantedEntry] | None,
+                     domains: list[WantedEntry] | None, *, new_id: Callable[[str], str], now: str) -> list[str]:
+    """``apply_replace`` on a list the company's workspaces hold, keeping the
+    company's index of entries in step."""
+    old_users, old_domains = list(access.users), list(access.domains)
+    added = apply_replace(access, users, domains, new_id=new_id, now=now)
+    company.access_replaced(access, old_users, old_domains)
+    return added
+
+
 def ensure_users(company: Company, emails: list[str], now: str, new_id: Callable[[str], str]) -> None:
     """Every email on an access list is a user of the company (the
     WorkspaceUser carries a User with an id), created on first sight."""
@@ -106,11 +116,7 @@ def ensure_users(company: Company, emails: list[str], now: str, new_id: Callable
 
 def find_entry(company: Company, entry_id: str, *, domains: bool) -> tuple[AccessList, AccessEntry] | None:
     """The list and entry with ``entry_id`` among the company's lists."""
-    for access in company.access_lists():
-        for entry in access.domains if domains else access.users:
-            if entry.id == entry_id:
-                return access, entry
-    return None
+    return company.access_entry(entry_id, domains=domains)
 
 
 def change_role(access: AccessList, entry: AccessEntry, role: str, now: str) -> None:

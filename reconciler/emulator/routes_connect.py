@@ -65,7 +65,7 @@ def _connect_existing(ctx: RequestContext, target: Workspace, other_id: Any, sel
     # Published or not, the joining workspace ends up with the group's one
     # list; its own entries are dropped.
     other.group = group.id
-    other.access = group.access
+    ctx.co.share_access(other, group.access)
     other.published = True
     other.updated_at = ctx.now_iso()
     ctx.changed()
@@ -90,7 +90,7 @@ def _create_from_template(ctx: RequestContext, target: Workspace, body: dict[str
     group = _group_of(ctx, target)
     now = ctx.now_iso()
     if users is not None or domains is not None:
-        access.apply_replace(group.access, users, domains, new_id=ctx.new_id, now=now)
+        access.replace_attached(ctx.co, group.access, users, domains, new_id=ctx.new_id, now=now)
         access.ensure_users(ctx.co, [e.key for e in group.access.users], now, ctx.new_id)
         lookups.touch_members(ctx, target)
     ws = Workspace(ctx.new_id("ws"), name, target.account_id, True, False, group.access, group=group.id,

@@ -20,7 +20,8 @@ def list_users(ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     ctx.check_query(("page", "limit", *ctx.filter_keys(USER_FILTERS)))
     selected = ctx.properties(properties.USER)
     filters = ctx.filters(USER_FILTERS)
-    items = [u for u in ctx.co.users if "email" not in filters or u.email == filters["email"].strip().lower()]
+    items = ([u for u in ctx.co.users if u.email == filters["email"].strip().lower()] if "email" in filters
+             else ctx.co.users)  # unfiltered, a page is a slice: O(page)
     chunk, info = pagination.paginate(items, ctx.page())
     return 200, {"data": {"users": [properties.select(render.user(ctx.base_url, u), selected) for u in chunk],
                           "pageInfo": info}}
@@ -35,7 +36,7 @@ def list_accounts(ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     items = [a for a in ctx.co.accounts
              if filters.get("name", a.name) == a.name
              and filters.get("crmOneCompanyId", a.crm_one_company_id) == a.crm_one_company_id
-             and filters.get("crmTwoAccountId", a.crm_two_account_id) == a.crm_two_account_id]
+             and filters.get("crmTwoAccountId", a.crm_two_account_id) == a.crm_two_account_id] if filters else ctx.co.accounts
     chunk, info = pagination.paginate(items, ctx.page())
     docs = [properties.select(render.account(ctx.base_url, ctx.co, a), selected) for a in chunk]
     return 200, {"data": {"accounts": docs, "pageInfo": info}}
@@ -58,7 +59,8 @@ def list_custom_fields(ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     object_type = next((v for k, v in ctx.query if k == "objectType"), None)
     if object_type is not None and object_type not in OBJECT_TYPES:
         raise bad_request(f"objectType must be one of {', '.join(OBJECT_TYPES)}, not {object_type!r}.")
-    items = [f for f in ctx.co.custom_fields if object_type in (None, f.object_type)]
+    items = ctx.co.custom_fields if object_type is None else [f for f in ctx.co.custom_fields
+                                                              if f.object_type == object_type]
     chunk, info = pagination.paginate(items, ctx.page())
     docs = [properties.select(render.custom_field(ctx.base_url, f), selected) for f in chunk]
     return 200, {"data": {"customFields": docs, "pageInfo": info}}

@@ -24,11 +24,10 @@ _KINDS = {  # kind -> (workspace attribute, response name, properties, label)
 
 def _find(ctx: RequestContext, kind: str, item_id: str) -> PlanItem:
     attr, _, _, label = _KINDS[kind]
-    for ws in ctx.co.workspaces:
-        for item in getattr(ws, attr):
-            if item.id == item_id:
-                return item
-    raise not_found(f"{label} {item_id} not found.")
+    item = ctx.co.plan_item(attr, item_id)
+    if item is None:
+        raise not_found(f"{label} {item_id} not found.")
+    return item
 
 
 def _reply(ctx: RequestContext, kind: str, item: PlanItem, selected: list[str]) -> tuple[int, dict[str, Any]]:

@@ -24,8 +24,13 @@ def list_workspaces(ctx: RequestContext) -> tuple[int, dict[str, Any]]:
     ctx.check_query(("page", "limit", *ctx.filter_keys(WORKSPACE_FILTERS)))
     selected = ctx.properties(properties.WORKSPACE)
     filters = ctx.filters(WORKSPACE_FILTERS)
-    items = [w for w in ctx.co.workspaces
-             if filters.get("accountId", w.account_id) == w.account_id and filters.get("name", w.name) == w.name]
+    if filters:
+        items = [w for w in ctx.co.workspaces
+                 if filters.get("accountId", w.account_id) == w.account_id and filters.get("name", w.name) == w.name]
+    else:
+        # Unfiltered, the page is a slice of the company's list: O(page), not
+        # a copy of every workspace for each page.
+        items = ctx.co.workspaces
     chunk, info = pagination.paginate(items, ctx.page())
     docs = [properties.select(render.workspace(ctx.base_url, ctx.co, w, ctx.now()), selected) for w in chunk]
     return 200, {"data": {"workspaces": docs, "pageInfo": info}}
@@ -44,7 +49,7 @@ def set_access(ctx: RequestContext, id: str) -> tuple[int, dict[str, Any]]:
     notify = validation.bool_field(body, "notifyPeople")
     message = validation.string_field(body, "message")
     now = ctx.now_iso()
-    added = access.apply_replace(ws.access, users, domains, new_id=ctx.new_id, now=now)
+    added = access.replace_attached(ctx.co, ws.access, users, domains, new_id=ctx.new_id, now=now)
     access.ensure_users(ctx.co, [e.key for e in ws.access.users], now, ctx.new_id)
     lookups.touch_members(ctx, ws)
     ctx.changed()

@@ -171,7 +171,7 @@ def _form_groups(company: Company, homepage_flags: Mapping[int, bool]) -> None:
         home = next((w for w in group_members if homepage_flags.get(id(w))), group_members[0])
         company.groups[gid] = Group(gid, home.id, home.access)
         for ws in group_members:
-            ws.access = home.access
+            company.share_access(ws, home.access)
 
 
 def _add_access_users(company: Company, ids: IdSource, now: str) -> None:

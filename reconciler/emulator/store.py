@@ -7,6 +7,13 @@ this structure as the seed YAML described in README.md.
 Connected workspaces share one ``AccessList`` object (held by their
 ``Group``), so a change made through any member shows on all members, as the
 description says a group has one set of access settings.
+
+A ``Company``'s look-ups by id and ``members`` go through indexes
+(``index.py``) that check every hit against the lists, so appending to a
+list needs no bookkeeping; moving a workspace onto another access list goes
+through ``Company.share_access``, and replacing a list's entries in place is
+reported with ``Company.access_replaced`` (``access.replace_attached`` does
+both the replace and the report).
 """
 
 from __future__ import annotations
@@ -14,6 +21,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
+
+from reconciler.emulator.index import ById, CompanyIndex
 
 
 def iso(seconds: float) -> str:
@@ -228,31 +237,64 @@ class Company:
     _users_by_email: dict[str, User] = field(default_factory=dict, init=False, repr=False, compare=False)
     _users_indexed: int = field(default=0, init=False, repr=False, compare=False)
 
-    # Look-ups by id; lists stay the source of order, these scans are cheap
-    # at emulator sizes and can never go stale.
+    # Look-ups by id. The lists stay the source of truth and of order; the
+    # indexes (``index.py``) only remember positions, check every hit and
+    # fall back to the scan these look-ups always were, so they can never
+    # go stale in a way that changes an answer.
+    _index: CompanyIndex = field(default_factory=CompanyIndex, init=False, repr=False, compare=False)
+    _by_id: dict[str, ById[Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def _lookup(self, collection: str, key: str) -> Any:
+        index = self._by_id.get(collection)
+        if index is None:
+            index = self._by_id[collection] = ById()
+        return index.get(getattr(self, collection), key)
+
     def workspace(self, wid: str) -> Workspace | None:
-        return next((w for w in self.workspaces if w.id == wid), None)
+        return self._index.workspace(self.workspaces, wid)
 
     def account(self, aid: str | None) -> Account | None:
-        return next((a for a in self.accounts if a.id == aid), None) if aid else None
+        return self._lookup("accounts", aid) if aid else None
 
     def deal(self, did: str | None) -> Deal | None:
-        return next((d for d in self.deals if d.id == did), None) if did else None
+        return self._lookup("deals", did) if did else None
 
     def template(self, tid: str) -> Template | None:
-        return next((t for t in self.templates if t.id == tid), None)
+        return self._lookup("templates", tid)
 
     def tag(self, tid: str) -> Tag | None:
-        return next((t for t in self.tags if t.id == tid), None)
+        return self._lookup("tags", tid)
 
     def file(self, fid: str) -> File | None:
-        return next((f for f in self.files if f.id == fid), None)
+        return self._lookup("files", fid)
 
     def asset(self, aid: str) -> Asset | None:
-        return next((a for a in self.assets if a.id == aid), None)
+        return self._lookup("assets", aid)
 
     def custom_field(self, cid: str) -> CustomField | None:
-        return next((c for c in self.custom_fields if c.id == cid), None)
+        return self._lookup("custom_fields", cid)
+
+    def access_entry(self, entry_id: str, *, domains: bool) -> tuple[AccessList, AccessEntry] | None:
+        """The list and the user (or domain) entry with ``entry_id``: the
+        first on the company's distinct lists, in workspace order."""
+        return self._index.entry(self.workspaces, entry_id, domains=domains)
+
+    def plan_item(self, kind: str, item_id: str) -> PlanItem | None:
+        """The first section, page or task (``kind`` is the workspace
+        attribute: ``sections``, ``pages``, ``tasks``) with ``item_id``."""
+        return self._index.plan_item(self.workspaces, kind, item_id)
+
+    def share_access(self, ws: Workspace, access: AccessList) -> None:
+        """Put ``ws`` on the access list ``access`` (connect). Assign
+        ``Workspace.access`` of a workspace the company holds only through
+        this, so that ``members`` keeps up."""
+        self._index.share_access(self.workspaces, ws, access)
+
+    def access_replaced(self, access: AccessList, old_users: list[AccessEntry],
+                        old_domains: list[AccessEntry]) -> None:
+        """``access``'s entries were replaced in place (they were
+        ``old_users`` / ``old_domains``): keeps the entry index in step."""
+        self._index.access_replaced(self.workspaces, access, old_users, old_domains)
 
     def user_by_email(self, email: str) -> User | None:
         # Rendering every access entry looks its person up; a linear scan made
@@ -271,8 +313,8 @@ class Company:
         return list(seen.values())
 
     def members(self, access: AccessList) -> list[Workspace]:
-        """The workspaces sharing ``access``."""
-        return [w for w in self.workspaces if w.access is access]
+        """The workspaces sharing ``access``, in workspace order."""
+        return self._index.members(self.workspaces, access)
 
 
 class IdSource:
