@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 
 
 def test_every_response_carries_rate_limit_headers(client, clock):
@@ -100,7 +102,20 @@ def _scaled_client(make_client, scale: float, limit: int):
     return make_client(target=emulator)
 
 
-def test_scaled_clock_retry_after_is_in_real_seconds(make_client):
+@pytest.fixture
+def still_time(monkeypatch):
+    """The scaled clock's real time stands still: what a test asserts about
+    a few emulator seconds cannot depend on how busy the machine is."""
+    import time
+    import types
+
+    import reconciler.clock
+
+    frozen = types.SimpleNamespace(monotonic=lambda: 1000.0, time=time.time, sleep=time.sleep)
+    monkeypatch.setattr(reconciler.clock, "time", frozen)
+
+
+def test_scaled_clock_retry_after_is_in_real_seconds(make_client, still_time):
     client = _scaled_client(make_client, 10.0, 1)
     assert client.get("/workspaces").status_code == 200
     refused = client.get("/workspaces")
@@ -110,7 +125,7 @@ def test_scaled_clock_retry_after_is_in_real_seconds(make_client):
     assert "retry after 5 s" in refused.json()["error"]["message"]
 
 
-def test_scaled_clock_retry_after_is_at_least_one_second(make_client):
+def test_scaled_clock_retry_after_is_at_least_one_second(make_client, still_time):
     client = _scaled_client(make_client, 6000.0, 1)
     client.get("/workspaces")
     assert client.get("/workspaces").headers["Retry-After"] == "1"
