@@ -6,10 +6,14 @@ BIN    := $(VENV)/bin
 
 .PHONY: demo test install clean
 
+# An editable install leaves no bytecode: compileall makes it now, so the
+# first commands do not pay for it (nor every command, where
+# PYTHONDONTWRITEBYTECODE is set).
 $(BIN)/reconciler: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/python -m compileall -q reconciler
 	touch $@
 
 install: $(BIN)/reconciler
@@ -22,3 +26,4 @@ test: install
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache
+	find reconciler bench tests -name __pycache__ -prune -exec rm -rf {} +

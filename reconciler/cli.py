@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import sys
-import tempfile
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -28,7 +25,8 @@ from reconciler.text import printable
 
 # Start-up: `--help` and `validate` must not pay for httpx, pydantic's state
 # models, the API client or the emulator, so the commands, the state and the
-# target are imported by the commands that use them (bench/README.md).
+# target are imported by the commands that use them (bench/README.md); so are
+# tempfile, shutil and traceback, which only the demo and a crash need.
 if TYPE_CHECKING:
     from reconciler.target import Target
 
@@ -328,6 +326,9 @@ def demo(path: Path) -> None:
     time, so the demo always starts from the seed beside the manifest (seed.yaml) or the built-in
     demo company.
     """
+    import shutil
+    import tempfile
+
     from reconciler import commands
     from reconciler.target import Target
 
@@ -569,6 +570,9 @@ def _run(argv: list[str] | None) -> None:
 def _crash_log() -> Path:
     """The traceback in a file of its own (two crashes never overwrite each
     other's), readable by this user only."""
+    import tempfile
+    import traceback
+
     fd, name = tempfile.mkstemp(prefix="reconciler-crash-", suffix=".log")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(traceback.format_exc())

@@ -4,10 +4,8 @@ The validated ``ManifestSpec`` gives the values; the loaded YAML tree, walked
 alongside it, gives each node's line.  Only called once every rule passed,
 so the two trees have the same shape.
 
-The nodes are made with ``model_construct``: their values come from
-``ManifestSpec``, already validated and of the right types, and validating
-them again would first build every Desired model's validator, a quarter of
-what ``reconciler validate`` of a small manifest costs (bench/README.md).
+The nodes are plain dataclasses: their values come from ``ManifestSpec``,
+already validated and of the right types, so nothing is validated twice.
 """
 
 from __future__ import annotations
@@ -73,7 +71,7 @@ class _Builder:
             return None
         raw = parent["access"]
         users, domains = raw.get("users", []), raw.get("domains", [])
-        return AccessList.model_construct(
+        return AccessList(
             users=tuple(
                 UserAccess(email=u.email, role=u.role, expires=u.expires,
                            location=SourceLocation(self.file, users.item_lines[i]))
@@ -96,16 +94,16 @@ class _Builder:
         raw = document["policy"]
 
         def one(key: str, value: object) -> PolicyValue | None:
-            return None if value is None else PolicyValue.model_construct(value=value, location=self.at(raw, key))  # type: ignore[arg-type]
+            return None if value is None else PolicyValue(value=value, location=self.at(raw, key))  # type: ignore[arg-type]
 
         def many(key: str, values: tuple[str, ...] | None) -> tuple[PolicyValue, ...] | None:
             if values is None:
                 return None
             items = raw[key]
-            return tuple(PolicyValue.model_construct(value=v, location=SourceLocation(self.file, items.item_lines[i]))
+            return tuple(PolicyValue(value=v, location=SourceLocation(self.file, items.item_lines[i]))
                          for i, v in enumerate(values))
 
-        return DesiredPolicy.model_construct(
+        return DesiredPolicy(
             allowed_domains=many("allowedDomains", spec.allowedDomains),
             max_role_outside=one("maxRoleOutside", spec.maxRoleOutside),
             protected_owners=many("protectedOwners", spec.protectedOwners or None) or (),
@@ -117,22 +115,22 @@ class _Builder:
 
     def visibility(self, specs: dict[str, HiddenSpec], parent: LineDict, key: str) -> tuple[VisibilitySetting, ...]:
         raw = parent.get(key, LineDict())
-        return tuple(VisibilitySetting.model_construct(id=i, hidden=s.hidden, location=self.at(raw, i)) for i, s in specs.items())
+        return tuple(VisibilitySetting(id=i, hidden=s.hidden, location=self.at(raw, i)) for i, s in specs.items())
 
     def tasks(self, specs: dict[str, CompletedSpec], parent: LineDict) -> tuple[TaskSetting, ...]:
         raw = parent.get("tasks", LineDict())
-        return tuple(TaskSetting.model_construct(id=i, completed=s.completed, location=self.at(raw, i)) for i, s in specs.items())
+        return tuple(TaskSetting(id=i, completed=s.completed, location=self.at(raw, i)) for i, s in specs.items())
 
     def member(self, group: str, key: str, spec: MemberSpec, members: LineDict) -> DesiredMember:
         raw = members[key]
         deal = None
         if spec.deal is not None:
-            deal = DealLink.model_construct(
+            deal = DealLink(
                 crm_one_deal_id=spec.deal.crmOneDealId,
                 crm_two_opportunity_id=spec.deal.crmTwoOpportunityId,
                 location=self.at(raw, "deal"),
             )
-        return DesiredMember.model_construct(
+        return DesiredMember(
             group=group,
             key=key,
             id=spec.id,
@@ -161,8 +159,8 @@ class _Builder:
             fields["mime_type"] = spec.mimeType or guess_mime_type(spec.file)
             fields["digest"], fields["size"] = file_digest(source)
             if isinstance(spec, (VideoAssetSpec, AudioAssetSpec)) and spec.metadata is not None:
-                fields["metadata"] = AssetMetadata.model_construct(**spec.metadata.model_dump())
-        return DesiredAsset.model_construct(
+                fields["metadata"] = AssetMetadata(**spec.metadata.model_dump())
+        return DesiredAsset(
             key=key,
             type=spec.type,
             name=spec.name,
@@ -188,7 +186,7 @@ def build_file(spec: ManifestSpec, document: LineDict, file: str, base_dir: Path
     workspaces_raw = document.get("workspaces", LineDict())
     assets_raw = document.get("assets", LineDict())
     groups = tuple(
-        DesiredGroup.model_construct(
+        DesiredGroup(
             key=key,
             homepage=g.homepage,
             access=b.access(g.access, groups_raw[key]),
@@ -200,7 +198,7 @@ def build_file(spec: ManifestSpec, document: LineDict, file: str, base_dir: Path
         for key, g in spec.groups.items()
     )
     workspaces = tuple(
-        DesiredWorkspace.model_construct(
+        DesiredWorkspace(
             key=key,
             id=w.id,
             access=b.access(w.access, workspaces_raw[key]),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import datetime
 import hashlib
+import dataclasses
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -107,7 +108,7 @@ def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, to
         raise ManifestError(problems_found)
     # Lint and grants already expired: warnings, not errors (validate --strict makes them errors).
     notes = lint(desired, today or datetime.datetime.now(datetime.UTC).date())
-    return desired.model_copy(update={"notes": tuple(notes)}) if notes else desired
+    return dataclasses.replace(desired, notes=tuple(notes)) if notes else desired
 
 
 def decode_manifest(data: bytes) -> str | tuple[int, str]:
@@ -183,7 +184,7 @@ def _merge(parts: list[FileParts], root: Path, read: list[_ReadFile]) -> Desired
     if len(policies) > 1:
         raise ManifestError([f"{later.location}: policy: already defined at {policies[0].location}; the policy "
                              "may be defined in one file only" for later in policies[1:]])
-    return Desired.model_construct(
+    return Desired(
         version=1,
         groups=tuple(g for p in parts for g in p.groups),
         workspaces=tuple(w for p in parts for w in p.workspaces),

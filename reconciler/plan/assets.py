@@ -11,6 +11,7 @@ Pure, like the rest of ``plan/``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from reconciler.manifest import DesiredAsset
@@ -157,4 +158,4 @@ def _after_creation(asset: DesiredAsset, field: str) -> bool:
 def _metadata(asset: DesiredAsset) -> dict[str, float] | None:
     if asset.metadata is None:
         return None
-    return {k: v for k, v in asset.metadata.model_dump().items() if v is not None}
+    return {k: v for k, v in dataclasses.asdict(asset.metadata).items() if v is not None}
