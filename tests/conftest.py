@@ -6,6 +6,8 @@ our own code; these helpers only shorten the spelling.
 
 from __future__ import annotations
 
+import errno
+import os
 import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -25,6 +27,27 @@ def write_manifest(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+@pytest.fixture
+def disk_full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+    """Make every write to a file under ``tmp_path`` fail with ENOSPC after
+    its first few bytes, as a full disk does; returns the switch."""
+    real_write = os.write
+    root = str(tmp_path.resolve())
+
+    def write(fd: int, data: bytes) -> int:
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            target = ""
+        if target.startswith(root):
+            if len(data) > 3:
+                real_write(fd, bytes(data[:3]))
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    return lambda: monkeypatch.setattr(os, "write", write)
 
 
 def live_workspace(

@@ -21,7 +21,6 @@ import pytest
 from reconciler.errors import StateError
 from reconciler.state import StateLock
 from tests.e2e.conftest import ROOT, TOKEN, run_cli
-from tests.test_state import disk_full  # noqa: F401  (a fixture)
 
 LOCK_HOLDER = textwrap.dedent("""
     import sys, time

@@ -88,26 +88,6 @@ def test_lock_is_released_on_exit(tmp_path: Path) -> None:
 # -- a full disk -------------------------------------------------------------------
 
 
-@pytest.fixture
-def disk_full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
-    """Make every write to a regular file under ``tmp_path`` fail with ENOSPC
-    after its first few bytes, as a full disk does; returns the switch."""
-    real_write = os.write
-    root = str(tmp_path.resolve())
-
-    def write(fd: int, data: bytes) -> int:
-        try:
-            target = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:
-            target = ""
-        if target.startswith(root):
-            if len(data) > 3:
-                real_write(fd, bytes(data[:3]))
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real_write(fd, data)
-
-    return lambda: monkeypatch.setattr(os, "write", write)
-
 
 def test_a_failed_state_write_leaves_the_previous_file_byte_for_byte(tmp_path: Path,
                                                                      disk_full: Callable[[], None]) -> None:

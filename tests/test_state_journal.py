@@ -264,23 +264,6 @@ def test_fold_journal_without_a_journal_writes_nothing(tmp_path: Path) -> None:
 # -- a full disk ----------------------------------------------------------------------
 
 
-@pytest.fixture
-def disk_full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
-    """Every write to a file under ``tmp_path`` fails with ENOSPC after its
-    first few bytes, as a full disk does; returns the switch."""
-    real_write = os.write
-    root = str(tmp_path.resolve())
-
-    def write(fd: int, data: bytes) -> int:
-        target = os.readlink(f"/proc/self/fd/{fd}") if os.path.exists(f"/proc/self/fd/{fd}") else ""
-        if target.startswith(root):
-            if len(data) > 3:
-                real_write(fd, bytes(data[:3]))
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real_write(fd, data)
-
-    return lambda: monkeypatch.setattr(os, "write", write)
-
 
 def test_an_append_on_a_full_disk_is_a_state_write_error_and_keeps_what_was_recorded(
         tmp_path: Path, disk_full: Callable[[], None]) -> None:
