@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from reconciler.emulator import plan_items
+from reconciler.emulator.validation import ROLES
 from reconciler.emulator.store import (
     AccessEntry, AccessList, Account, Asset, Company, CustomField, Deal, File, Group, IdSource,
     PlanItem, Store, Tag, Template, User, Workspace,
@@ -301,8 +302,11 @@ def _load_access(ld: _Loader, w: Mapping[str, Any], where: str) -> AccessList:
     access = AccessList()
     for attr, key, prefix, target in (("users", "email", "wu", access.users), ("domains", "domain", "wd", access.domains)):
         for i, e in enumerate(_list(w.get(attr), f"{where}.{attr}")):
-            e = _check(e, {"id", key, "role", "createdAt", "updatedAt"}, f"{where}.{attr}[{i}]", (key, "role"))
-            entry = AccessEntry("", str(e[key]).lower(), str(e["role"]), *ld.stamps(e))
+            place = f"{where}.{attr}[{i}]"
+            e = _check(e, {"id", key, "role", "createdAt", "updatedAt"}, place, (key, "role"))
+            if e["role"] not in ROLES:  # the service answers no other role, so a seed must not hold one
+                raise SeedError(f"{place}.role: {e['role']!r} is not one of {', '.join(ROLES)}")
+            entry = AccessEntry("", str(e[key]).lower(), e["role"], *ld.stamps(e))
             entry.id = ld.id_of(e, prefix, lambda v, o=entry: setattr(o, "id", v))
             target.append(entry)
     return access

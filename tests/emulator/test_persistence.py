@@ -110,6 +110,16 @@ def test_malformed_seed_names_the_file_and_the_key(tmp_path):
         Emulator.from_seed_file(bad)
 
 
+def test_a_seeded_access_entry_with_a_role_the_service_does_not_have_is_refused_with_its_place(tmp_path):
+    from reconciler.emulator import SeedError
+
+    bad = tmp_path / "seed.yaml"
+    bad.write_text("companies:\n  acme:\n    token: t\n    workspaces:\n      - id: ws_1\n        name: One\n"
+                   "        users: [{email: a@b.co, role: admin}]\n", encoding="utf-8")
+    with pytest.raises(SeedError, match=r"companies\.acme\.workspaces\[0\]\.users\[0\]\.role: 'admin' is not one of owner,"):
+        Emulator.from_seed_file(bad)
+
+
 # --- a data file that cannot be written: the envelope, and memory kept in step with the file ---
 
 def _disk_full(monkeypatch):
