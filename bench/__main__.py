@@ -12,6 +12,7 @@ root:
     .venv/bin/python -m bench                       # 1,000, 10,000, 50,000
     .venv/bin/python -m bench --sizes 1000,10000 --repeat 3
     .venv/bin/python -m bench --sizes 200 --no-startup
+    .venv/bin/python -m bench --sizes '' --startup-runs 20   # start-up alone
 
 The output is markdown, ready for bench/README.md.
 """
@@ -110,7 +111,8 @@ def machine() -> str:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
-                        help="comma-separated workspace counts (default %(default)s)")
+                        help="comma-separated workspace counts (default %(default)s); "
+                             "--sizes '' measures the start-up alone")
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs of each timed step; the fastest counts (default %(default)s)")
     parser.add_argument("--startup-runs", type=int, default=10,
@@ -131,8 +133,9 @@ def main(argv: Sequence[str] | None = None) -> list[SizeResult]:
         results.append(measure_size(n, repeat=args.repeat, replan=not args.no_replan))
         print(f"<!-- N={n:,} measured; set-up (scenario + emulator) {results[-1].setup_wall:.1f} s -->",
               flush=True)
-    print()
-    print("\n".join(size_table(results)))
+    if results:
+        print()
+        print("\n".join(size_table(results)))
     if not args.no_startup:
         print()
         print("\n".join(startup_table(measure_startup(args.startup_runs))))

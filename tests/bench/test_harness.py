@@ -62,7 +62,8 @@ def test_the_table_has_every_row_and_one_column_per_size(run: tuple[SizeResult, 
 def test_startup_rows_name_each_process_and_every_process_succeeds() -> None:
     results = measure_startup(runs=1)
     assert [r.label for r in results] == [
-        "python -c pass", "reconciler --help", "reconciler validate (5-line manifest)"]
+        "python -c pass", "floor: click, PyYAML and pydantic imported", "reconciler --help",
+        "reconciler validate (5-line manifest)"]
     assert all(r.exit_code == 0 for r in results)
     table = startup_table(results)
     assert len(table) == 2 + len(results)
