@@ -50,8 +50,15 @@ workspaces:
 """
 
 
-def _probe(args: list[str]) -> dict[str, object]:
-    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(HEAVY), json.dumps(args)],
+# What only a manifest with errors (the messages), one with assets (the MIME
+# table) or a crash log (traceback) needs: a valid manifest without assets
+# loads none of them. (tempfile and shutil are no longer imported by the CLI
+# either, but pydantic's plugin discovery imports them through importlib.metadata.)
+ONLY_WHEN_NEEDED = ("reconciler.manifest.messages", "mimetypes", "traceback")
+
+
+def _probe(args: list[str], modules: tuple[str, ...] = HEAVY) -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(modules), json.dumps(args)],
                           capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -66,6 +73,22 @@ def test_validate_of_a_tiny_manifest_loads_none_of_the_heavy_modules(tmp_path: P
     result = _probe(["validate", str(manifest)])
     assert result["code"] == 0
     assert result["after_command"] == []
+
+
+def test_validate_of_a_valid_manifest_without_assets_loads_nothing_only_errors_or_assets_need(tmp_path: Path) -> None:
+    manifest = tmp_path / "manifest.yaml"
+    manifest.write_text(MANIFEST, encoding="utf-8")
+    result = _probe(["validate", str(manifest)], ONLY_WHEN_NEEDED)
+    assert result["code"] == 0
+    assert result["after_command"] == []
+
+
+def test_validate_of_a_manifest_with_an_error_still_explains_it(tmp_path: Path) -> None:
+    manifest = tmp_path / "manifest.yaml"
+    manifest.write_text(MANIFEST.replace("role: owner", "role: boss"), encoding="utf-8")
+    result = _probe(["validate", str(manifest)], ONLY_WHEN_NEEDED)
+    assert result["code"] == 1
+    assert result["after_command"] == ["reconciler.manifest.messages"]
 
 
 @pytest.mark.parametrize("args", [["--help"], ["plan", "--help"], ["apply", "--help"]])

@@ -4,15 +4,15 @@ The validated ``ManifestSpec`` gives the values; the loaded YAML tree, walked
 alongside it, gives each node's line.  Only called once every rule passed,
 so the two trees have the same shape.
 
-The nodes are plain dataclasses: their values come from ``ManifestSpec``,
+The nodes are NamedTuples (see desired.py): their values come from ``ManifestSpec``,
 already validated and of the right types, so nothing is validated twice.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from reconciler.manifest.desired import (
     AccessList,
@@ -47,8 +47,7 @@ from reconciler.manifest.rules import guess_mime_type
 from reconciler.manifest.yaml_lines import LineDict
 
 
-@dataclass(frozen=True)
-class FileParts:
+class FileParts(NamedTuple):
     """The Desired nodes one manifest file contributes."""
 
     groups: tuple[DesiredGroup, ...]

@@ -10,12 +10,10 @@ from __future__ import annotations
 import codecs
 import datetime
 import hashlib
-import dataclasses
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -26,7 +24,6 @@ from reconciler.manifest.desired import Desired
 from reconciler.manifest.lint import lint
 from reconciler.manifest.policy import policy_problems
 from reconciler.manifest.location import Problem, SourceLocation
-from reconciler.manifest.messages import problems_from_errors
 from reconciler.manifest.models import ManifestSpec
 from reconciler.manifest.rules import DEFAULT_MAX_FILE_BYTES, file_rules, manifest_set_rules
 from reconciler.manifest.yaml_lines import LineDict, line_of, load_yaml
@@ -34,8 +31,7 @@ from reconciler.manifest.yaml_lines import LineDict, line_of, load_yaml
 MANIFEST_SUFFIXES = (".yaml", ".yml")
 
 
-@dataclass(frozen=True)
-class _ReadFile:
+class _ReadFile(NamedTuple):
     path: Path
     name: str  # as shown in messages: the path given, or joined to the directory given
     data: bytes
@@ -108,7 +104,7 @@ def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, to
         raise ManifestError(problems_found)
     # Lint and grants already expired: warnings, not errors (validate --strict makes them errors).
     notes = lint(desired, today or datetime.datetime.now(datetime.UTC).date())
-    return dataclasses.replace(desired, notes=tuple(notes)) if notes else desired
+    return desired._replace(notes=tuple(notes)) if notes else desired
 
 
 def decode_manifest(data: bytes) -> str | tuple[int, str]:
@@ -158,6 +154,8 @@ def _validate_and_build(document: Any, name: str, base_dir: Path, root: Path,
         try:
             spec = ManifestSpec.model_validate(piece)
         except ValidationError as exc:
+            from reconciler.manifest.messages import problems_from_errors  # only a file with errors needs it
+
             problems += problems_from_errors(exc.errors(), document, name)
             continue
         if not problems:

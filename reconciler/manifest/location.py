@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from reconciler.text import printable
 
+# NamedTuples, like the Desired nodes (see desired.py): one is made for every
+# node of a manifest, and ordering by (file, line) is the tuple's own.
 
-@dataclass(frozen=True, order=True, slots=True)
-class SourceLocation:
+
+class SourceLocation(NamedTuple):
     """A place in a manifest file; ``str()`` gives ``file:line`` (line is 1-based).
 
     The file name comes from the manifest directory, which a pull request
@@ -22,8 +24,7 @@ class SourceLocation:
         return f"{printable(self.file)}:{self.line}"
 
 
-@dataclass(frozen=True, order=True)
-class Problem:
+class Problem(NamedTuple):
     """One thing wrong with the manifests, at the place a user should edit.
 
     ``str()`` gives ``file:line: message`` on one line.  Messages quote

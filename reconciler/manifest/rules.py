@@ -9,15 +9,17 @@ a value of the wrong type is the models' problem to report, not these rules'.
 from __future__ import annotations
 
 import functools
-import mimetypes
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reconciler.manifest.location import Problem, SourceLocation
 from reconciler.manifest.models import ASSET_TYPES, FILE_ASSET_TYPES
 from reconciler.manifest.yaml_lines import LineDict, LineList
 from reconciler.text import printable, quoted, shortened
+
+if TYPE_CHECKING:
+    import mimetypes
 
 UPLOADED_TYPES = frozenset(FILE_ASSET_TYPES) | {"video", "audio"}
 DEFAULT_MAX_FILE_BYTES = 100 * 2**20
@@ -49,7 +51,10 @@ SECTIONS = ("groups", "workspaces", "assets")
 def _mime_types() -> mimetypes.MimeTypes:
     # Only Python's built-in table (not /etc/mime.types), so the same file gets the
     # same type on every machine; the Office formats it lacks are added here.
-    # Built on first use: it costs 3 ms, and most manifests have no asset.
+    # Built (and mimetypes imported) on first use: it costs 3 ms, and most
+    # manifests have no asset.
+    import mimetypes
+
     table = mimetypes.MimeTypes()
     for mime_type, extension in (
         ("application/vnd.openxmlformats-officedocument.wordprocessingml.document", ".docx"),

@@ -26,7 +26,7 @@ import re
 import sys
 from array import array
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -93,8 +93,7 @@ class LineList(list[Any]):
     item_lines: array[int]  # machine integers: a list of int objects would cost four times as much
 
 
-@dataclass(frozen=True)
-class LoadedYaml:
+class LoadedYaml(NamedTuple):
     """One file's document (None when empty) and the problems met reading it.
 
     ``fatal`` is true when the text could not be turned into values at all;

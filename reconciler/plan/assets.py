@@ -11,7 +11,6 @@ Pure, like the rest of ``plan/``.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 from reconciler.manifest import DesiredAsset
@@ -158,4 +157,4 @@ def _after_creation(asset: DesiredAsset, field: str) -> bool:
 def _metadata(asset: DesiredAsset) -> dict[str, float] | None:
     if asset.metadata is None:
         return None
-    return {k: v for k, v in dataclasses.asdict(asset.metadata).items() if v is not None}
+    return {k: v for k, v in asset.metadata._asdict().items() if v is not None}
