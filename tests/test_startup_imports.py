@@ -58,9 +58,10 @@ ONLY_WHEN_NEEDED = ("reconciler.manifest.messages", "mimetypes", "traceback")
 
 
 def _probe(args: list[str], modules: tuple[str, ...] = HEAVY) -> dict[str, object]:
+    """What the probe reports, and what the command wrote on stderr."""
     done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(modules), json.dumps(args)],
                           capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "stderr": done.stderr}
 
 
 def test_importing_the_cli_loads_none_of_the_heavy_modules() -> None:
@@ -83,12 +84,13 @@ def test_validate_of_a_valid_manifest_without_assets_loads_nothing_only_errors_o
     assert result["after_command"] == []
 
 
-def test_validate_of_a_manifest_with_an_error_still_explains_it(tmp_path: Path) -> None:
+def test_validate_of_a_manifest_with_an_error_loads_the_messages_and_explains_it(tmp_path: Path) -> None:
     manifest = tmp_path / "manifest.yaml"
     manifest.write_text(MANIFEST.replace("role: owner", "role: boss"), encoding="utf-8")
     result = _probe(["validate", str(manifest)], ONLY_WHEN_NEEDED)
     assert result["code"] == 1
     assert result["after_command"] == ["reconciler.manifest.messages"]
+    assert "manifest.yaml:5" in str(result["stderr"]) and "boss" in str(result["stderr"])
 
 
 @pytest.mark.parametrize("args", [["--help"], ["plan", "--help"], ["apply", "--help"]])

@@ -85,8 +85,7 @@ def test_lock_is_released_on_exit(tmp_path: Path) -> None:
     assert not (tmp_path / "s.json.lock").exists()
 
 
-# -- a full disk -------------------------------------------------------------------
-
+# -- a full disk (the disk_full fixture is in tests/conftest.py) --------------------
 
 
 def test_a_failed_state_write_leaves_the_previous_file_byte_for_byte(tmp_path: Path,

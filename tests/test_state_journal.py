@@ -261,8 +261,7 @@ def test_fold_journal_without_a_journal_writes_nothing(tmp_path: Path) -> None:
     assert path.read_bytes() == before
 
 
-# -- a full disk ----------------------------------------------------------------------
-
+# -- a full disk (the disk_full fixture is in tests/conftest.py) --------------------
 
 
 def test_an_append_on_a_full_disk_is_a_state_write_error_and_keeps_what_was_recorded(
