@@ -163,9 +163,13 @@ def apply(
         check_targets(desired, targets)
         fresh = _plan(desired, target=target, state=state, targets=targets, reassert=reassert)
         if saved is not None:
-            assert plan_file is not None
-            _refuse_stale(saved, fresh, plan_file)
-        chosen = saved or fresh
+            # The saved plan is an approval, never a program: what is applied,
+            # checked for safety and shown is always the recomputed plan.
+            from reconciler.plan.saved import refuse_altered, refuse_stale
+
+            refuse_stale(saved, fresh, str(plan_file))
+            refuse_altered(saved, fresh, str(plan_file))
+        chosen = fresh
         check_safety(chosen, desired, max_removals=max_removals, allow=allow or {})
         if not chosen.has_changes:
             with open_client(target) as client:
@@ -238,29 +242,6 @@ def load_plan_file(plan_file: Path) -> tuple[Plan, Path]:
         return Plan.model_validate(doc["plan"]), Path(doc["manifest_path"])
     except (OSError, ValueError, KeyError, AttributeError, TypeError, ValidationError) as exc:
         raise ConfigError(f"{plan_file} is not a plan saved by 'reconciler plan --out': {exc}.") from exc
-
-
-def _refuse_stale(saved: Plan, fresh: Plan, plan_file: Path) -> None:
-    """A saved plan is bound to its inputs; any of them moving makes it stale."""
-    if saved.service != fresh.service:
-        raise ApplyError(
-            f"The saved plan {plan_file} was made against {saved.service or 'another service'}, not "
-            f"{fresh.service}, so nothing was changed. Plan against this service and review that plan."
-        )
-    reasons = []
-    if saved.manifest_digest != fresh.manifest_digest:
-        reasons.append("The manifests changed since it was made.")
-    if saved.state_lineage != fresh.state_lineage:
-        reasons.append("It was made against a different state file (the lineage differs).")
-    elif saved.state_serial != fresh.state_serial:
-        reasons.append(f"The state moved on since it was made (serial {saved.state_serial}, now {fresh.state_serial}).")
-    if saved.live_fingerprint != fresh.live_fingerprint:
-        reasons.append("Access in the live service changed since it was made.")
-    if reasons:
-        raise ApplyError(
-            f"The saved plan {plan_file} is stale, so nothing was changed. {' '.join(reasons)} "
-            "Run 'reconciler plan --out' again and review the new plan."
-        )
 
 
 def check_safety(result: Plan, desired: Desired, *, max_removals: int | None, allow: Mapping[str, int]) -> None:

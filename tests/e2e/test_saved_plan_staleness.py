@@ -1,0 +1,34 @@
+"""Why a saved plan is stale, said the way it happened."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import run_cli
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("RECONCILER_BASE_URL", "RECONCILER_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def emu_args(project: Path) -> list[str]:
+    return ["--emulator", str(project / "emulator.yaml"), "--seed", str(project / "seed.yaml")]
+
+
+def test_a_plan_made_without_state_applied_where_one_exists_says_so(project: Path, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    plan_file = tmp_path / "plan.json"
+    assert run_cli(["plan", str(project), *emu_args(project), "--out", str(plan_file)], capsys)[0] == 0
+    assert run_cli(["apply", str(project), *emu_args(project), "--target", "workspace.partner-portal",
+                    "--auto-approve"], capsys)[0] == 0
+
+    code, _, err = run_cli(["apply", str(project), *emu_args(project), "--plan", str(plan_file), "--auto-approve"],
+                           capsys)
+
+    assert code == 1
+    assert "It was made without a state file; one exists now." in err
+    assert "lineage" not in err
