@@ -229,9 +229,9 @@ def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str
                                allow=_parse_allow(allow), expiry_warning_days=expiry_warning_days)
     except PlanRefused as refused:
         # A refused plan is still shown, so the reviewer sees what was refused.
-        click.echo(commands.render(refused.plan, fmt=fmt, color=_color(), by_person=by_person), nl=False)  # type: ignore[arg-type]
+        _say(commands.render(refused.plan, fmt=fmt, color=_color(), by_person=by_person), nl=False)  # type: ignore[arg-type]
         raise
-    click.echo(commands.render(result, fmt=fmt, color=_color(), by_person=by_person), nl=False)
+    _say(commands.render(result, fmt=fmt, color=_color(), by_person=by_person), nl=False)
     if out is not None:
         click.echo(_saved_plan_notice(out, target, state_path), err=True)
     if detailed_exitcode and result.has_changes:
@@ -281,7 +281,7 @@ def apply(path: Path | None, target: Target, state_path: Path | None, targets: t
     """Make the live service match the manifests in PATH (default: the current directory, or with
     --plan the manifests the plan was made from), after showing the plan."""
     def confirm(text: str) -> bool:
-        click.echo(text, nl=False)
+        _say(text, nl=False)
         if auto_approve:
             return True
         if not sys.stdin.isatty():
@@ -309,11 +309,11 @@ def apply(path: Path | None, target: Target, state_path: Path | None, targets: t
                                      max_file_bytes=max_file_mib * 2**20)
         except PlanRefused as refused:
             # Shown before the refusal, as plan does: the reviewer sees what was refused.
-            click.echo(commands.render(refused.plan, fmt="text", color=_color()), nl=False)  # type: ignore[arg-type]
+            _say(commands.render(refused.plan, fmt="text", color=_color()), nl=False)  # type: ignore[arg-type]
             raise
         finally:
             shown.close()
-    click.echo(outcome)
+    _say(outcome)
 
 
 @cli.command()
@@ -502,6 +502,20 @@ EXIT_TERMINATED = 143
 class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised wherever the program is, so that ``with`` blocks
     unwind (the state lock is released) exactly as for Ctrl-C."""
+
+
+def _say(text: str, *, nl: bool = True) -> None:
+    """Write to stdout; once the reader has gone (``apply | head -3``), drop
+    the rest quietly.  A closed pipe is the reader's choice, not a failure of
+    the command: it must neither stop an apply halfway nor turn a successful
+    one into exit 1.  stdout is pointed at /dev/null so the interpreter's own
+    flush at exit does not fail on it either."""
+    try:
+        click.echo(text, nl=nl)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _raise_terminated(signum: int, frame: object) -> None:
