@@ -21,6 +21,7 @@ import click
 
 from reconciler import __version__
 from reconciler.errors import ConfigError, PlanRefused, ReconcilerError
+from reconciler.suggest import Invocation, complete
 from reconciler.text import printable
 
 # Start-up: `--help` and `validate` must not pay for httpx, pydantic's state
@@ -73,6 +74,7 @@ def connection_options(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from reconciler.target import Target
 
+        _remember_invocation(kwargs)
         kwargs["target"] = Target(
             base_url=kwargs.pop("base_url"),
             token_file=kwargs.pop("token_file"),
@@ -84,12 +86,28 @@ def connection_options(func: F) -> F:
             timeout=kwargs.pop("timeout"),
             connect_timeout=kwargs.pop("connect_timeout"),
             ca_bundle=kwargs.pop("ca_bundle"),
-            notice=lambda line: click.echo(line, err=True),
+            notice=lambda line: click.echo(complete(line, _INVOCATION), err=True),
             trace=(lambda line: click.echo(f"debug: {printable(line)}", err=True)) if kwargs.pop("debug") else None,
         )
         return func(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+_INVOCATION: Invocation | None = None
+
+
+def _remember_invocation(params: dict[str, Any]) -> None:
+    """How this run was pointed (PATH, service, state), so the commands that
+    messages suggest are printed complete (reconciler.suggest)."""
+    global _INVOCATION
+    from_command_line = click.get_current_context().get_parameter_source("base_url") \
+        is click.core.ParameterSource.COMMANDLINE
+    path = params.get("path")
+    _INVOCATION = Invocation(path=path if isinstance(path, Path) else None,
+                             emulator_file=params.get("emulator_file"),
+                             base_url=params.get("base_url") if from_command_line else None,
+                             token_file=params.get("token_file"), state_path=params.get("state_path"))
 
 
 def _parse_rate_limits(values: tuple[str, ...]) -> dict[str, int]:
@@ -233,25 +251,18 @@ def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str
         raise
     _say(commands.render(result, fmt=fmt, color=_color(), by_person=by_person), nl=False)
     if out is not None:
-        click.echo(_saved_plan_notice(out, target, state_path), err=True)
+        click.echo(_saved_plan_notice(out), err=True)
     if detailed_exitcode and result.has_changes:
         sys.exit(EXIT_CHANGES)
 
 
-def _saved_plan_notice(out: Path, target: Target, state_path: Path | None) -> str:
+def _saved_plan_notice(out: Path) -> str:
     """Where ``plan --out`` saved the plan, and the command that applies exactly it
     (on stderr, so stdout stays the rendered plan, e.g. a PR comment)."""
     import shlex
 
-    words = ["reconciler", "apply", "--plan", str(out)]
-    if target.emulator_file is not None:
-        words += ["--emulator", str(target.emulator_file)]
-    if target.base_url and target.base_url != target.env.get("RECONCILER_BASE_URL"):
-        words += ["--base-url", target.base_url]
-    if target.token_file is not None:
-        words += ["--token-file", str(target.token_file)]
-    if state_path is not None:
-        words += ["--state", str(state_path)]
+    run = _INVOCATION or Invocation()
+    words = ["reconciler", "apply", "--plan", str(out), *run.connection_words(), *run.state_words()]
     return (f"Saved the plan to {out} (a saved plan, not the --format json document: see the README).\n"
             f"To apply exactly this plan (refused if the manifests, the service or the state move first):\n"
             f"  {shlex.join(words)}")
@@ -511,7 +522,7 @@ def _say(text: str, *, nl: bool = True) -> None:
     one into exit 1.  stdout is pointed at /dev/null so the interpreter's own
     flush at exit does not fail on it either."""
     try:
-        click.echo(text, nl=nl)
+        click.echo(complete(text, _INVOCATION), nl=nl)
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -572,7 +583,7 @@ def _run(argv: list[str] | None) -> None:
         sys.exit(EXIT_ERROR)
     except ReconcilerError as exc:
         # Messages quote manifests and answers: nothing in them may drive the terminal.
-        click.echo(f"Error: {printable(str(exc), multiline=True)}", err=True)
+        click.echo(f"Error: {complete(printable(str(exc), multiline=True), _INVOCATION)}", err=True)
         sys.exit(EXIT_ERROR)
     except SystemExit:
         raise

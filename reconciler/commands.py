@@ -241,7 +241,7 @@ def load_plan_file(plan_file: Path) -> tuple[Plan, Path]:
             raise ValueError("not a saved reconciler plan")
         return Plan.model_validate(doc["plan"]), Path(doc["manifest_path"])
     except (OSError, ValueError, KeyError, AttributeError, TypeError, ValidationError) as exc:
-        raise ConfigError(f"{plan_file} is not a plan saved by 'reconciler plan --out': {exc}.") from exc
+        raise ConfigError(f"{plan_file} is not a plan saved by reconciler plan --out: {exc}.") from exc
 
 
 def check_safety(result: Plan, desired: Desired, *, max_removals: int | None, allow: Mapping[str, int]) -> None:

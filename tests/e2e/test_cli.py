@@ -243,6 +243,6 @@ def test_a_damaged_saved_plan_is_refused_with_nothing_applied(project: Path, tmp
                           "another kind": text.replace('"reconciler-plan"', '"terraform-plan"')}[damage])
     code, _, err = run_cli(["apply", str(project), *emu_args(project), "--plan", str(plan_file),
                             "--auto-approve"], capsys)
-    assert code == 1 and f"{plan_file} is not a plan saved by 'reconciler plan --out'" in err
+    assert code == 1 and f"{plan_file} is not a plan saved by reconciler plan --out:" in err
     code, out, _ = run_cli(["plan", str(project), *emu_args(project), "--detailed-exitcode"], capsys)
     assert code == 2  # nothing was applied

@@ -60,7 +60,8 @@ ASSET_NAMES = ("Pricing 2027", "Onboarding checklist", "Customer Inc website", "
 RECONCILER = [sys.executable, "-m", "reconciler"]
 ADDRESS = re.compile(r"http://[\w.:\[\]-]+")
 # A real id (ws_1, asset_3), never a placeholder such as ASSET_ID.
-IMPORT_COMMAND = re.compile(r"'(reconciler import \S+ [a-z][\w-]*)'")
+# Printed complete (PATH, --state, the service): run as printed.
+IMPORT_COMMAND = re.compile(r"'(reconciler import [^']+)'")
 UNLOCK_COMMAND = re.compile(r"'(reconciler force-unlock \S+ --state [^']+)'")
 # An asset whose creation a kill cut off: the 409 of the retry proves it exists ...
 ASSET_CONFLICT = re.compile(r"(asset\.\S+) \([^)]*\): the service says file (\S+) already backs an asset")
@@ -249,11 +250,12 @@ def _apply_until_done(work: Workdir, run: Run) -> None:
         found = IMPORT_COMMAND.search(result.stderr)
         if found:
             command = shlex.split(found.group(1))
+            imported = work.reconciler(*command[1:])
         else:
             command = _asset_import_from_conflict(result.stderr, run, work)
             assert command, f"{work.root}: apply failed without naming an import:\n{result.stderr}"
-        imported = work.reconciler(*command[1:], str(work.project), "--base-url", work.base_url,
-                                   "--state", str(work.state))
+            imported = work.reconciler(*command[1:], str(work.project), "--base-url", work.base_url,
+                                       "--state", str(work.state))
         assert imported.returncode == 0, imported.stderr
         run.imports.append(command[2])
         _check_state(work, run)
