@@ -38,7 +38,7 @@ _WORDS = {Action.CREATE: "add", Action.UPDATE: "change role", Action.DELETE: "**
 def render_markdown(plan: Plan) -> str:
     if not plan.has_changes:
         return (f"### reconciler plan: no changes\n\nThe service matches the manifests "
-                f"({len(plan.unchanged)} access list{'' if len(plan.unchanged) == 1 else 's'} checked).\n") + _warning_block(plan)
+                f"({len(plan.unchanged)} access list{'' if len(plan.unchanged) == 1 else 's'} checked).\n") + _left_alone_block(plan) + _warning_block(plan)
     s = plan.summary
     lines = [
         "### reconciler plan",
