@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from reconciler.errors import ConfigError
-from reconciler.live import ACCESS_PROPERTIES
+from reconciler.live import ACCESS_PROPERTIES, shared_entries
 from reconciler.manifest.load import MANIFEST_SUFFIXES, is_emulator_data
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -248,21 +248,10 @@ def _read(ws: Workspace) -> _Exported:
 
 
 def _shared_lists(exported: Sequence[_Exported], keys: Mapping[str, str]) -> dict[str, list[str]]:
-    """Workspace id → keys of the other workspaces showing the same entry ids.
-
-    Connected workspaces share one access list, so the same entry appears on
-    each of them: a strong hint of a group the API will not name.
-    """
-    holders: dict[str, set[str]] = defaultdict(set)
-    for ws in exported:
-        for entry_id in ws.entry_ids:
-            holders[entry_id].add(ws.id)
-    sharing: dict[str, list[str]] = {}
-    for ws in exported:
-        others = {other for entry_id in ws.entry_ids for other in holders[entry_id]} - {ws.id}
-        if others:
-            sharing[ws.id] = sorted(keys[o] for o in others)
-    return sharing
+    """Workspace id → keys of the other workspaces showing the same entry ids
+    (``shared_entries``, which the plan uses too)."""
+    sharing = shared_entries({ws.id: ws.entry_ids for ws in exported})
+    return {wid: sorted(keys[o] for o in others) for wid, others in sharing.items()}
 
 
 # --- naming ------------------------------------------------------------------

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -68,6 +69,10 @@ class LiveWorkspace:
     crm_one_deal_id: str | None = None
     crm_two_opportunity_id: str | None = None
 
+    def entry_ids(self) -> frozenset[str]:
+        """The ids of its user and domain entries (a group's members show the same ones)."""
+        return frozenset(e.id for e in (*self.users.values(), *self.domains.values()) if e.id)
+
     def access_fingerprint(self) -> dict[str, dict[str, str]]:
         """Who has which role: what a conflicting change would alter."""
         return {
@@ -101,6 +106,27 @@ class Live:
             for wid in sorted(workspace_ids)
         }
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
+def shared_entries(entry_ids: Mapping[str, Iterable[str]]) -> dict[str, set[str]]:
+    """Workspace id → the other workspaces showing any of its access entry ids.
+
+    Connected workspaces share one access list, so the same entry (the same
+    id) appears on each of them: a strong hint of a group the API will not
+    name.  ``reconciler export`` writes it as a comment; the plan uses it to
+    find a group's members no manifest names, which a change of the group's
+    list reaches too.  Workspaces sharing nothing are left out.
+    """
+    holders: dict[str, set[str]] = defaultdict(set)
+    for workspace_id, ids in entry_ids.items():
+        for entry_id in ids:
+            holders[entry_id].add(workspace_id)
+    sharing: dict[str, set[str]] = {}
+    for workspace_id, ids in entry_ids.items():
+        others = {other for entry_id in ids for other in holders[entry_id]} - {workspace_id}
+        if others:
+            sharing[workspace_id] = others
+    return sharing
 
 
 @gc_paused()

@@ -80,6 +80,40 @@ class AccessSnapshot(_Frozen):
         return [k for k, r in {**self.users, **self.domains}.items() if r == "owner"]
 
 
+class Reach(_Frozen):
+    """One workspace a group's list is on once applied, and its own list now.
+
+    The per-person view compares ``before`` with the group's final list, so
+    each person's row says what happens on that workspace: a member joining
+    the group had a list of its own, and one this plan creates had none.
+    """
+
+    workspace: str  # 'ws_1 "Name"', or 'new "Name"' for one this plan creates
+    workspace_id: str | None = None  # None: this plan creates it
+    before: AccessSnapshot = AccessSnapshot()  # who has which role there now (nobody, for a new one)
+    # No manifest names it, but it shows the homepage's access entries
+    # (reconciler.live.shared_entries): probably connected to the group by hand.
+    probable: bool = False
+
+
+class LeftAlone(_Frozen):
+    """A live entry of a non-authoritative list that the manifest does not
+    list and the plan leaves alone because there is no state: only the state
+    says whether reconciler granted it (and so would remove it)."""
+
+    address: str
+    workspace_id: str
+    kind: EntryKind
+    key: str  # email or domain
+    role: str
+    location: str | None = None  # the list's manifest file:line
+
+    @property
+    def text(self) -> str:
+        return (f"{self.key} {self.role} on {self.address}: not listed; "
+                "no state says whether reconciler granted it")
+
+
 class _Change(_Frozen):
     """What every change has: where it is, what it waits for, what it sends.
 
@@ -112,6 +146,8 @@ class AccessChange(_Change):
     # Every workspace the list reaches: a group's list is on all its members
     # ("ws_1 \"Name\"", or "new \"Name\"" for one this plan creates).
     reaches: tuple[str, ...] = ()
+    # The same workspaces with the list each holds now (empty for a standalone list).
+    reach: tuple[Reach, ...] = ()
     notified: tuple[str, ...] = ()  # emails the service will email (notify: true, newly added users)
     strategy: Literal["patch", "replace"]
     entries: tuple[EntryChange, ...]
@@ -272,6 +308,9 @@ class Plan(_Frozen):
     summary: PlanSummary = PlanSummary()
     cost: Cost = Cost()
     warnings: tuple[str, ...] = ()
+    # Entries of non-authoritative lists left alone for lack of state (a
+    # removal from such a list is planned only when the state recorded it).
+    left_alone: tuple[LeftAlone, ...] = ()
     targets: tuple[str, ...] = ()
     # What the plan was computed from; apply --plan refuses a stale plan.
     service: str = ""  # the service address (or emulator file) the plan read; set by the command

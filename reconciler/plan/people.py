@@ -1,18 +1,22 @@
 """The per-person view of a plan: for each email and each domain, the
 workspaces it gains, loses or changes role in.
 
-A group's list is on every workspace of the group, so one entry change on it
-is a change on each of them: the view expands it, which is what a reviewer
-asks ("what can Raj see after this merge?").  Computed from the Plan alone,
-like every renderer's input.
+A group's list is on every workspace of the group, so a change of it is a
+change on each of them, but not the same one everywhere: each workspace is
+compared from the list it holds now (``AccessChange.reach``: a member that
+joins the group holds its own until the join, one this plan creates holds
+none) to the group's list once applied.  That is what a reviewer asks ("what
+can Raj see after this merge?").  Computed from the Plan alone, like every
+renderer's input.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from reconciler.plan.model import AccessChange, Plan
-from reconciler.roles import Privilege
+from reconciler.plan.model import AccessChange, EntryChange, Plan
+from reconciler.roles import Privilege, privilege
 
 
 @dataclass(frozen=True)
@@ -38,19 +42,36 @@ class Person:
 
 
 def people(plan: Plan) -> list[Person]:
-    """Every user and domain the plan changes, users first, each sorted."""
+    """Every user and domain the plan changes on some workspace, users first, each sorted."""
     found: dict[tuple[str, str], Person] = {}
-    for change in plan.changes:
-        if not isinstance(change, AccessChange):
-            continue
-        workspaces = change.reaches or (_label(change),)
-        for entry in change.entries:
-            person = found.setdefault((entry.kind, entry.key), Person(entry.kind, entry.key))
-            person.changes += [
-                PersonChange(ws, change.address, entry.before, entry.after, entry.privilege, entry.location)
-                for ws in workspaces
-            ]
+    for change in plan.access_changes:
+        locations = {(e.kind, e.key): e.location for e in change.entries}
+        for workspace, kind, key, before, after in workspace_changes(change):
+            person = found.setdefault((kind, key), Person(kind, key))
+            person.changes.append(PersonChange(workspace, change.address, before, after, privilege(before, after),
+                                               locations.get((kind, key))))
     return [found[k] for k in sorted(found, key=lambda k: (k[0] != "user", k[1]))]
+
+
+def workspace_changes(change: AccessChange) -> Iterator[tuple[str, str, str, str | None, str | None]]:
+    """(workspace, kind, key, role before, role after) for every entry whose
+    role differs between a workspace's list now and the list once applied."""
+    reach = [(r.workspace, r.before) for r in change.reach] or [(_label(change), change.before)]
+    for workspace, before in reach:
+        for kind, now, then in (("user", before.users, change.after.users),
+                                ("domain", before.domains, change.after.domains)):
+            for key in sorted({*now, *then}):
+                if now.get(key) != then.get(key):
+                    yield workspace, kind, key, now.get(key), then.get(key)
+
+
+def entry_workspaces(change: AccessChange, entry: EntryChange) -> int | None:
+    """On how many workspaces ``entry`` (a change of a group's list) is that
+    very change, role for role; None for a list on one workspace."""
+    if len(change.reach) <= 1:
+        return None
+    return sum(1 for _, kind, key, before, after in workspace_changes(change)
+               if (kind, key, before, after) == (entry.kind, entry.key, entry.before, entry.after))
 
 
 def totals(found: list[Person]) -> dict[Privilege, int]:

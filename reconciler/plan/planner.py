@@ -13,8 +13,8 @@ from datetime import date, timedelta
 
 from reconciler.errors import PlanError
 from reconciler.gcpause import gc_paused
-from reconciler.live import Live, LiveEntry
-from reconciler.manifest import AccessList, Desired, DesiredGroup
+from reconciler.live import Live, LiveEntry, shared_entries
+from reconciler.manifest import AccessList, Desired, DesiredGroup, DesiredMember
 from reconciler.plan.access import diff_entries, target_roles
 from reconciler.plan.cost import plan_cost
 from reconciler.plan.assets import plan_assets
@@ -28,9 +28,11 @@ from reconciler.plan.model import (
     ConnectChange,
     CreateChange,
     EntryChange,
+    LeftAlone,
     ManagedAccess,
     Plan,
     PlanSummary,
+    Reach,
     SettingChange,
 )
 from reconciler.plan.workspaces import duplicate_problems, plan_members, plan_settings
@@ -74,6 +76,7 @@ def make_plan(
     unchanged: list[str] = []
     warnings: list[str] = []
     access = {address: access for address, _, access in lists}
+    probable = _ProbableMembers(live, set(wanted_workspaces(desired, state)))
     for group in desired.groups:
         members = plan_members(group, live, state, scope=scope, reassert=reassert)
         warnings += members.warnings
@@ -83,7 +86,12 @@ def make_plan(
             if group_access is None:
                 unchanged.append(group.address)
             else:
-                group_access = group_access.model_copy(update={"reaches": _reaches(group, live, state)})
+                hand_made = probable.of(group.homepage)
+                group_access = group_access.model_copy(update={
+                    "reaches": _reaches(group, live, state, hand_made),
+                    "reach": _reach(group, live, state, hand_made),
+                })
+                warnings += [_probable_warning(group, group_access, live, wid) for wid in hand_made]
         joins, group_access = _ride(members.joins, group_access)
         changes += joins
         changes += [group_access] if group_access is not None else []
@@ -150,6 +158,7 @@ def make_plan(
             conversion_polls=sum(1 for c in changes if isinstance(c, AssetChange) and c.converts),
         ),
         warnings=tuple(warnings),
+        left_alone=_left_alone(lists, live, state),
         targets=tuple(targets),
         manifest_digest=desired.digest,
         live_fingerprint=live.fingerprint(wid for _, wid, _ in lists),
@@ -159,13 +168,15 @@ def make_plan(
 
 
 def needs_complete_listing(desired: Desired, state: State, targets: Sequence[str] = ()) -> bool:
-    """True when the plan may create a workspace: it must then see every
-    workspace first (one an earlier apply created, the company's count)."""
+    """True when the plan must see every workspace first: when it may create
+    one (one an earlier apply created, the company's count), and when a
+    group has an access list (a change of it reaches the members connected
+    by hand that no manifest names, found by their shared entries)."""
     return any(
         m.template is not None and m.address not in state.resources and _targeted(m.address, targets)
         for g in desired.groups
         for m in g.members
-    )
+    ) or any(g.access is not None and _targeted(g.address, targets) for g in desired.groups)
 
 
 def wanted_workspaces(desired: Desired, state: State) -> list[str]:
@@ -366,21 +377,103 @@ def _mark_drift(entry: EntryChange, last_applied: Mapping[str, str]) -> EntryCha
                                     "reason": f"{entry.reason}; changed outside reconciler since its last apply"})
 
 
-def _reaches(group: DesiredGroup, live: Live, state: State) -> tuple[str, ...]:
-    """Every workspace of the group: the homepage, then the members in manifest order."""
-    def label(workspace_id: str) -> str:
-        ws = live.workspaces.get(workspace_id)
-        return f'{workspace_id} "{ws.name}"' if ws is not None and ws.name else workspace_id
-
-    found = [label(group.homepage)]
+def _reaches(group: DesiredGroup, live: Live, state: State, probable: Sequence[str] = ()) -> tuple[str, ...]:
+    """Every workspace of the group: the homepage, then the members in manifest
+    order, then those probably connected by hand that no manifest names."""
+    found = [_label(group.homepage, live)]
     for member in group.members:
-        recorded = state.resources.get(member.address)
-        if member.id is not None:
-            found.append(label(member.id))
-        elif recorded is not None and recorded.id:
-            found.append(label(recorded.id))
-        else:
-            found.append(f'new "{member.name}"')
+        workspace_id = _member_id(member, state)
+        found.append(_label(workspace_id, live) if workspace_id else f'new "{member.name}"')
+    return (*found, *(_probable_label(wid, live) for wid in probable))
+
+
+def _reach(group: DesiredGroup, live: Live, state: State, probable: Sequence[str]) -> tuple[Reach, ...]:
+    """The workspaces that hold the group's list once applied, each with the
+    list it holds now: the homepage and the members already in the group
+    hold the group's; a member joining holds its own until the join replaces
+    it (the service's rule 1); one this plan creates holds none (its first
+    list is the group's, carried by the creation or set right after it); a
+    member the service no longer has holds nothing and is left out."""
+    found = [_reach_of(group.homepage, live)]
+    for member in group.members:
+        workspace_id = _member_id(member, state)
+        if workspace_id is None:
+            found.append(Reach(workspace=f'new "{member.name}"'))
+        elif workspace_id in live.workspaces:
+            found.append(_reach_of(workspace_id, live))
+    found += [_reach_of(wid, live, probable=True) for wid in probable]
+    return tuple(found)
+
+
+def _reach_of(workspace_id: str, live: Live, *, probable: bool = False) -> Reach:
+    ws = live.workspaces[workspace_id]
+    label = _probable_label(workspace_id, live) if probable else _label(workspace_id, live)
+    return Reach(workspace=label, workspace_id=workspace_id, probable=probable,
+                 before=AccessSnapshot(users=_roles(ws.users), domains=_roles(ws.domains)))
+
+
+def _member_id(member: DesiredMember, state: State) -> str | None:
+    """The member's workspace id: declared, or recorded when an earlier apply created it."""
+    recorded = state.resources.get(member.address)
+    return member.id if member.id is not None else (recorded.id if recorded is not None and recorded.id else None)
+
+
+def _label(workspace_id: str, live: Live) -> str:
+    ws = live.workspaces.get(workspace_id)
+    return f'{workspace_id} "{ws.name}"' if ws is not None and ws.name else workspace_id
+
+
+def _probable_label(workspace_id: str, live: Live) -> str:
+    return f"{_label(workspace_id, live)} (probably a member: in no manifest, it shows the group's entries)"
+
+
+class _ProbableMembers:
+    """Workspaces no manifest names that show a homepage's access entries:
+    connected to its group by hand, so the group's list is theirs too.
+
+    Needs the complete listing (``needs_complete_listing`` asks for it when a
+    group has a list); the shared entries are computed once, on first use.
+    """
+
+    def __init__(self, live: Live, named: set[str]) -> None:
+        self._live = live
+        self._named = named
+        self._sharing: dict[str, set[str]] | None = None
+
+    def of(self, homepage: str) -> tuple[str, ...]:
+        if not self._live.complete:
+            return ()
+        if self._sharing is None:
+            self._sharing = shared_entries({w.id: w.entry_ids() for w in self._live.workspaces.values()})
+        return tuple(sorted(self._sharing.get(homepage, set()) - self._named))
+
+
+def _probable_warning(group: DesiredGroup, change: AccessChange, live: Live, workspace_id: str) -> str:
+    ws = live.workspaces[workspace_id]
+    return (f"{change.location}: {group.address}: workspace {_label(workspace_id, live)} is in no manifest but "
+            f"shows the same access entries as the homepage {group.homepage}: it is probably connected to the "
+            f"group by hand, so this change of the group's list reaches it too. Declare it among the group's "
+            f"workspaces (KEY: {{id: {ws.id}}}) to say so.")
+
+
+def _left_alone(lists: Sequence[tuple[str, str, AccessList]], live: Live, state: State) -> tuple[LeftAlone, ...]:
+    """Without a state file, every live entry of a non-authoritative list that
+    the manifest does not list: the plan leaves it alone, though reconciler
+    may have granted it (a removal from the manifest then never happens)."""
+    if state.lineage or state.resources:
+        return ()
+    found = []
+    for address, workspace_id, access in lists:
+        ws = live.workspaces.get(workspace_id)
+        if access.authoritative or ws is None:
+            continue
+        # Listed entries are managed (an expired one is removed), so only the others count.
+        listed = {("user", u.email) for u in access.users} | {("domain", d.domain) for d in access.domains}
+        for kind, entries in (("user", ws.users), ("domain", ws.domains)):
+            for key, entry in sorted(entries.items()):
+                if (kind, key) not in listed:
+                    found.append(LeftAlone(address=address, workspace_id=workspace_id, kind=kind, key=key,
+                                           role=entry.role, location=str(access.location)))
     return tuple(found)
 
 

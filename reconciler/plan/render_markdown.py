@@ -17,13 +17,14 @@ from reconciler.plan.model import (
     EntryChange,
     Plan,
 )
-from reconciler.plan.people import people, totals
+from reconciler.plan.people import entry_workspaces, people, totals
 from reconciler.plan.render_text import (
     asset_fields,
     asset_title,
     asset_value,
     cost_line,
     count_words,
+    left_alone_lines,
     create_fields,
     setting_text,
     summary_line,
@@ -37,7 +38,7 @@ _WORDS = {Action.CREATE: "add", Action.UPDATE: "change role", Action.DELETE: "**
 def render_markdown(plan: Plan) -> str:
     if not plan.has_changes:
         return (f"### reconciler plan: no changes\n\nThe service matches the manifests "
-                f"({len(plan.unchanged)} access list{'' if len(plan.unchanged) == 1 else 's'} checked).\n") + _warning_block(plan)
+                f"({len(plan.unchanged)} access list{'' if len(plan.unchanged) == 1 else 's'} checked).\n") + _left_alone_block(plan) + _warning_block(plan)
     s = plan.summary
     lines = [
         "### reconciler plan",
@@ -58,7 +59,7 @@ def render_markdown(plan: Plan) -> str:
         lines += _change_block(change)
     lines += [summary_line(plan), "", cost_line(plan.cost), ""]
     lines += _people_block(plan)
-    return "\n".join(printable(line) for line in lines) + _warning_block(plan)
+    return "\n".join(printable(line) for line in lines) + _left_alone_block(plan) + _warning_block(plan)
 
 
 def _review_block(plan: Plan) -> list[str]:
@@ -70,7 +71,8 @@ def _review_block(plan: Plan) -> list[str]:
     lines = ["> [!WARNING]", "> **Review first**: revocations and escalations of access"]
     for change, e in found:
         what = f"loses {e.before}" if e.privilege == "revocation" else f"{e.before} → {e.after}"
-        on = f" on {len(change.reaches)} workspaces" if len(change.reaches) > 1 else ""
+        workspaces = entry_workspaces(change, e)
+        on = f" on {count_words(workspaces, 'workspace')}" if workspaces is not None else ""
         flags = "".join(f" `{f}`" for f in e.flags)
         where = f" ({e.location})" if e.location else ""
         lines.append(f"> - **{e.privilege}** `{change.address}`: {e.kind} `{e.key}` {what}{on}{flags}{where}")
@@ -93,6 +95,16 @@ def _people_block(plan: Plan) -> list[str]:
                     f"{c.before} → {c.after}")
             lines.append(f"| {person.kind} `{person.key}` | {c.workspace} | {role} | {c.privilege} | `{c.address}` |")
     return [*lines, "", "</details>", ""]
+
+
+def _left_alone_block(plan: Plan) -> str:
+    """Entries of non-authoritative lists left alone for lack of state, as in the text view."""
+    lines = left_alone_lines(plan)
+    if not lines:
+        return ""
+    rows = "".join(f"> - {e.kind} `{printable(e.key)}` {e.role} on `{e.address}`: not listed; no state says "
+                   "whether reconciler granted it\n" for e in plan.left_alone)
+    return f"\n> [!CAUTION]\n> {lines[0]}\n{rows}"
 
 
 def _warning_block(plan: Plan) -> str:

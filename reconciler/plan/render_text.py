@@ -23,7 +23,7 @@ from reconciler.plan.model import (
     SettingChange,
 )
 from reconciler.plan.cost import DEFAULT_LIMITS, STORAGE_CLASS
-from reconciler.plan.people import people, totals
+from reconciler.plan.people import entry_workspaces, people, totals
 from reconciler.text import printable
 
 _ANSI = {"create": "32", "update": "33", "delete": "1;31", "bold": "1", "dim": "2"}
@@ -47,7 +47,7 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
         return (
             f"No changes. The service matches the manifests "
             f"({checked} access list{'s' if checked != 1 else ''} checked).\n"
-        ) + "".join(line + "\n" for line in unmanaged_lines(plan) + warning_lines(plan, paint))
+        ) + "".join(line + "\n" for line in unmanaged_lines(plan) + left_alone_lines(plan) + warning_lines(plan, paint))
     lines = ["reconciler will make these changes:", ""]
     lines += target_notice(plan)
     review = review_lines(plan, paint)
@@ -65,6 +65,7 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
         lines += [paint(f"!   {address}: {e.kind} {e.key} (was {e.before})", "delete") for address, e in removals]
     lines.append(cost_line(plan.cost))
     lines += unmanaged_lines(plan)
+    lines += left_alone_lines(plan)
     lines += warning_lines(plan, paint)
     if by_person:
         lines += ["", *person_lines(plan, paint)]
@@ -81,6 +82,17 @@ def unmanaged_lines(plan: Plan) -> list[str]:
     return [printable(head), *(f"  {printable(w)}" for w in plan.unmanaged)]
 
 
+def left_alone_lines(plan: Plan) -> list[str]:
+    """Entries of non-authoritative lists the plan leaves alone for lack of state, each named."""
+    if not plan.left_alone:
+        return []
+    n = len(plan.left_alone)
+    head = (f"Left alone for lack of state: {count_words(n, 'entry')} of non-authoritative lists "
+            f"(if reconciler granted {'it' if n == 1 else 'any'} and the manifest dropped it, plan with the "
+            "state to remove it):")
+    return [printable(head), *(f"  {printable(e.text)}" for e in plan.left_alone)]
+
+
 def target_notice(plan: Plan) -> list[str]:
     """Terraform's "resource targeting is in effect": a partial plan says so."""
     if not plan.targets:
@@ -91,7 +103,7 @@ def target_notice(plan: Plan) -> list[str]:
 
 def review_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
     """Revocations first, then escalations: what a reviewer must read first."""
-    found = [(c.address, c.reaches, e) for c in plan.access_changes for e in c.entries if e.needs_review]
+    found = [(c.address, entry_workspaces(c, e), e) for c in plan.access_changes for e in c.entries if e.needs_review]
     if not found:
         return []
     found.sort(key=lambda item: 0 if item[2].privilege == "revocation" else 1)
@@ -99,10 +111,10 @@ def review_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
     escalations = len(found) - revocations
     lines = [paint(f"Review first: {count_words(revocations, 'revocation')}, {count_words(escalations, 'escalation')}",
                    "bold")]
-    for address, reaches, entry in found:
+    for address, workspaces, entry in found:
         what = (f"loses {entry.before}" if entry.privilege == "revocation" else
                 f"{entry.before} -> {entry.after}")
-        on = f" on {len(reaches)} workspaces" if len(reaches) > 1 else ""
+        on = f" on {count_words(workspaces, 'workspace')}" if workspaces is not None else ""
         lines.append(paint(f"  {entry.privilege:<10} {address}: {entry.kind} {entry.key} {what}{on}"
                            f"{flag_text(entry)}", "delete" if entry.privilege == "revocation" else "update"))
     return lines
@@ -137,7 +149,7 @@ def count_words(n: int, word: str) -> str:
     return f"{n} {_PLURALS.get(word, word + 's')}"
 
 
-_PLURALS = {"person": "people", "person or domain": "people or domains"}
+_PLURALS = {"person": "people", "person or domain": "people or domains", "entry": "entries"}
 
 
 def warning_lines(plan: Plan, paint: Callable[[str, str], str] = lambda text, _style: printable(text)) -> list[str]:

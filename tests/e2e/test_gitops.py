@@ -94,11 +94,20 @@ def test_the_readme_rehearsal_runs_as_written_and_ends_with_no_changes(tmp_path:
     out, err = done.stdout, done.stderr
     assert done.returncode == 0, out + err
 
-    # main as it is: nothing to do
+    # main before its first apply: only the connection of ws_kickoff, which no state records yet;
+    # applied, then nothing to do
     first_plan = out.index("No changes.")
+    assert "+ connect to group.acme-onboarding (homepage ws_home)" in out[:first_plan]
+    assert "Apply complete: 0 added, 0 changed, 0 removed on 0 access list(s); 1 connected" in out[:first_plan]
     # the pull request's plan, rendered for the comment
     comment = (work / "plan.md").read_text(encoding="utf-8")
     assert "group.acme-onboarding" in comment
+    # the group's list reaches both its workspaces, each declared, so Raj loses both
+    assert 'The group\'s list reaches 2 workspaces: ws_home "Acme Onboarding – Home", ws_kickoff "Acme ' \
+           'Onboarding – Kickoff".' in comment
+    assert "`raj@customer.com` loses collaborator on 2 workspaces" in comment
+    assert '| user `raj@customer.com` | ws_kickoff "Acme Onboarding – Kickoff" | loses collaborator |' in comment
+    assert "probably" not in comment
     assert "priya@customer.com" in comment and "raj@customer.com" in comment
     assert "manifests/onboarding.yaml:" in comment
     assert "Saved the plan to plan.json" in err

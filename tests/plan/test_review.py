@@ -87,8 +87,10 @@ def test_the_text_plan_leads_with_revocations_then_escalations(write_manifest: W
     assert head.index("Review first: 2 revocations, 3 escalations") < head.index("revocation group.acme")
     lines = [line.split()[0] for line in head.splitlines()[3:] if line.startswith("  ")]
     assert lines == ["revocation", "revocation", "escalation", "escalation", "escalation"]
-    assert "user jane@acme.com editor -> owner on 3 workspaces [owner]" in head
-    assert "domain customer.com viewer -> commenter on 3 workspaces [domain-wide]" in head
+    # ws_a joins with an empty list of its own and Kickoff is new: there jane and customer.com are
+    # granted their roles; the escalations happen on the homepage only.
+    assert "user jane@acme.com editor -> owner on 1 workspace [owner]" in head
+    assert "domain customer.com viewer -> commenter on 1 workspace [domain-wide]" in head
 
 
 def test_a_group_change_names_every_workspace_it_reaches(write_manifest: Write) -> None:
@@ -99,24 +101,29 @@ def test_a_group_change_names_every_workspace_it_reaches(write_manifest: Write) 
 
 
 def test_the_per_person_view_expands_a_group_to_each_of_its_workspaces(write_manifest: Write) -> None:
+    # Each workspace from the list it holds now: the homepage its own, ws_a (joining) its own empty
+    # one, the new Kickoff none; each ends with the group's list.
     found = {p.key: p for p in people(_plan(write_manifest(GROUP_OF_THREE)))}
     raj = found["raj@customer.com"]
     assert [(c.workspace, c.before, c.after, c.privilege) for c in raj.changes] == [
         ('ws_home "Home"', "viewer", "editor", "escalation"),
-        ('ws_a "A"', "viewer", "editor", "escalation"),
-        ('new "Kickoff"', "viewer", "editor", "escalation"),
+        ('ws_a "A"', None, "editor", "grant"),
+        ('new "Kickoff"', None, "editor", "grant"),
     ]
     assert list(found) == ["bob@customer.com", "jane@acme.com", "old@agency.io", "priya@customer.com",
                            "raj@customer.com", "customer.com"]
-    assert totals(list(found.values())) == {"grant": 3, "escalation": 9, "downgrade": 0, "revocation": 6}
+    # home: 2 revocations (bob, old), 3 escalations (jane, raj, customer.com), 1 grant (priya);
+    # ws_a and Kickoff: 4 grants each (jane, priya, raj, customer.com).
+    assert totals(list(found.values())) == {"grant": 9, "escalation": 3, "downgrade": 0, "revocation": 2}
 
 
 def test_by_person_text_lists_each_person_and_the_totals(write_manifest: Write) -> None:
     text = render_text(_plan(write_manifest(GROUP_OF_THREE)), by_person=True)
     section = text[text.index("By person:"):]
-    assert section.startswith("By person: 6 people or domains; on workspaces: 3 grants, 9 escalations, "
-                              "0 downgrades, 6 revocations")
-    assert '    revocation ws_a "A": loses owner (group.acme)' in section
+    assert section.startswith("By person: 6 people or domains; on workspaces: 9 grants, 3 escalations, "
+                              "0 downgrades, 2 revocations")
+    assert '    revocation ws_home "Home": loses owner (group.acme)' in section
+    assert '    grant      ws_a "A": gains owner (group.acme)' in section
 
 
 def test_the_plan_lists_who_the_service_will_email(write_manifest: Write) -> None:
