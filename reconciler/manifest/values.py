@@ -31,9 +31,13 @@ _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 _HIDDEN_OTHERS = frozenset({0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0})
 _HIDDEN_RANGES = ((0x180B, 0x180F), (0xFE00, 0xFE0F), (0xE0000, 0xE0FFF))  # variation selectors, tags
 
-# An ASCII value (nearly every one) is screened with one search; only values
-# with other characters are looked at a character at a time.
+# An ASCII value (nearly every one) is screened with one search of a single
+# character class (linear, nothing to backtrack); only values with other
+# characters are looked at a character at a time.
 _ASCII_HIDDEN = re.compile("[\x00-\x1f\x7f]")
+_ASCII_ID_REFUSED = re.compile("[/?#%\\s\x00-\x1f\x7f]")
+_ASCII_EMAIL_REFUSED = re.compile("[|`<>\\s\x00-\x1f\x7f]")
+_ASCII_URL_REFUSED = re.compile("[\\s\x00-\x1f\x7f]")
 
 # Characters that would change the request path an id is put into.
 PATH_CHARACTERS = "/?#%"
@@ -96,6 +100,8 @@ def id_problem(value: str) -> str | None:
         return "it is empty"
     if value in (".", ".."):
         return f"'{value}' as a segment of the request path names another resource"
+    if value.isascii() and not _ASCII_ID_REFUSED.search(value):
+        return None
     for char in value:
         if char in PATH_CHARACTERS:
             return f"it holds {named(char)}, which would change the request path"
@@ -133,6 +139,9 @@ def _is_label(label: str) -> bool:
 
 def _refused_character(text: str) -> str | None:
     """The first character of an email or hostname no mail system issues."""
+    if text.isascii():
+        found = _ASCII_EMAIL_REFUSED.search(text)
+        return found.group() if found else None
     for char in text:
         if char in "|`<>" or char.isspace():
             return char
@@ -189,6 +198,8 @@ def url_problem(value: str) -> str | None:
         host = host.partition(end)[0]
     if scheme not in ("http", "https") or not separator or not host:
         return ""
+    if value.isascii() and not _ASCII_URL_REFUSED.search(value):
+        return None
     for char in value:
         if char.isspace():
             return f"it holds whitespace, {named(char)}"

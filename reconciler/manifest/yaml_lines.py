@@ -211,13 +211,13 @@ class _Reader:
         event = get_event()
         if type(event) is StreamEndEvent:
             return None
-        root, count = self._root(get_event)
+        root, _ = self._root(get_event)
         get_event()  # document end
         event = get_event()
         if type(event) is not StreamEndEvent:
             raise _Fatal(event.start_mark.line + 1, (
                 "invalid YAML: a second document starts here (after ---); a manifest file holds one document"))
-        self._check_aliases(count)
+        self._check_aliases()
         return root
 
     def _root(self, get_event: Any) -> tuple[Any, int]:
@@ -414,9 +414,13 @@ class _Reader:
             self.scalars += 1
         return anchored.value, anchored.line, anchored.count, anchored.is_merge_key
 
-    def _check_aliases(self, count: int) -> None:
-        """Refuse aliases that repeat more than MAX_ALIAS_VALUES values in all."""
-        if self.recursive is None and count - self.collections - self.scalars > MAX_ALIAS_VALUES:
+    def _check_aliases(self) -> None:
+        """Refuse aliases that, with merges, repeat more than MAX_ALIAS_VALUES values in all.
+
+        (The aliased part of the count is the document's count with aliases
+        expanded less the values written; merges crossing the limit were
+        refused as they were built.)"""
+        if self.recursive is None and self.repeated > MAX_ALIAS_VALUES:
             worst = max(self.uses, key=lambda name: self.uses[name] * self.anchors[name].count)  # type: ignore[union-attr]
             self.bomb = self.anchors[worst].line
 

@@ -92,6 +92,20 @@ def test_one_mapping_merged_into_12000_items_is_refused_in_2_s_and_200_mb(tmp_pa
     assert peak_kib < 200 * 1024
 
 
+def test_merges_and_aliases_share_one_limit(tmp_path: Path) -> None:
+    # 60 merges of a 5,000-key mapping (900,060 values repeated) stay under the limit, as do
+    # 10 aliases of a 10,000-item list (100,010); together they are over it.
+    anchor = "  - &a {" + ", ".join(f"k{i}: 0" for i in range(5_000)) + "}\n"
+    items = "  - &b [" + ", ".join("0" for _ in range(10_000)) + "]\n"
+    path = tmp_path / "manifest.yaml"
+    path.write_text("version: 1\nx:\n" + anchor + "  - {<<: *a}\n" * 60 + items + "  - *b\n" * 10, encoding="utf-8")
+    code, err, _, _ = run_measured([sys.executable, "-m", "reconciler", "validate", str(path)])
+    assert (code, err) == (1, (
+        "Error: 1 problem in the manifest:\n"
+        f"  {path}:3: aliases (*name) repeat this and other anchored values to more than 1,000,000 values in all; "
+        "refused so that validation cannot be stalled: alias smaller parts\n"))
+
+
 def test_a_small_mapping_merged_into_2000_workspaces_is_fine(tmp_path: Path) -> None:
     # What merges are for: one access list written once; 2,000 x 3 keys stays far under the limit.
     lines = ["version: 1", "workspaces:",
