@@ -130,6 +130,15 @@ def is_emulator_data(document: Any) -> bool:
     return isinstance(document, dict) and "companies" in document and "version" not in document
 
 
+def not_a_mapping_message() -> str:
+    """What a manifest is, from ManifestSpec's own fields: a key added there is named here too."""
+    fields = ManifestSpec.model_fields
+    required = [name for name, field in fields.items() if field.is_required()]
+    optional = [name for name, field in fields.items() if not field.is_required()]
+    listed = ", ".join(optional[:-1]) + f" and {optional[-1]}" if len(optional) > 1 else "".join(optional)
+    return f"a manifest must be a mapping with {', '.join(required)}" + (f", and optionally {listed}" if listed else "")
+
+
 def _validate_and_build(document: Any, name: str, base_dir: Path, root: Path,
                         max_file_bytes: int) -> tuple[list[FileParts], list[Problem]]:
     """The Desired parts of one file and its problems (no parts when there are any).
@@ -146,8 +155,7 @@ def _validate_and_build(document: Any, name: str, base_dir: Path, root: Path,
         document.line, document.key_lines = 1, {}
     if not isinstance(document, LineDict):
         line = getattr(document, "line", 1)
-        return [], [Problem(SourceLocation(name, line), (
-            "a manifest must be a mapping with version, and optionally groups, workspaces and assets"))]
+        return [], [Problem(SourceLocation(name, line), not_a_mapping_message())]
     problems = file_rules(document, name, base_dir, root, max_file_bytes=max_file_bytes)
     parts: list[FileParts] = []
     for piece in _pieces(document):

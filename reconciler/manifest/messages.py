@@ -19,6 +19,7 @@ from pydantic_core import ErrorDetails
 
 from reconciler.manifest.location import Problem, SourceLocation
 from reconciler.manifest.models import ASSET_TYPES, KEY_PATTERN, ROLES, ManifestSpec
+from reconciler.manifest.yaml_checks import written
 from reconciler.manifest.yaml_lines import LineDict, LineList
 from reconciler.text import printable, quoted, shortened
 
@@ -119,7 +120,9 @@ def _phrase(error: ErrorDetails, place: _Place) -> tuple[tuple[str | int, ...], 
         allowed = ", ".join(place.model.model_fields) if place.model else ""
         return path[:-1], f"unknown key {_shown(last)}; allowed keys: {allowed}"
     if last == "[key]":
-        return path[:-2], _key_message(path, kind, ctx)
+        return path[:-2], _key_message(path, kind, ctx, value)
+    if kind == "invalid_key":  # a key of a model's own mapping that is not text (true:, 3:)
+        return path[:-1], f"key {_shown(value)} must be text"
     if kind == "union_tag_not_found":
         return path, f"missing required key 'type'; use one of {', '.join(ASSET_TYPES)}"
     if kind == "union_tag_invalid":
@@ -130,7 +133,7 @@ def _phrase(error: ErrorDetails, place: _Place) -> tuple[tuple[str | int, ...], 
         return (), f"version must be 1 (the only manifest format this tool reads), got {_shown(value)}"
     if kind == "literal_error":
         return path, f"{_shown(value)} is not allowed; use one of {ctx.get('expected')}"
-    if kind == "manifest":
+    if kind in ("manifest", "manifest_id"):
         return path, printable(error["msg"])
     return path, _type_message(kind, value, error["msg"])
 
@@ -138,16 +141,20 @@ def _phrase(error: ErrorDetails, place: _Place) -> tuple[tuple[str | int, ...], 
 _ID_KINDS = {"sections": "a section id", "pages": "a page id", "tasks": "a task id"}
 
 
-def _key_message(path: tuple[str | int, ...], kind: str, ctx: dict[str, Any]) -> str:
-    """Why a mapping key was refused, in terms of what that mapping's keys are."""
-    key = _shown(path[-2])
+def _key_message(path: tuple[str | int, ...], kind: str, ctx: dict[str, Any], key_value: Any) -> str:
+    """Why a mapping key was refused, in terms of what that mapping's keys are.
+
+    The key is shown from the error's input, not its ``loc``: pydantic writes
+    a key true as 1 there."""
+    key = ctx["value"] if kind == "manifest_id" else _shown(key_value)
     if kind == "string_type":
         return f"key {key} must be text"
     if ctx.get("pattern") == KEY_PATTERN:
         return f"key {key} must be lower-case letters, digits and '-', starting with a letter or digit"
-    # Section, page and task keys are ids of the service (ServiceId): any text but empty or with spaces.
+    # Section, page and task keys are ids of the service (ServiceId).
     what = _ID_KINDS.get(str(path[-3]) if len(path) >= 3 else "", "an id")
-    return f"key {key} must be {what} as the service shows it (like sec_41 or Task_1): not empty, no spaces"
+    why = f": {ctx['why']}" if kind == "manifest_id" else ""
+    return f"key {key} must be {what} as the service shows it (like sec_41 or Task_1){why}"
 
 
 _EXPECTED = {
@@ -200,8 +207,9 @@ def _describe(value: Any) -> str:
 
 def _shown(value: Any) -> str:
     """A value or key as a message quotes it: text between quotes, anything
-    else as Python writes it; one line, at most 80 characters."""
-    return quoted(value) if isinstance(value, str) else printable(shortened(repr(value)))
+    else as YAML writes it (``true``, ``null``, ``2026-12-01``); one line, at
+    most 80 characters."""
+    return quoted(value) if isinstance(value, str) else written(value)
 
 
 def _dotted(path: tuple[str | int, ...]) -> str:

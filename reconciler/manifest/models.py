@@ -22,10 +22,14 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
+    StrictFloat,
+    StrictInt,
     StringConstraints,
+    WithJsonSchema,
 )
 from pydantic_core import PydanticCustomError
 
+from reconciler.manifest.values import email_problem, hostname_problem, id_problem, shown, url_problem
 from reconciler.text import printable, shortened
 
 Role = Literal["owner", "editor", "collaborator", "viewer", "commenter"]
@@ -37,20 +41,7 @@ Key = Annotated[str, StringConstraints(pattern=KEY_PATTERN)]
 FILE_ASSET_TYPES: tuple[str, ...] = ("pdf", "image", "docx", "ppt", "xlsx", "htmlPage")
 ASSET_TYPES: tuple[str, ...] = (*FILE_ASSET_TYPES[:2], "video", "audio", *FILE_ASSET_TYPES[2:], "link", "embed")
 
-_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
-_LOCAL_PART = re.compile(r"^[a-z0-9!#$%&'*+/=?^_`{|}~.-]+$")
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-def is_hostname(value: str) -> bool:
-    """True for a lower-case DNS name of two or more labels with a non-numeric top label."""
-    labels = value.split(".")
-    return (
-        len(value) <= 253
-        and len(labels) >= 2
-        and all(_LABEL.match(label) for label in labels)
-        and not labels[-1].isdigit()
-    )
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # fullmatch: no trailing newline, no other digits
 
 
 def _quoted(value: Any) -> str:
@@ -58,21 +49,35 @@ def _quoted(value: Any) -> str:
     return printable(shortened(str(value)))
 
 
+def _refused(value: str, what: str, problem: str, *, ascii_only: bool = False) -> PydanticCustomError:
+    """The error for a value that is not ``what``; ``problem`` says why when there is more to say.
+
+    pydantic fills the template one key after another, so the manifest's own
+    text comes last: a value holding "{why}" is then shown as written."""
+    return PydanticCustomError("manifest", "{value} is not {what}" + ("; {why}" if problem else ""),
+                               {"what": what, "why": problem, "value": shown(value, ascii_only=ascii_only)})
+
+
 def _email(value: str) -> str:
-    lowered = value.strip().lower()
-    local, at, host = lowered.rpartition("@")
-    if not (at and local and _LOCAL_PART.match(local) and not local.startswith(".") and is_hostname(host)):
-        raise PydanticCustomError("manifest", "'{value}' is not an email address", {"value": _quoted(value)})
-    return lowered
+    problem = email_problem(value)
+    if problem is not None:
+        raise _refused(value, "an email address", problem, ascii_only=True)
+    return value.lower()
 
 
 def _hostname(value: str) -> str:
-    lowered = value.strip().lower()
-    if not is_hostname(lowered):
-        raise PydanticCustomError(
-            "manifest", "'{value}' is not a hostname (e.g. customer.com)", {"value": _quoted(value)}
-        )
-    return lowered
+    problem = hostname_problem(value)
+    if problem is not None:
+        raise _refused(value, "a hostname (e.g. customer.com)", problem, ascii_only=True)
+    return value.lower()
+
+
+def _service_id(value: str) -> str:
+    problem = id_problem(value)
+    if problem is not None:
+        raise PydanticCustomError("manifest_id", "{value} is not an id as the service shows it: {why}",
+                                  {"why": problem, "value": shown(value)})
+    return value
 
 
 def _iso_date(value: Any) -> Any:
@@ -83,7 +88,7 @@ def _iso_date(value: Any) -> Any:
         raise PydanticCustomError("manifest", "expected a date (YYYY-MM-DD), got a date and time")
     if isinstance(value, date):
         return value
-    if isinstance(value, str) and _ISO_DATE.match(value):
+    if isinstance(value, str) and _ISO_DATE.fullmatch(value):
         try:
             return date.fromisoformat(value)
         except ValueError:
@@ -92,8 +97,9 @@ def _iso_date(value: Any) -> Any:
 
 
 def _url(value: str) -> str:
-    if not re.match(r"^https?://[^\s/?#]+\S*$", value):
-        raise PydanticCustomError("manifest", "'{value}' is not an http(s) URL", {"value": _quoted(value)})
+    problem = url_problem(value)
+    if problem is not None:
+        raise _refused(value, "an http(s) URL", problem)
     return value
 
 
@@ -109,9 +115,19 @@ Hostname = Annotated[str, AfterValidator(_hostname)]
 IsoDate = Annotated[date, BeforeValidator(_iso_date)]
 Url = Annotated[str, AfterValidator(_url)]
 Text = Annotated[str, StringConstraints(min_length=1)]
-ServiceId = Annotated[str, StringConstraints(min_length=1, pattern=r"^\S+$")]
-PositiveInt = Annotated[int, Field(gt=0)]
-Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+# Checked by _service_id; the schema's pattern says the same to editors (tag
+# characters aside: a JSON Schema pattern cannot name characters beyond U+FFFF).
+ServiceId = Annotated[str, AfterValidator(_service_id), WithJsonSchema({
+    "type": "string",
+    "minLength": 1,
+    "pattern": "^(?!\\.\\.?$)[^\\s/?#%\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160"
+               "\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u2800\\u3164"
+               "\\ud800-\\uf8ff\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\uffff]+$",
+})]
+# Strict: YAML's false, "3" and 3.0 are not whole numbers (lax pydantic would
+# read false as a cap of 0), as the schema's "type": "integer" says.
+PositiveInt = Annotated[StrictInt, Field(gt=0)]
+Seconds = Annotated[StrictFloat, Field(ge=0, allow_inf_nan=False)]  # a whole number is a number too
 
 
 class _Spec(BaseModel):
@@ -256,7 +272,7 @@ AssetSpec = Annotated[
 ]
 
 
-NonNegativeInt = Annotated[int, Field(ge=0)]
+NonNegativeInt = Annotated[StrictInt, Field(ge=0)]
 
 
 class PolicySpec(_Spec):

@@ -47,10 +47,12 @@ from reconciler.manifest.yaml_checks import (
     MAX_ALIAS_VALUES,
     MAX_DEPTH,
     alias_bomb_message,
+    merge_bomb_message,
     recursive_alias_message,
     shown_tag,
     tag_message,
     too_deep_message,
+    written,
 )
 from reconciler.text import printable, quoted
 
@@ -194,6 +196,14 @@ class _Reader:
         self.collections = 0
         self.scalars = 0  # scalars as written, and each alias of one
         self.bomb: int | None = None  # line of the anchor aliased most when aliases repeat too much
+        # Values aliases and merges repeat so far: an alias of a list or mapping
+        # repeats all its values; a merge (<<) copies each key of the mappings it
+        # merges into a new mapping.  Aliases only share their anchor's value, so
+        # too many of them are refused at the end (the event stream is bounded by
+        # the file); merges build new mappings, so they are refused as they are
+        # built, before the copies take the memory (one 8,000-key mapping merged
+        # 12,000 times would be 96 million entries).
+        self.repeated = 0
         self.shared: dict[str, str] = {}
 
     def document(self, get_event: Any) -> Any:
@@ -201,13 +211,13 @@ class _Reader:
         event = get_event()
         if type(event) is StreamEndEvent:
             return None
-        root, count = self._root(get_event)
+        root, _ = self._root(get_event)
         get_event()  # document end
         event = get_event()
         if type(event) is not StreamEndEvent:
             raise _Fatal(event.start_mark.line + 1, (
                 "invalid YAML: a second document starts here (after ---); a manifest file holds one document"))
-        self._check_aliases(count)
+        self._check_aliases()
         return root
 
     def _root(self, get_event: Any) -> tuple[Any, int]:
@@ -331,20 +341,22 @@ class _Reader:
         return mapping
 
     def _report_duplicates(self, keys: list[Any], key_lines: list[int]) -> None:
-        first_lines: dict[Any, int] = {}
+        first_keys: dict[Any, tuple[Any, int]] = {}
         for key, line in zip(keys, key_lines):
             if key is _MERGE_KEY or isinstance(key, (LineDict, LineList)):
                 continue
-            if key in first_lines:
-                shown = quoted(key) if isinstance(key, str) else repr(key)
+            if key in first_keys:
+                first, first_line = first_keys[key]
+                shown = quoted(key) if isinstance(key, str) else written(key)
+                # true and 1 (false and 0) are one key to Python, two to YAML: name both.
+                as_written = "" if type(first) is type(key) else f", written {written(first)}"
                 self.duplicates.append(Problem(SourceLocation(self.file, line), (
-                    f"duplicate key {shown} in one mapping (first at line {first_lines[key]}); "
+                    f"duplicate key {shown} in one mapping (first at line {first_line}{as_written}); "
                     "later values would silently win, so remove one")))
             else:
-                first_lines[key] = line
+                first_keys[key] = (key, line)
 
-    @staticmethod
-    def _flattened(done: _Open) -> list[tuple[Any, Any, int]]:
+    def _flattened(self, done: _Open) -> list[tuple[Any, Any, int]]:
         """(key, value, key line) of a mapping with its ``<<`` merges done, as
         YAML 1.1 defines them: keys written in the mapping win over merged ones,
         and of a list of merged mappings the earlier wins.  Merged keys come
@@ -368,6 +380,9 @@ class _Reader:
                 raise _Refused(value_line, (
                     "while constructing a mapping expected a mapping or list of mappings for merging, "
                     f"but found {_kind(value)}"))
+            self.repeated += sum(len(source) for source in sources)
+            if self.repeated > MAX_ALIAS_VALUES:
+                raise _Fatal(key_line, merge_bomb_message(value_line))
             for source in sources:
                 lines = source.key_lines
                 for merged_key, merged_value in source.items():
@@ -394,13 +409,18 @@ class _Reader:
             return None, anchored.line, 1, False
         if anchored.is_collection:
             self.uses[name] = self.uses.get(name, 0) + 1
+            self.repeated += anchored.count
         else:
             self.scalars += 1
         return anchored.value, anchored.line, anchored.count, anchored.is_merge_key
 
-    def _check_aliases(self, count: int) -> None:
-        """Refuse aliases that repeat more than MAX_ALIAS_VALUES values in all."""
-        if self.recursive is None and count - self.collections - self.scalars > MAX_ALIAS_VALUES:
+    def _check_aliases(self) -> None:
+        """Refuse aliases that, with merges, repeat more than MAX_ALIAS_VALUES values in all.
+
+        (The aliased part of the count is the document's count with aliases
+        expanded less the values written; merges crossing the limit were
+        refused as they were built.)"""
+        if self.recursive is None and self.repeated > MAX_ALIAS_VALUES:
             worst = max(self.uses, key=lambda name: self.uses[name] * self.anchors[name].count)  # type: ignore[union-attr]
             self.bomb = self.anchors[worst].line
 

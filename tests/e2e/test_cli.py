@@ -220,7 +220,8 @@ def test_an_error_quoting_a_hostile_manifest_is_printed_escaped(project: Path, c
     manifest.write_text(manifest.read_text().replace("id: ws_portal", 'id: "ws_\\e[2J\\e[31mOK"'))
     code, _, err = run_cli(["plan", str(project), *emu_args(project)], capsys)
     assert code == 1
-    assert "\x1b" not in err and "ws_\\x1b[2J\\x1b[31mOK does not exist" in err
+    # Refused at validation now (an id holds no control character), before any call; still escaped.
+    assert "\x1b" not in err and "'ws_\\x1b[2J\\x1b[31mOK' is not an id as the service shows it" in err
 
 
 def test_a_saved_plan_from_another_service_is_refused(project: Path, tmp_path: Path, capsys) -> None:

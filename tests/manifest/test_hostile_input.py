@@ -211,9 +211,12 @@ def test_control_characters_in_keys_and_values_are_escaped_in_problems(
 
 def test_control_characters_in_a_managed_id_are_escaped(write_manifest: Write, problems_of: Problems) -> None:
     path = write_manifest('version: 1\nworkspaces:\n  a: {id: "ws\\e[31m"}\n  b: {id: "ws\\e[31m"}\n')
+    refused = "'ws\\x1b[31m' is not an id as the service shows it: it holds U+001B (a control character), which cannot be seen"
     assert problems_of(path) == [
+        f"{path}:3: workspaces.a.id: {refused}",
         f"{path}:4: workspace.b: workspace ws\\x1b[31m is already managed as workspace.a at {path}:3; "
-        "manage each workspace in one place only"
+        "manage each workspace in one place only",
+        f"{path}:4: workspaces.b.id: {refused}",
     ]
 
 
@@ -279,15 +282,14 @@ def test_a_raw_control_character_is_named_at_its_line(tmp_path: Path, problems_o
 
 
 @pytest.mark.parametrize("section, what", [("sections", "a section id"), ("pages", "a page id"), ("tasks", "a task id")])
-@pytest.mark.parametrize("key", ["''", "'a b'"])
+@pytest.mark.parametrize("key, why", [("''", "it is empty"), ("'a b'", "it holds whitespace, U+0020 (SPACE)")])
 def test_section_page_and_task_keys_say_what_is_accepted(
-    write_manifest: Write, problems_of: Problems, section: str, what: str, key: str
+    write_manifest: Write, problems_of: Problems, section: str, what: str, key: str, why: str
 ) -> None:
     value = "{completed: true}" if section == "tasks" else "{hidden: true}"
     path = write_manifest(f"version: 1\nworkspaces:\n  w:\n    id: ws_1\n    {section}: {{{key}: {value}}}\n")
     assert problems_of(path) == [
-        f"{path}:5: workspaces.w.{section}: key {key} must be {what} as the service shows it "
-        "(like sec_41 or Task_1): not empty, no spaces"
+        f"{path}:5: workspaces.w.{section}: key {key} must be {what} as the service shows it (like sec_41 or Task_1): {why}"
     ]
 
 

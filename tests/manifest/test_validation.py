@@ -63,7 +63,8 @@ def test_malformed_email(write_manifest: Write, problems_of: Problems) -> None:
     path = write_manifest(group_with_access("""
                 - {email: jane@acme.com, role: owner}
                 - {email: "raj at acme", role: viewer}"""))
-    assert problems_of(path) == [f"{path}:8: groups.g.access.users[1].email: 'raj at acme' is not an email address"]
+    assert problems_of(path) == [f"{path}:8: groups.g.access.users[1].email: 'raj at acme' is not an email address; "
+                                 "it holds U+0020 (SPACE), which no mail system issues in an address"]
 
 
 def test_malformed_domain(write_manifest: Write, problems_of: Problems) -> None:
