@@ -1,0 +1,132 @@
+"""Refusals users rely on, each pinned by its exact message and by the
+emulator's request record: a refusal that promises "nothing was changed"
+is checked to have sent no write at all.
+
+Each test here was written against a bug planted by hand in the code that
+implements the refusal (issue 19, item 9): the suite let the bug through
+before, and this test fails with it.  The CLI runs against the emulator
+served on 127.0.0.1, so its request record holds every call the CLI made.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from reconciler.api.client import WorkspaceClient
+from reconciler.api.connection import make_http_client
+from reconciler.apply import apply_plan
+from reconciler.clock import VirtualClock
+from reconciler.emulator import Emulator, emulator_transport
+from reconciler.emulator.records import RequestRecord
+from reconciler.errors import ApplyError
+from reconciler.state import load_state, write_state
+from tests.e2e.conftest import QUICKSTART, TOKEN, EmulatorRig, onboarding_rig, run_cli
+
+KICKOFF = "group.customer-inc.workspace.kickoff"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    dest = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, dest)
+    return dest
+
+
+class Cli:
+    """The real entry point, pointed at the served emulator with the company's token."""
+
+    def __init__(self, base_url: str, emulator: Emulator, capsys: pytest.CaptureFixture[str]) -> None:
+        self.base_url, self.emulator, self.capsys = base_url, emulator, capsys
+
+    def __call__(self, *argv: str) -> tuple[int, str, str]:
+        return run_cli([*argv, "--base-url", self.base_url], self.capsys)
+
+    def writes(self, since: int = 0) -> list[RequestRecord]:
+        """Every request from ``since`` on that could have changed the service."""
+        return [r for r in self.emulator.requests[since:] if r.method != "GET"]
+
+
+@pytest.fixture
+def cli(served: tuple[str, Emulator], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    monkeypatch.setenv("RECONCILER_TOKEN", TOKEN)
+    base_url, emulator = served
+    return Cli(base_url, emulator, capsys)
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def add_policy(project: Path, body: str) -> Path:
+    policy = project / "policy.yaml"
+    policy.write_text("version: 1\npolicy:\n" + body, encoding="utf-8")
+    return policy
+
+
+# --- 1. allowedDomains matches whole domains, not name endings -------------------------------------
+
+
+def test_allowed_domain_acme_com_does_not_let_in_a_user_of_evilacme_com(project: Path, cli: Cli) -> None:
+    policy = add_policy(project, "  allowedDomains: [acme.com, customer.com, partner.io]\n")
+    manifest = project / "manifest.yaml"
+    edit(manifest, "{email: lee@partner.io, role: commenter}", "{email: x@evilacme.com, role: commenter}")
+    code, out, err = cli("apply", str(project), "--auto-approve")
+    assert (code, out) == (1, "")
+    assert err == (f"Error: 1 problem in the manifest:\n  {manifest}:26: workspace.partner-portal: user "
+                   f"x@evilacme.com is outside the allowed domains (policy allowedDomains at {policy}:3) and may "
+                   "not be granted access\n")
+    assert cli.emulator.requests == []
+
+
+def test_allowed_domain_acme_com_does_not_let_in_the_domain_evilacme_com(project: Path, cli: Cli) -> None:
+    policy = add_policy(project, "  allowedDomains: [acme.com, customer.com, partner.io]\n")
+    manifest = project / "manifest.yaml"
+    edit(manifest, "{domain: customer.com, role: viewer}", "{domain: evilacme.com, role: viewer}")
+    code, out, err = cli("apply", str(project), "--auto-approve")
+    assert (code, out) == (1, "")
+    assert err == (f"Error: 1 problem in the manifest:\n  {manifest}:18: group.acme-onboarding: domain "
+                   f"evilacme.com is outside the allowed domains (policy allowedDomains at {policy}:3) and may "
+                   "not be granted access\n")
+    assert cli.emulator.requests == []
+
+
+# --- 2. maxRoleOutside: one role above the cap is refused -----------------------------------------
+
+
+def test_an_outside_grant_one_role_above_max_role_outside_is_refused(project: Path, cli: Cli) -> None:
+    policy = add_policy(project, "  allowedDomains: [acme.com, customer.com]\n  maxRoleOutside: commenter\n")
+    manifest = project / "manifest.yaml"
+    # collaborator is the role right above commenter (reconciler.roles.ROLE_ORDER).
+    edit(manifest, "{email: lee@partner.io, role: commenter}", "{email: lee@partner.io, role: collaborator}")
+    code, out, err = cli("apply", str(project), "--auto-approve")
+    assert (code, out) == (1, "")
+    assert err == (f"Error: 1 problem in the manifest:\n  {manifest}:26: workspace.partner-portal: user "
+                   "lee@partner.io is outside the allowed domains and may be given at most commenter (policy "
+                   f"maxRoleOutside at {policy}:4), not collaborator\n")
+    assert cli.emulator.requests == []
+
+
+# --- 3. an editor is not an owner -------------------------------------------------------------------
+
+
+def test_a_list_left_with_editors_but_no_owner_is_refused(project: Path, cli: Cli) -> None:
+    manifest = project / "manifest.yaml"
+    # Not authoritative: the live list (ops owner, temp editor) is merged with the manifest's, and ops is
+    # made an editor, so the list would hold editors and a commenter, and no owner.
+    edit(manifest, "{email: ops@acme.com, role: owner}", "{email: ops@acme.com, role: editor}")
+    code, out, err = cli("apply", str(project), "--auto-approve")
+    assert (code, out) == (1, "")
+    assert err == ("Error: The plan is refused: it would leave access lists without an owner.\n"
+                   f"  {manifest}:23: workspace.partner-portal (ws_portal) would have no user or domain with "
+                   "role owner.\n")
+    assert cli.writes() == []
+    assert {u.key: u.role for u in cli.emulator.store.companies["acme"].workspace("ws_portal").access.users} == {
+        "ops@acme.com": "owner", "temp@acme.com": "editor"}
