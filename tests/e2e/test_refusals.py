@@ -130,3 +130,64 @@ def test_a_list_left_with_editors_but_no_owner_is_refused(project: Path, cli: Cl
     assert cli.writes() == []
     assert {u.key: u.role for u in cli.emulator.store.companies["acme"].workspace("ws_portal").access.users} == {
         "ops@acme.com": "owner", "temp@acme.com": "editor"}
+
+
+# --- 4. a saved plan is bound to the state's serial and to every list it read ----------------------
+# These run the CLI (plan --out, then apply --plan) and judge only what a user sees: the exit code, a
+# message naming the plan file and saying nothing was changed, no write in the emulator's record, the
+# state file untouched.  They hold however apply decides that a plan is stale.
+
+PRIYA_ON_THE_PORTAL = ("        - {email: lee@partner.io, role: commenter}\n",
+                       "        - {email: lee@partner.io, role: commenter}\n"
+                       "        - {email: priya@customer.com, role: commenter}\n")
+
+
+def saved_plan_writing_the_portal_only(project: Path, cli: Cli) -> Path:
+    """Apply the quickstart, then add a person to the partner portal and save
+    that plan: it writes ws_portal and nothing else."""
+    assert cli("apply", str(project), "--auto-approve")[0] == 0
+    edit(project / "manifest.yaml", *PRIYA_ON_THE_PORTAL)
+    plan_file = project / "plan.json"
+    code, _, err = cli("plan", str(project), "--out", str(plan_file))
+    assert code == 0, err
+    saved = json.loads(plan_file.read_text(encoding="utf-8"))["plan"]
+    assert [c["address"] for c in saved["changes"]] == ["workspace.partner-portal"]
+    return plan_file
+
+
+def assert_refused_saved_plan(cli: Cli, project: Path, plan_file: Path) -> None:
+    state_file = project / "reconciler.state.json"
+    state_before = state_file.read_bytes()
+    start = len(cli.emulator.requests)
+    code, out, err = cli("apply", str(project), "--plan", str(plan_file), "--auto-approve")
+    assert code == 1, out + err
+    assert err.startswith(f"Error: The saved plan {plan_file} ")
+    assert "nothing was changed" in err
+    assert cli.writes(start) == []
+    assert state_file.read_bytes() == state_before
+
+
+def test_a_saved_plan_is_refused_when_only_the_state_serial_moved(project: Path, cli: Cli) -> None:
+    plan_file = saved_plan_writing_the_portal_only(project, cli)
+    state_file = project / "reconciler.state.json"
+    # Another run rewrote the state with the same content: only its serial moved on.
+    before = load_state(state_file)
+    after = write_state(state_file, before)
+    assert after.model_dump(exclude={"serial"}) == before.model_dump(exclude={"serial"})
+    assert after.serial == before.serial + 1
+    assert_refused_saved_plan(cli, project, plan_file)
+    assert {u.key for u in cli.emulator.store.companies["acme"].workspace("ws_portal").access.users} == {
+        "ops@acme.com", "lee@partner.io", "temp@acme.com"}
+
+
+def test_a_saved_plan_is_refused_when_a_list_it_does_not_write_changed(project: Path, cli: Cli) -> None:
+    plan_file = saved_plan_writing_the_portal_only(project, cli)
+    # Someone makes Raj a viewer again on the onboarding group's list, in the web app; the saved plan
+    # does not write that list, so the re-read apply does before writing does not look at it.
+    users = [{"email": "jane@acme.com", "role": "owner"}, {"email": "raj@customer.com", "role": "viewer"},
+             {"email": "priya@customer.com", "role": "commenter"}]
+    with httpx.Client(base_url=f"{cli.base_url}/v1", headers={"Authorization": f"Bearer {TOKEN}"}) as web_app:
+        web_app.post("/workspaces/ws_home/access", json={"workspaceUsers": users}).raise_for_status()
+    assert_refused_saved_plan(cli, project, plan_file)
+    assert {u.key for u in cli.emulator.store.companies["acme"].workspace("ws_portal").access.users} == {
+        "ops@acme.com", "lee@partner.io", "temp@acme.com"}
