@@ -191,3 +191,58 @@ def test_a_saved_plan_is_refused_when_a_list_it_does_not_write_changed(project: 
     assert_refused_saved_plan(cli, project, plan_file)
     assert {u.key for u in cli.emulator.store.companies["acme"].workspace("ws_portal").access.users} == {
         "ops@acme.com", "lee@partner.io", "temp@acme.com"}
+
+
+# --- 5. a lost creation answer never adopts a workspace the state binds to another address --------
+
+OLD_KICKOFF = "group.customer-inc.workspace.old-kickoff"
+
+
+def kickoff_known_under_another_address(tmp_path: Path, clock: VirtualClock) -> tuple[EmulatorRig, str]:
+    """The onboarding example applied, then the state's kickoff workspace
+    moved to another address: the plan creates a new "Customer Inc – Kickoff"
+    while one of that name, account and template exists, bound elsewhere."""
+    rig = onboarding_rig(tmp_path, clock)
+    rig.apply()
+    state = load_state(rig.state_path)
+    old_id = state.resources[KICKOFF].id
+    write_state(rig.state_path, state.with_resource(OLD_KICKOFF, old_id).without(KICKOFF))
+    return rig, old_id
+
+
+def kickoffs(rig: EmulatorRig) -> list[str]:
+    return [w.id for w in rig.company.workspaces if w.name == "Customer Inc – Kickoff"]
+
+
+def test_a_lost_creation_answer_does_not_adopt_a_workspace_bound_to_another_address(
+        tmp_path: Path, clock: VirtualClock) -> None:
+    rig, old_id = kickoff_known_under_another_address(tmp_path, clock)
+    plan = rig.plan()
+    assert [(c.kind, c.address) for c in plan.changes] == [("create", KICKOFF)]
+    rig.emulator.faults.inject("POST", "/connected-workspaces$", kind="drop")  # hung up before creating
+    start = len(rig.emulator.requests)
+    with pytest.raises(ApplyError) as stopped:
+        rig.apply(plan)
+    assert str(stopped.value) == (
+        f"Apply stopped at {KICKOFF} ({rig.root / 'groups.yaml'}:31): No answer from the service to POST "
+        "/workspaces/ws_home/connected-workspaces: RemoteProtocolError: connection dropped on POST "
+        "/v1/workspaces/ws_home/connected-workspaces (before the change). Check the address and the network. The "
+        "change may or may not have been made: look for what the call may have created before trying it again, "
+        "so that nothing is created twice. No workspace named \"Customer Inc – Kickoff\" from template "
+        "tpl_kickoff exists, so none was created and no credit was used. Run 'reconciler apply' again.")
+    after = [(r.method, r.path, r.status) for r in rig.emulator.requests[start:]]
+    # The creation was sent once, the workspaces listed to look for it, and nothing else.
+    assert after == [("POST", "/v1/workspaces/ws_home/connected-workspaces", 0), ("GET", "/v1/workspaces", 200)]
+    assert kickoffs(rig) == [old_id]
+    recorded = load_state(rig.state_path).resources
+    assert KICKOFF not in recorded and recorded[OLD_KICKOFF].id == old_id
+
+
+def test_a_lost_creation_answer_adopts_the_new_workspace_not_the_one_bound_elsewhere(
+        tmp_path: Path, clock: VirtualClock) -> None:
+    rig, old_id = kickoff_known_under_another_address(tmp_path, clock)
+    rig.emulator.faults.inject("POST", "/connected-workspaces$", kind="after_commit")  # created, answer lost
+    rig.apply()
+    (new_id,) = set(kickoffs(rig)) - {old_id}
+    recorded = load_state(rig.state_path).resources
+    assert recorded[KICKOFF].id == new_id
