@@ -246,3 +246,77 @@ def test_a_lost_creation_answer_adopts_the_new_workspace_not_the_one_bound_elsew
     (new_id,) = set(kickoffs(rig)) - {old_id}
     recorded = load_state(rig.state_path).resources
     assert recorded[KICKOFF].id == new_id
+
+
+# --- 6. an answer reporting another list than was sent stops the apply -----------------------------
+
+
+class ReportsAnotherRole(httpx.BaseTransport):
+    """The emulator, except that its answer to a write (``path`` ending the
+    request path) reports ``email`` with ``role``, whatever it stored: the
+    service saying it holds another list than the one it accepted."""
+
+    def __init__(self, emulator: Emulator, path: str, email: str, role: str) -> None:
+        self.inner = emulator_transport(emulator)
+        self.path, self.email, self.role = path, email, role
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        answer = self.inner.handle_request(request)
+        if request.method != "POST" or not request.url.path.endswith(self.path) or answer.status_code >= 300:
+            return answer
+        doc: dict[str, Any] = json.loads(answer.read())
+        for user in doc["data"]["workspace"].get("workspaceUsers", []):
+            if user["user"]["email"] == self.email:
+                user["role"] = self.role
+        headers = {k: v for k, v in answer.headers.items() if k.lower() not in ("content-length", "content-type")}
+        return httpx.Response(answer.status_code, headers=headers, json=doc, request=request)
+
+
+def client_through(transport: httpx.BaseTransport, clock: VirtualClock) -> WorkspaceClient:
+    return WorkspaceClient(make_http_client("http://emulator.invalid", TOKEN, transport=transport), clock=clock)
+
+
+def test_an_access_answer_reporting_another_list_than_was_sent_stops_the_apply(
+        tmp_path: Path, clock: VirtualClock) -> None:
+    root = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, root)
+    rig = EmulatorRig(Emulator.from_seed_file(root / "seed.yaml", clock=clock), clock, root)
+    plan = rig.plan()
+    assert [c.address for c in plan.changes] == ["group.acme-onboarding", "workspace.partner-portal"]
+    start = len(rig.emulator.requests)
+    lying = ReportsAnotherRole(rig.emulator, "/workspaces/ws_home/access", "priya@customer.com", "viewer")
+    with pytest.raises(ApplyError) as stopped:
+        apply_plan(plan, client=client_through(lying, clock), state=load_state(rig.state_path),
+                   state_path=rig.state_path)
+    assert str(stopped.value) == (
+        "group.acme-onboarding: the service accepted POST /workspaces/ws_home/access but reports a different "
+        "list than was sent: user priya@customer.com was commenter, now viewer. This is a bug in the service or "
+        "in reconciler; run 'reconciler plan' to see the result.")
+    # The re-read before writing, the write whose answer differs, and nothing after it: the partner
+    # portal's list is not written, and the lists are not read back.
+    assert [(r.method, r.path) for r in rig.emulator.requests[start:]] == [
+        ("GET", "/v1/workspaces"), ("POST", "/v1/workspaces/ws_home/access")]
+    assert {u.key for u in rig.company.workspace("ws_portal").access.users} == {"ops@acme.com", "temp@acme.com"}
+
+
+def test_a_creation_answer_reporting_another_list_than_was_sent_stops_the_apply(
+        tmp_path: Path, clock: VirtualClock) -> None:
+    rig = onboarding_rig(tmp_path, clock)
+    plan = rig.plan()
+    # The group's list rides on the first creation (the kickoff workspace).
+    assert [(c.kind, c.address) for c in plan.changes[2:5]] == [
+        ("create", KICKOFF), ("create", "group.customer-inc.workspace.renewal"), ("access", "group.customer-inc")]
+    start = len(rig.emulator.requests)
+    lying = ReportsAnotherRole(rig.emulator, "/workspaces/ws_home/connected-workspaces", "raj@customer.com",
+                               "viewer")
+    with pytest.raises(ApplyError) as stopped:
+        apply_plan(plan, client=client_through(lying, clock), state=load_state(rig.state_path),
+                   state_path=rig.state_path)
+    assert str(stopped.value) == (
+        f"{KICKOFF}: the service accepted POST /workspaces/ws_home/connected-workspaces but reports a different "
+        "list than was sent: user raj@customer.com was collaborator, now viewer. This is a bug in the service "
+        "or in reconciler; run 'reconciler plan' to see the result.")
+    # Two existing workspaces connected, the kickoff created, and nothing after it: no second creation.
+    connect = ("POST", "/v1/workspaces/ws_home/connected-workspaces")
+    assert [(r.method, r.path) for r in rig.emulator.requests[start:] if r.method != "GET"] == [connect] * 3
+    assert [w.name for w in rig.company.workspaces if w.name.startswith("Customer Inc – Renewal")] == []
