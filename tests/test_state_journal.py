@@ -152,7 +152,8 @@ def test_a_journal_of_another_lineage_is_refused(tmp_path: Path) -> None:
         load_state(path)
     message = str(err.value)
     assert f"The state journal {journal_path(path)} does not belong to the state file" in message
-    assert "it continues another state" in message and "move" in message
+    assert "it continues another state" in message
+    assert f"If the state file as it is should be kept, move {journal_path(path)} away" in message
 
 
 def test_a_journal_the_state_file_was_written_after_is_refused(tmp_path: Path) -> None:

@@ -57,11 +57,13 @@ def test_embed_needs_exactly_one_source() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kind", "meta"),
-    [("video", AssetMetadata(duration=3)), ("audio", AssetMetadata(width=1, duration=3)), ("pdf", AssetMetadata())],
+    ("kind", "meta", "message"),
+    [("video", AssetMetadata(duration=3), "metadata of a video needs width, height and duration"),
+     ("audio", AssetMetadata(width=1, duration=3), "metadata of an audio has a duration only"),
+     ("pdf", AssetMetadata(), "metadata is for video and audio assets, not pdf")],
 )
-def test_metadata_follows_the_media_type(kind: str, meta: AssetMetadata) -> None:
-    with pytest.raises(ValidationError, match="metadata"):
+def test_metadata_follows_the_media_type(kind: str, meta: AssetMetadata, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
         FileAssetInput(type=kind, fileId="f_1", metadata=meta)
 
 

@@ -45,7 +45,7 @@ def test_create_from_template_sends_dates_and_access(router: respx.Router, clien
 
 
 def test_create_from_template_with_access_but_no_owner_is_refused() -> None:
-    with pytest.raises(ValidationError, match="owner"):
+    with pytest.raises(ValidationError, match="at least one user or domain must have the role owner"):
         CreateFromTemplate(templateId="tpl_1", workspaceDomains=(AccessDomainInput(domain="c.com", role="viewer"),))
 
 

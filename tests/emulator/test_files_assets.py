@@ -65,7 +65,9 @@ def test_asset_before_the_upload_is_400_and_retry_succeeds(client):
     data = _new_file(client)
     body = {"type": "pdf", "name": "Pricing", "fileId": data["file"]["id"]}
     first = client.post("/assets", json=body)
-    assert first.status_code == 400 and "upload" in first.json()["error"]["message"]
+    assert first.status_code == 400
+    assert first.json()["error"]["message"] == (
+        f"The bytes of file {data['file']['id']} have not been uploaded yet; retry after the upload.")
     _upload(client, data["upload"])
     assert client.post("/assets", json=body).status_code == 201
 
