@@ -232,5 +232,5 @@ def test_pre_commit_hook_as_documented_validates_the_example(capsys: pytest.Capt
     monkeypatch.chdir(GITOPS)
     code, out, err = run_cli([*hook["entry"].split()[1:], "manifests"], capsys)  # args: [manifests]
     assert code == 0, err
-    assert out == ("The manifests in manifests are valid: 1 group(s) with 0 member(s), 1 standalone workspace(s), "
+    assert out == ("The manifests in manifests are valid: 1 group(s) with 1 member(s), 1 standalone workspace(s), "
                    "2 access list(s), 0 asset(s), 2 file(s).\n")
