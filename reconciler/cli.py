@@ -47,7 +47,8 @@ def connection_options(func: F) -> F:
                   help="Run against the embedded emulator, its data kept in FILE (created from --seed, "
                        "or the built-in demo company, when missing). No account, no network.")
     @click.option("--seed", "emulator_seed", type=click.Path(path_type=Path, dir_okay=False, exists=True),
-                  metavar="SEED", help="Emulator seed YAML used when the --emulator FILE does not exist yet.")
+                  metavar="SEED", help="Emulator seed YAML used when the --emulator FILE does not exist yet "
+                                       "(ignored, with a warning, once it does: delete FILE to start afresh).")
     @click.option("--page-size", type=click.IntRange(1, 1000), default=100, show_default=True,
                   help="Items asked for per page when listing.")
     @click.option("--retries", type=click.IntRange(0, 10), default=3, show_default=True,
@@ -71,7 +72,7 @@ def connection_options(func: F) -> F:
                        "turned off).")
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from reconciler.target import Target
+        from reconciler.target import Target, warn_if_seed_ignored
 
         kwargs["target"] = Target(
             base_url=kwargs.pop("base_url"),
@@ -87,6 +88,7 @@ def connection_options(func: F) -> F:
             notice=lambda line: click.echo(line, err=True),
             trace=(lambda line: click.echo(f"debug: {printable(line)}", err=True)) if kwargs.pop("debug") else None,
         )
+        warn_if_seed_ignored(kwargs["target"])
         return func(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
