@@ -167,6 +167,7 @@ def cli() -> None:
     plan      show what differs from the live service
     apply     make the service match the manifests
     demo      validate, plan, apply and re-plan the quickstart on the embedded emulator
+    schema    print the JSON Schema of a manifest (for editors) or of a JSON plan
     import    bind a manifest address to an existing workspace
     state     list, show or forget what the state file records
     force-unlock  remove a lock left by a killed apply (by its lock ID)
@@ -345,6 +346,32 @@ def demo(path: Path) -> None:
             click.echo(step())
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@cli.command()
+@click.argument("kind", type=click.Choice(["manifest", "plan"]), default="manifest", required=False,
+                metavar="[manifest|plan]")
+def schema(kind: str) -> None:
+    """Print the JSON Schema of a manifest file ('schema manifest', the default) or of the plan
+    that 'plan --format json' writes ('schema plan').
+
+    Generated from the models this version of reconciler checks against, so it always matches it;
+    write it again after an upgrade. For completion and checking in an editor that uses
+    yaml-language-server (VS Code's YAML extension, among others), write it beside the manifests:
+
+    \b
+      reconciler schema manifest > manifest.schema.json
+
+    and make this the first line of each manifest:
+
+    \b
+      # yaml-language-server: $schema=manifest.schema.json
+    """
+    if kind == "plan":
+        from reconciler.plan.schema import plan_json_schema_text as schema_text
+    else:
+        from reconciler.manifest.schema import manifest_json_schema_text as schema_text
+    click.echo(schema_text(), nl=False)
 
 
 @cli.command("export")
