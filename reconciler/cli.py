@@ -319,15 +319,23 @@ def apply(path: Path | None, target: Target, state_path: Path | None, targets: t
     click.echo(outcome)
 
 
-@cli.command()
-@click.argument("path", type=click.Path(path_type=Path), default=Path("examples/quickstart"), required=False)
-def demo(path: Path) -> None:
-    """Validate, plan, apply and plan again PATH (default examples/quickstart) on the embedded emulator.
+# What `reconciler demo` runs without PATH: the checkout's copy when the current
+# directory has one (so `make demo` shows the paths the README shows), else the
+# identical copy shipped inside the package (tests/test_bundled_files.py keeps them equal).
+CHECKOUT_QUICKSTART = Path("examples/quickstart")
+BUNDLED_QUICKSTART = Path(__file__).resolve().parent / "quickstart"
 
-    Then someone changes access in the web app (straight on the emulator), and the plan shows that
-    drift and the apply repairs it. Uses a fresh emulator and state in a temporary directory each
-    time, so the demo always starts from the seed beside the manifest (seed.yaml) or the built-in
-    demo company.
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path), required=False)
+def demo(path: Path | None) -> None:
+    """Validate, plan, apply and plan again PATH on the embedded emulator.
+
+    Without PATH: examples/quickstart when the current directory has it (a checkout of reconciler),
+    else the same quickstart shipped with reconciler. Then someone changes access in the web app
+    (straight on the emulator), and the plan shows that drift and the apply repairs it. Uses a fresh
+    emulator and state in a temporary directory each time, so the demo always starts from the seed
+    beside the manifest (seed.yaml) or the built-in demo company.
     """
     import shutil
     import tempfile
@@ -335,6 +343,8 @@ def demo(path: Path) -> None:
     from reconciler import commands
     from reconciler.target import Target
 
+    if path is None:
+        path = CHECKOUT_QUICKSTART if (CHECKOUT_QUICKSTART / "manifest.yaml").is_file() else BUNDLED_QUICKSTART
     workdir = Path(tempfile.mkdtemp(prefix="reconciler-demo-"))
     try:
         seed = path / "seed.yaml" if (path / "seed.yaml").exists() else None

@@ -16,12 +16,22 @@ from pathlib import Path
 
 import pytest
 
+from reconciler.cli import BUNDLED_QUICKSTART
 from reconciler.manifest.schema import manifest_json_schema_text
 from reconciler.plan.schema import plan_json_schema_text
-from tests.e2e.conftest import ROOT, run_cli
+from tests.e2e.conftest import QUICKSTART, ROOT, run_cli
 
 MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)$")
 EXAMPLE_MANIFESTS = sorted(p for p in (ROOT / "examples").rglob("*.yaml") if p.name != "seed.yaml")
+
+
+def test_the_bundled_quickstart_is_the_examples_quickstart_byte_for_byte() -> None:
+    shipped = sorted(p.name for p in BUNDLED_QUICKSTART.glob("*.yaml"))
+    assert shipped == sorted(p.name for p in QUICKSTART.glob("*.yaml")) == ["manifest.yaml", "seed.yaml"]
+    for name in shipped:
+        assert (BUNDLED_QUICKSTART / name).read_bytes() == (QUICKSTART / name).read_bytes(), (
+            f"reconciler/quickstart/{name} and examples/quickstart/{name} differ; they must be identical: "
+            f"copy the one you edited over the other (cp examples/quickstart/{name} reconciler/quickstart/)")
 
 
 @pytest.mark.parametrize("manifest", [p for p in EXAMPLE_MANIFESTS if MODELINE.match(p.read_text(encoding="utf-8").split("\n")[0])],
@@ -67,3 +77,30 @@ def test_schema_help_explains_the_editor_set_up(capsys: pytest.CaptureFixture[st
     assert code == 0
     assert "reconciler schema manifest > manifest.schema.json" in out
     assert "# yaml-language-server: $schema=manifest.schema.json" in out
+
+
+def _last_step(out: str) -> str:
+    return out.rsplit("\n$ reconciler plan ", 1)[1].split("\n", 1)[1]
+
+
+def test_demo_without_path_outside_a_checkout_runs_the_bundled_quickstart(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RECONCILER_TOKEN", raising=False)
+    code, out, err = run_cli(["demo"], capsys)
+    assert code == 0, err
+    assert out.startswith(f"$ reconciler validate {BUNDLED_QUICKSTART}\n")
+    assert f"({BUNDLED_QUICKSTART / 'manifest.yaml'}:11)" in out
+    assert _last_step(out).startswith("No changes.")
+    assert list(tmp_path.iterdir()) == []  # nothing left in the current directory
+
+
+def test_demo_without_path_in_a_checkout_runs_examples_quickstart_as_the_readme_shows(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("RECONCILER_TOKEN", raising=False)
+    code, out, err = run_cli(["demo"], capsys)
+    assert code == 0, err
+    assert out.startswith("$ reconciler validate examples/quickstart\n")
+    assert "(examples/quickstart/manifest.yaml:11)" in out  # as in the README's demo output
+    assert _last_step(out).startswith("No changes.")
