@@ -48,7 +48,8 @@ def connection_options(func: F) -> F:
                   help="Run against the embedded emulator, its data kept in FILE (created from --seed, "
                        "or the built-in demo company, when missing). No account, no network.")
     @click.option("--seed", "emulator_seed", type=click.Path(path_type=Path, dir_okay=False, exists=True),
-                  metavar="SEED", help="Emulator seed YAML used when the --emulator FILE does not exist yet.")
+                  metavar="SEED", help="Emulator seed YAML used when the --emulator FILE does not exist yet "
+                                       "(ignored, with a warning, once it does: delete FILE to start afresh).")
     @click.option("--page-size", type=click.IntRange(1, 1000), default=100, show_default=True,
                   help="Items asked for per page when listing.")
     @click.option("--retries", type=click.IntRange(0, 10), default=3, show_default=True,
@@ -72,7 +73,7 @@ def connection_options(func: F) -> F:
                        "turned off).")
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from reconciler.target import Target
+        from reconciler.target import Target, warn_if_seed_ignored
 
         _remember_invocation(kwargs)
         kwargs["target"] = Target(
@@ -89,6 +90,7 @@ def connection_options(func: F) -> F:
             notice=lambda line: click.echo(complete(line, _INVOCATION), err=True),
             trace=(lambda line: click.echo(f"debug: {printable(line)}", err=True)) if kwargs.pop("debug") else None,
         )
+        warn_if_seed_ignored(kwargs["target"])
         return func(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
@@ -183,6 +185,7 @@ def cli() -> None:
     plan      show what differs from the live service
     apply     make the service match the manifests
     demo      validate, plan, apply and re-plan the quickstart on the embedded emulator
+    schema    print the JSON Schema of a manifest (for editors) or of a JSON plan
     import    bind a manifest address to an existing workspace
     state     list, show or forget what the state file records
     force-unlock  remove a lock left by a killed apply (by its lock ID)
@@ -327,15 +330,23 @@ def apply(path: Path | None, target: Target, state_path: Path | None, targets: t
     _say(outcome)
 
 
-@cli.command()
-@click.argument("path", type=click.Path(path_type=Path), default=Path("examples/quickstart"), required=False)
-def demo(path: Path) -> None:
-    """Validate, plan, apply and plan again PATH (default examples/quickstart) on the embedded emulator.
+# What `reconciler demo` runs without PATH: the checkout's copy when the current
+# directory has one (so `make demo` shows the paths the README shows), else the
+# identical copy shipped inside the package (tests/test_bundled_files.py keeps them equal).
+CHECKOUT_QUICKSTART = Path("examples/quickstart")
+BUNDLED_QUICKSTART = Path(__file__).resolve().parent / "quickstart"
 
-    Then someone changes access in the web app (straight on the emulator), and the plan shows that
-    drift and the apply repairs it. Uses a fresh emulator and state in a temporary directory each
-    time, so the demo always starts from the seed beside the manifest (seed.yaml) or the built-in
-    demo company.
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path), required=False)
+def demo(path: Path | None) -> None:
+    """Validate, plan, apply and plan again PATH on the embedded emulator.
+
+    Without PATH: examples/quickstart when the current directory has it (a checkout of reconciler),
+    else the same quickstart shipped with reconciler. Then someone changes access in the web app
+    (straight on the emulator), and the plan shows that drift and the apply repairs it. Uses a fresh
+    emulator and state in a temporary directory each time, so the demo always starts from the seed
+    beside the manifest (seed.yaml) or the built-in demo company.
     """
     import shutil
     import tempfile
@@ -343,6 +354,8 @@ def demo(path: Path) -> None:
     from reconciler import commands
     from reconciler.target import Target
 
+    if path is None:
+        path = CHECKOUT_QUICKSTART if (CHECKOUT_QUICKSTART / "manifest.yaml").is_file() else BUNDLED_QUICKSTART
     workdir = Path(tempfile.mkdtemp(prefix="reconciler-demo-"))
     try:
         seed = path / "seed.yaml" if (path / "seed.yaml").exists() else None
@@ -354,6 +367,32 @@ def demo(path: Path) -> None:
             click.echo(step())
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@cli.command()
+@click.argument("kind", type=click.Choice(["manifest", "plan"]), default="manifest", required=False,
+                metavar="[manifest|plan]")
+def schema(kind: str) -> None:
+    """Print the JSON Schema of a manifest file ('schema manifest', the default) or of the plan
+    that 'plan --format json' writes ('schema plan').
+
+    Generated from the models this version of reconciler checks against, so it always matches it;
+    write it again after an upgrade. For completion and checking in an editor that uses
+    yaml-language-server (VS Code's YAML extension, among others), write it beside the manifests:
+
+    \b
+      reconciler schema manifest > manifest.schema.json
+
+    and make this the first line of each manifest:
+
+    \b
+      # yaml-language-server: $schema=manifest.schema.json
+    """
+    if kind == "plan":
+        from reconciler.plan.schema import plan_json_schema_text as schema_text
+    else:
+        from reconciler.manifest.schema import manifest_json_schema_text as schema_text
+    click.echo(schema_text(), nl=False)
 
 
 @cli.command("export")

@@ -63,6 +63,20 @@ class Target:
         return RateLimits.from_mapping(self.rate_limits)
 
 
+def warn_if_seed_ignored(target: Target) -> None:
+    """Say on ``target.notice`` when ``--seed`` will have no effect: the seed
+    only creates a missing ``--emulator`` FILE, and an existing FILE is used as
+    it is, so an edited seed would otherwise be silently ignored.  Called once,
+    when the command starts (not from ``open_client``, which a command may call
+    twice, after its first call has created the file)."""
+    if target.emulator_seed is None or target.emulator_file is None or target.notice is None:
+        return
+    if target.emulator_file.exists():
+        target.notice(f"Warning: --seed {target.emulator_seed} is ignored: the emulator data file "
+                      f"{target.emulator_file} already exists and is used as it is (a seed only creates a missing "
+                      f"file). To start afresh from the seed, delete {target.emulator_file}.")
+
+
 @contextmanager
 def open_client(target: Target) -> Iterator[WorkspaceClient]:
     """A client for ``target``; closes its HTTP connections afterwards."""

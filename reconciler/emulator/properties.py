@@ -57,7 +57,9 @@ TAG: tuple[str, ...] = ("title", "createdAt", "updatedAt")
 def parse(query: Sequence[tuple[str, str]], allowed: Collection[str]) -> list[str]:
     """The selected paths, from repeated ``properties[]=`` and/or
     ``properties=`` keys (a value may also list several, comma-separated);
-    400 naming the first value not in ``allowed``."""
+    400 naming the first value not in ``allowed``, and 400 for an empty one
+    (``properties=``, ``properties=name,``): the service refuses a value it
+    does not know, and an empty name is one (README.md)."""
     selected: list[str] = []
     for key, value in query:
         if key not in PARAM_NAMES:
@@ -65,7 +67,8 @@ def parse(query: Sequence[tuple[str, str]], allowed: Collection[str]) -> list[st
         for part in value.split(","):
             part = part.strip()
             if not part:
-                continue
+                raise bad_request(f"Empty value in {key}={value!r}: name a property; "
+                                  f"allowed: {', '.join(allowed) or 'none on this endpoint'}.")
             if part not in allowed:
                 raise bad_request(f"Unknown property {part!r} for this endpoint; allowed: {', '.join(allowed)}.")
             if part not in selected:

@@ -89,6 +89,9 @@ def create_asset(ctx: RequestContext) -> tuple[int, dict[str, Any]]:
             raise bad_request("customCode applies only to embed assets.")
         if asset_type == "embed" and (url is None) == (custom_code is None):
             raise bad_request("An embed asset takes exactly one of url and customCode.")
+        if custom_code is not None and not custom_code.strip():
+            # Nothing to embed: the service refuses it rather than show an empty frame (README.md).
+            raise bad_request("customCode must not be empty or blank.")
         if url is not None and not url.startswith(("http://", "https://")):
             raise bad_request(f"url must be an http(s) address, not {url!r}.")
     now = ctx.now_iso()

@@ -121,6 +121,15 @@ def test_embed_asset_takes_exactly_one_of_url_and_custom_code(client):
     assert client.post("/assets", json={"type": "embed", "name": "Cal", "customCode": code}).status_code == 201
 
 
+@pytest.mark.parametrize("code", ["", "   ", "\n\t"], ids=["empty", "spaces", "newline and tab"])
+def test_embed_asset_with_an_empty_or_blank_custom_code_is_400_and_creates_nothing(client, emulator, code):
+    before = list(emulator.store.companies["acme"].assets)
+    response = client.post("/assets", json={"type": "embed", "name": "Cal", "customCode": code})
+    assert response.status_code == 400
+    assert response.json()["error"] == {"code": "BAD_REQUEST", "message": "customCode must not be empty or blank."}
+    assert emulator.store.companies["acme"].assets == before
+
+
 def test_metadata_is_for_video_and_audio_only(client):
     video = _uploaded_file(client, "tour.mp4", "video/mp4")
     assert client.post("/assets", json={"type": "video", "name": "Tour", "fileId": video,

@@ -4,6 +4,7 @@ import pytest
 import yaml
 
 from reconciler.emulator import Emulator
+from reconciler.emulator.seed import dump_store
 
 
 def _home(response):
@@ -119,6 +120,45 @@ def test_every_endpoint_refuses_an_unknown_property_naming_it(client, endpoint, 
     assert response.status_code == 400, endpoint
     assert response.json()["error"]["code"] == "BAD_REQUEST"
     assert "noSuchField" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(("endpoint", "send", "name", "prop"), ENDPOINTS, ids=IDS)
+def test_every_endpoint_refuses_an_empty_properties_value_as_it_refuses_an_unknown_one(client, endpoint, send, name,
+                                                                                      prop):
+    response = send(client, [("properties", "")])
+    assert response.status_code == 400, endpoint
+    body = response.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
+    assert body["error"]["code"] == "BAD_REQUEST"
+    assert "Empty value in properties=''" in body["error"]["message"]
+
+
+@pytest.mark.parametrize("query", [
+    [("properties[]", "")],
+    [("properties[]", "   ")],
+    [("properties", "name,")],
+    [("properties", "name,,accountId")],
+], ids=["empty properties[]", "blank properties[]", "trailing comma", "empty between commas"])
+def test_an_empty_name_anywhere_in_the_selection_is_400(client, query):
+    response = client.get("/workspaces", params=query)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "BAD_REQUEST"
+    assert response.json()["error"]["message"].startswith("Empty value in properties")
+
+
+def test_a_creation_with_an_empty_properties_value_creates_nothing(client, emulator):
+    before = dump_store(emulator.store)
+    response = client.post("/workspaces", params=[("properties", "")],
+                           json={"name": "N", "accountId": "acc_1", **OWNER})
+    assert response.status_code == 400
+    assert dump_store(emulator.store) == before
+
+
+def test_an_endpoint_without_properties_refuses_an_empty_value_too(client):
+    response = client.post("/files", params=[("properties[]", "")],
+                           json={"fileName": "a.pdf", "mimeType": "application/pdf"})
+    assert response.status_code == 400
+    assert "none on this endpoint" in response.json()["error"]["message"]
 
 
 @pytest.mark.parametrize(("endpoint", "send", "name", "prop"), ENDPOINTS, ids=IDS)

@@ -1,0 +1,86 @@
+"""A plain ``pip install`` of the wheel (not editable, no checkout around it)
+runs the demo and prints the schemas.
+
+The wheel is built from a copy of the sources (so no build/ or egg-info lands
+in the repository) without build isolation, with the test environment's
+setuptools; it is installed (by this environment's pip) into a fresh virtual environment, its
+dependencies pinned to the versions this environment has (so the generated
+schema is compared under the same pydantic), and run from an empty directory.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import ROOT
+
+# A generous cap on each step: a hung pip or demo fails the test instead of the run.
+STEP_TIMEOUT = 600
+
+
+def _run(argv: list[str], *, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=STEP_TIMEOUT)
+    assert result.returncode == 0, f"{argv} exited {result.returncode}:\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+def _pins() -> str:
+    """This environment's distributions as exact constraints (the installed wheel's own and pip's excepted)."""
+    lines = {f"{dist.metadata['Name']}=={dist.version}" for dist in importlib.metadata.distributions()
+             if dist.metadata["Name"] and dist.metadata["Name"].lower() not in {"reconciler", "pip", "setuptools"}}
+    return "\n".join(sorted(lines)) + "\n"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """(the fresh environment's bin directory, an environment for running it) with the wheel installed."""
+    base = tmp_path_factory.mktemp("wheel")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RECONCILER_", "PYTHON"))}
+    source = base / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    shutil.copytree(ROOT / "reconciler", source / "reconciler", ignore=shutil.ignore_patterns("__pycache__"))
+    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+          "--wheel-dir", str(base / "dist"), str(source)], cwd=base, env=env)
+    wheels = list((base / "dist").glob("reconciler-*.whl"))
+    assert len(wheels) == 1, wheels
+    # No pip of its own (ensurepip takes ~10 s): this environment's pip installs into it (--python).
+    _run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")], cwd=base, env=env)
+    (base / "pins.txt").write_text(_pins(), encoding="utf-8")
+    bin_dir = base / "venv" / "bin"
+    _run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "--quiet",
+          "--constraint", str(base / "pins.txt"), str(wheels[0])], cwd=base, env=env)
+    return bin_dir, env
+
+
+def test_the_installed_wheel_runs_the_demo_from_an_empty_directory(
+        installed: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    bin_dir, env = installed
+    result = _run([str(bin_dir / "reconciler"), "demo"], cwd=tmp_path, env=env)
+    out = result.stdout
+    first = out.splitlines()[0]
+    # The quickstart shipped inside the installed package, not a checkout's.
+    assert first.startswith("$ reconciler validate ") and first.endswith("/site-packages/reconciler/quickstart")
+    assert first.removeprefix("$ reconciler validate ").startswith(str(bin_dir.parent))
+    assert "Plan: 2 to add, 1 to change, 1 to remove." in out
+    last_plan = out.rsplit("\n$ reconciler plan ", 1)[1].split("\n", 1)[1]
+    assert last_plan.startswith("No changes.")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_installed_wheel_prints_the_manifest_schema_of_the_repository(
+        installed: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    bin_dir, env = installed
+    result = _run([str(bin_dir / "reconciler"), "schema", "manifest"], cwd=tmp_path, env=env)
+    committed = (ROOT / "schemas" / "manifest.schema.json").read_text(encoding="utf-8")
+    assert json.loads(result.stdout) == json.loads(committed)
+    assert result.stdout == committed

@@ -1,0 +1,106 @@
+"""What the package ships for use outside a checkout, and the repository's copies of it.
+
+The quickstart lives twice: ``reconciler/quickstart/`` (package data, what
+``reconciler demo`` runs after a plain ``pip install``) and
+``examples/quickstart/`` (what the README walks through). The schemas live
+once, in the models: ``reconciler schema`` generates them, as
+``schemas/*.json`` and the examples' ``manifest.schema.json`` are generated.
+These tests fail the moment a copy drifts, naming the command that repairs it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from reconciler.cli import BUNDLED_QUICKSTART
+from reconciler.manifest.schema import manifest_json_schema_text
+from reconciler.plan.schema import plan_json_schema_text
+from tests.e2e.conftest import QUICKSTART, ROOT, run_cli
+
+MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)$")
+EXAMPLE_MANIFESTS = sorted(p for p in (ROOT / "examples").rglob("*.yaml") if p.name != "seed.yaml")
+
+
+def test_the_bundled_quickstart_is_the_examples_quickstart_byte_for_byte() -> None:
+    shipped = sorted(p.name for p in BUNDLED_QUICKSTART.glob("*.yaml"))
+    assert shipped == sorted(p.name for p in QUICKSTART.glob("*.yaml")) == ["manifest.yaml", "seed.yaml"]
+    for name in shipped:
+        assert (BUNDLED_QUICKSTART / name).read_bytes() == (QUICKSTART / name).read_bytes(), (
+            f"reconciler/quickstart/{name} and examples/quickstart/{name} differ; they must be identical: "
+            f"copy the one you edited over the other (cp examples/quickstart/{name} reconciler/quickstart/)")
+
+
+@pytest.mark.parametrize("manifest", [p for p in EXAMPLE_MANIFESTS if MODELINE.match(p.read_text(encoding="utf-8").split("\n")[0])],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_an_examples_schema_modeline_names_a_file_beside_it_so_it_survives_a_copy(manifest: Path) -> None:
+    target = MODELINE.match(manifest.read_text(encoding="utf-8").split("\n")[0]).group(1)  # type: ignore[union-attr]
+    assert "/" not in target and "\\" not in target, target
+    assert (manifest.parent / target).read_text(encoding="utf-8") == manifest_json_schema_text(), (
+        f"{(manifest.parent / target).relative_to(ROOT)} is out of date; regenerate it with: "
+        f"reconciler schema manifest > {(manifest.parent / target).relative_to(ROOT)}")
+
+
+def test_the_examples_with_a_modeline_are_the_quickstart_and_onboarding() -> None:
+    # Guards the test above against passing on nothing (a modeline reworded out of the pattern).
+    with_modeline = {p.relative_to(ROOT).as_posix() for p in EXAMPLE_MANIFESTS
+                     if MODELINE.match(p.read_text(encoding="utf-8").split("\n")[0])}
+    assert with_modeline == {"examples/quickstart/manifest.yaml", "examples/onboarding/assets.yaml",
+                             "examples/onboarding/groups.yaml", "examples/onboarding/workspaces.yaml"}
+
+
+def test_schema_prints_the_manifest_schema_by_default(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["schema"], capsys)
+    assert code == 0, err
+    assert out == manifest_json_schema_text() == (ROOT / "schemas" / "manifest.schema.json").read_text("utf-8")
+    assert json.loads(out)["title"] == "Workspace reconciler manifest"
+
+
+def test_schema_plan_prints_the_plan_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["schema", "plan"], capsys)
+    assert code == 0, err
+    assert out == plan_json_schema_text() == (ROOT / "schemas" / "plan.schema.json").read_text("utf-8")
+
+
+def test_schema_of_an_unknown_kind_exits_1_naming_the_choices(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["schema", "state"], capsys)
+    assert code == 1
+    assert out == ""
+    assert "'state' is not one of 'manifest', 'plan'" in err
+
+
+def test_schema_help_explains_the_editor_set_up(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["schema", "--help"], capsys)
+    assert code == 0
+    assert "reconciler schema manifest > manifest.schema.json" in out
+    assert "# yaml-language-server: $schema=manifest.schema.json" in out
+
+
+def _last_step(out: str) -> str:
+    return out.rsplit("\n$ reconciler plan ", 1)[1].split("\n", 1)[1]
+
+
+def test_demo_without_path_outside_a_checkout_runs_the_bundled_quickstart(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RECONCILER_TOKEN", raising=False)
+    code, out, err = run_cli(["demo"], capsys)
+    assert code == 0, err
+    assert out.startswith(f"$ reconciler validate {BUNDLED_QUICKSTART}\n")
+    assert f"({BUNDLED_QUICKSTART / 'manifest.yaml'}:11)" in out
+    assert _last_step(out).startswith("No changes.")
+    assert list(tmp_path.iterdir()) == []  # nothing left in the current directory
+
+
+def test_demo_without_path_in_a_checkout_runs_examples_quickstart_as_the_readme_shows(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("RECONCILER_TOKEN", raising=False)
+    code, out, err = run_cli(["demo"], capsys)
+    assert code == 0, err
+    assert out.startswith("$ reconciler validate examples/quickstart\n")
+    assert "(examples/quickstart/manifest.yaml:11)" in out  # as in the README's demo output
+    assert _last_step(out).startswith("No changes.")
