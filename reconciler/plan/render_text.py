@@ -188,7 +188,7 @@ def summary_line(plan: Plan) -> str:
 def cost_line(cost: Cost) -> str:
     """What applying costs, as sentences a reviewer reads aloud."""
     parts = [_class_words(cls, n, cost) for cls, n in cost.calls_by_class.items()]
-    sentence = f"Cost: {count_words(cost.total_calls, 'API call')}: {_join(parts)}"
+    sentence = f"Cost: {count_words(cost.total_calls, 'API call')}" + (f": {_join(parts)}" if parts else "")
     if cost.refresh_reads:
         sentence += f", {cost.refresh_reads} of them re-reading the lists before and after writing"
     credits = cost.workspace_credits
