@@ -42,7 +42,7 @@ from reconciler.text import md_code, md_fenced, md_text, plural, printable
 
 _WORDS = {Action.CREATE: "add", Action.UPDATE: "change role", Action.DELETE: "**REMOVE**"}
 # Embed code longer than this is cut in the comment (GitHub refuses a comment
-# over 65,536 characters); the text plan and the JSON have all of it.
+# over 65,536 characters); the JSON plan has all of it.
 EMBED_SHOWN = 10_000
 
 
@@ -86,7 +86,8 @@ def _review_block(plan: Plan) -> list[str]:
         on = f" on {len(change.reaches)} workspaces" if len(change.reaches) > 1 else ""
         flags = "".join(f" {md_code(f)}" for f in e.flags)
         where = f" ({md_text(e.location)})" if e.location else ""
-        lines.append(f"> - **{review_words(e.review)}** {md_code(change.address)}: {e.kind} {md_code(e.key)} "  # type: ignore[arg-type]
+        label = review_words(e.review)  # type: ignore[arg-type]
+        lines.append(f"> - **{label}** {md_code(change.address)}: {e.kind} {md_code(e.key)} "
                      f"{_what(e)}{on}{flags}{where}")
     return [*lines, ""]
 
@@ -176,7 +177,7 @@ def _embed_block(change: AssetChange) -> list[str]:
     if code is None:
         return []
     shown, rest = code[:EMBED_SHOWN], len(code) - EMBED_SHOWN
-    cut = [f"… ({plural(rest, 'more character')}: the text plan and the JSON plan show them all)", ""] if rest > 0 else []
+    cut = [f"… ({plural(rest, 'more character')}: the JSON plan has them all)", ""] if rest > 0 else []
     return ["<details>", f"<summary>Embed code ({plural(len(code), 'character')})</summary>", "",
             md_fenced(shown, "html"), "", *cut, "</details>", ""]
 

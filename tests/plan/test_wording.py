@@ -36,8 +36,9 @@ def test_plural_takes_an_irregular_plural() -> None:
 
 
 def _one_of_each() -> Plan:
-    creation = CreateChange(address="group.a.workspace.b", group="group.a", homepage_id="ws_1", template_id="tpl_1",
-                            name="B", calls=(ApiCall(method="POST", path="/workspaces", limit_class="workspace_creation"),))
+    creation = CreateChange(address="group.a.workspace.b", group="group.a", homepage_id="ws_1",
+                            template_id="tpl_1", name="B",
+                            calls=(ApiCall(method="POST", path="/workspaces", limit_class="workspace_creation"),))
     entry = EntryChange(kind="user", key="a@b.com", action=Action.CREATE, after="viewer")
     access = AccessChange(address="group.a", workspace_id="ws_1", strategy="replace", entries=(entry,),
                           before=AccessSnapshot(), after=AccessSnapshot())
