@@ -68,6 +68,7 @@ from reconciler.state import (
     StateWriteError,
     fold_journal,
 )
+from reconciler.text import plural
 
 if TYPE_CHECKING:  # pragma: no cover
     from reconciler.api.client import WorkspaceClient
@@ -84,8 +85,9 @@ LOOKUP_PROPERTIES = ("name", "accountId", "templateId")
 @dataclass(frozen=True)
 class ApplyResult:
     changed: int
-    calls: int
+    calls: int  # every call, the re-reads of the lists included
     state: State
+    reads: int = 0  # of them, the lists re-read before the first write and after the last
 
 
 @dataclass
@@ -146,10 +148,14 @@ def apply_plan(
     # A journal a stopped apply left is folded first (a whole write, rare):
     # this apply's journal then continues the file as it is.
     state = _fold_leftover(state_path, state)
+    reads_before = client.stats.calls
+    live = _refresh(client, plan)
+    reads = client.stats.calls - reads_before
+    shown.reads(reads)
     run = _Run(
         client=client,
         plan=plan,
-        live=_refresh(client, plan),
+        live=live,
         managed={m.address: m for m in plan.managed},
         say=shown.note,
         state=StateBuilder(state),
@@ -169,8 +175,11 @@ def apply_plan(
             raise ApplyError(_not_folded(run, exc)) from exc
     finally:
         run.journal.close()
+    reads_before = client.stats.calls
     _read_back(client, plan)
-    return ApplyResult(changed=done, calls=client.stats.calls - calls_before, state=state)
+    read_back = client.stats.calls - reads_before
+    shown.reads(read_back)  # the bar counts what the summary counts: every call
+    return ApplyResult(changed=done, calls=client.stats.calls - calls_before, state=state, reads=reads + read_back)
 
 
 def _fold_leftover(state_path: Path, state: State) -> State:
@@ -230,7 +239,7 @@ def _kept_in_journal(run: _Run, exc: StateWriteError) -> str:
     if not run.journal.started:
         return f"The state file could not be written either: {exc}"
     return (f"Folding the journal into the state file failed too ({exc}); the journal {run.journal.path} keeps "
-            f"the {run.journal.lines} change(s) recorded, and every command reads it with the state file.")
+            f"the {plural(run.journal.lines, 'change')} recorded, and every command reads it with the state file.")
 
 
 def _not_folded(run: _Run, exc: StateWriteError) -> str:
@@ -274,11 +283,18 @@ def _unrecorded(change: Change, exc: StateWriteError, done: int, plan: Plan, *, 
     before = done - 1 if whole else done
     return (
         f"Apply stopped: {change.address} ({change.location}) {made}, but the state file could not record it. "
-        f"{exc} The state records the {before} change(s) before it; the "
-        f"{len(plan.changes) - before - 1} after it were not attempted. Free the space, then run 'reconciler "
+        f"{exc} The state records the {plural(before, 'change')} before it; "
+        f"{_not_attempted(len(plan.changes) - before - 1)}. Free the space, then run 'reconciler "
         "plan': access lists are read live, and a workspace created here is found again by its name (the plan "
         "then offers 'reconciler import')."
     )
+
+
+def _not_attempted(n: int) -> str:
+    """``the 2 changes after it were not attempted``, in the right number."""
+    if n == 0:
+        return "no change came after it"
+    return f"the {plural(n, 'change')} after it {'was' if n == 1 else 'were'} not attempted"
 
 
 class _PartlyMade(Exception):
@@ -294,8 +310,9 @@ def _stopped(change: Change, exc: ReconcilerError, done: int, plan: Plan, *, mad
     """What was done, what may have been, and what was not: one sentence each."""
     total = len(plan.changes)
     before = ("None of the plan's changes was made before this one." if done == 0 else
-              f"{done} of the plan's {total} changes were made before this one; the service keeps them "
-              "and the state records them.")
+              f"{done} of the plan's {plural(total, 'change')} {'was' if done == 1 else 'were'} made before this "
+              f"one; the service keeps {'it' if done == 1 else 'them'} and the state records "
+              f"{'it' if done == 1 else 'them'}.")
     if made:
         this = f"Of this change, {made} before the failure."
     elif getattr(exc, "outcome", ""):
@@ -304,7 +321,7 @@ def _stopped(change: Change, exc: ReconcilerError, done: int, plan: Plan, *, mad
         this = "This change was not made."
     return (
         f"Apply stopped at {change.address} ({change.location}): {exc}{_cause(change, exc, plan)} {before} "
-        f"{this} The {total - done - 1} change(s) after it were not attempted. "
+        f"{this} {_not_attempted(total - done - 1).capitalize()}. "
         f"Run 'reconciler plan' to see what remains."
     )
 

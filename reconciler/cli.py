@@ -543,7 +543,8 @@ def emulator_serve(host: str, port: int, seed: Path | None, data: Path | None, f
 
 
 def _color() -> bool:
-    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    # no-color.org: only a NO_COLOR that is set and not empty turns colour off.
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
 EXIT_TERMINATED = 143

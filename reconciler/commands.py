@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from reconciler.errors import ApplyError, ConfigError
 from reconciler.manifest import Desired, load_desired
 from reconciler.manifest.rules import DEFAULT_MAX_FILE_BYTES
+from reconciler.text import plural
 
 # validate needs the manifests alone: the plan, the state, apply, the client
 # (httpx) and the emulator (starlette, uvicorn) are imported by the commands
@@ -45,9 +46,9 @@ def validate(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, strict
     n = len(desired.access_lists())
     members = sum(len(g.members) for g in desired.groups)
     summary = (
-        f"The manifests in {path} are valid: {len(desired.groups)} group(s) with {members} member(s), "
-        f"{len(desired.workspaces)} standalone workspace(s), {n} access list(s), "
-        f"{len(desired.assets)} asset(s), {len(desired.files)} file(s)"
+        f"The manifests in {path} are valid: {plural(len(desired.groups), 'group')} with "
+        f"{plural(members, 'member')}, {plural(len(desired.workspaces), 'standalone workspace')}, "
+        f"{plural(n, 'access list')}, {plural(len(desired.assets), 'asset')}, {plural(len(desired.files), 'file')}"
         f"{', and a policy' if desired.policy is not None else ''}.\n"
     )
     return summary + "".join(f"Warning: {note}\n" for note in desired.notes)
@@ -180,20 +181,23 @@ def apply(
         with open_client(target) as client:
             result = apply_plan(chosen, client=client, state=state, state_path=state_file, progress=progress,
                                 wait=wait, on_change=target.audit.follow(chosen) if target.audit else None)
-    return f"Apply complete: {applied_line(chosen)}, in {result.calls} API calls."
+    # The total is what the progress bar counted: the re-reads of the lists are calls too.
+    reads = f" ({result.reads} of them re-reading the lists before and after writing)" if result.reads else ""
+    return f"Apply complete: {applied_line(chosen)}, in {plural(result.calls, 'API call')}{reads}."
 
 
 def applied_line(result: Plan) -> str:
     """What an apply did, in the words of the plan's summary."""
     s = result.summary
     lists = len(result.access_changes)
-    parts = [f"{s.create} added, {s.update} changed, {s.delete} removed on {lists} access list(s)"]
+    parts = [f"{s.create} added, {s.update} changed, {s.delete} removed on {plural(lists, 'access list')}"]
     if s.workspaces_created:
-        parts.append(f"{s.workspaces_created} workspace(s) created ({result.cost.workspace_credits} credit(s))")
+        parts.append(f"{plural(s.workspaces_created, 'workspace')} created "
+                     f"({plural(result.cost.workspace_credits, 'credit')})")
     if s.workspaces_connected:
         parts.append(f"{s.workspaces_connected} connected")
     if s.settings:
-        parts.append(f"{s.settings} section/page/task value(s) set")
+        parts.append(f"{plural(s.settings, 'section/page/task value')} set")
     assets = [f"{n} {what}" for n, what in ((s.assets_created, "created"), (s.assets_replaced, "replaced"),
                                            (s.assets_updated, "updated")) if n]
     if assets:

@@ -16,6 +16,8 @@ or the address and the API call, and never contain the token.
 
 from __future__ import annotations
 
+from reconciler.text import plural
+
 
 class ReconcilerError(Exception):
     """Base of every error the tool reports to the user as exit code 1."""
@@ -31,7 +33,7 @@ class ManifestError(ReconcilerError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = list(problems)
         count = len(self.problems)
-        head = f"{count} problem{'s' if count != 1 else ''} in the manifest:"
+        head = f"{plural(count, 'problem')} in the manifest:"
         super().__init__("\n".join([head, *(f"  {p}" for p in self.problems)]))
 
 

@@ -26,6 +26,7 @@ import yaml
 from reconciler.errors import ConfigError
 from reconciler.live import ACCESS_PROPERTIES, shared_entries
 from reconciler.manifest.load import MANIFEST_SUFFIXES, is_emulator_data
+from reconciler.text import plural
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reconciler.api.client import WorkspaceClient
@@ -366,7 +367,7 @@ def _render_file(label: str | None, account_id: str | None, members: Sequence[_E
         if ws.id in sharing:
             comment += f"; shares access entries with {', '.join(sharing[ws.id])}, so probably one group"
         if ws.unreadable:
-            comment += f"; {ws.unreadable} entr{'y' if ws.unreadable == 1 else 'ies'} without email, domain or role left out"
+            comment += f"; {plural(ws.unreadable, 'entry', 'entries')} without email, domain or role left out"
         body.append(f"  # {comment}")
         dumped = yaml.dump({keys[ws.id]: _workspace_doc(ws)}, Dumper=_ManifestDumper, sort_keys=False,
                            allow_unicode=True, width=10_000, default_flow_style=False)

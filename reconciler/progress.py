@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from reconciler.text import printable
+from reconciler.text import plural, printable
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -30,6 +30,10 @@ class ApplyProgress(Protocol):
     def start(self, total: int) -> None: ...
     def change_started(self, change: Change) -> None: ...
     def change_finished(self, change: Change, calls: int) -> None: ...
+    def reads(self, calls: int) -> None:
+        """``calls`` made outside any change: the lists re-read before the
+        first write and read back after the last (counted in apply's total,
+        so the bar's count is the summary's)."""
     def waiting(self, seconds: float) -> None: ...
     def note(self, message: str) -> None: ...
     def close(self) -> None: ...
@@ -56,7 +60,7 @@ def outcome(change: Change) -> str:
 
 
 def _calls(n: int) -> str:
-    return f"{n} call" if n == 1 else f"{n} calls"
+    return plural(n, "call")
 
 
 def finished_line(done: int, total: int, change: Change, calls: int, waited: float) -> str:
@@ -84,6 +88,9 @@ class LineProgress:
     def change_finished(self, change: Change, calls: int) -> None:
         self.done += 1
         self.write(finished_line(self.done, self.total, change, calls, self.waited))
+
+    def reads(self, calls: int) -> None:
+        pass  # one line per change; apply's summary says how many calls re-read the lists
 
     def waiting(self, seconds: float) -> None:
         self.waited += seconds
@@ -122,7 +129,8 @@ class TerminalProgress:
 
     def start(self, total: int) -> None:
         self.total, self.done = total, 0
-        self.task = self.bar.add_task("", total=total, calls=_calls(0), waited="waited 0 s")
+        # The lists re-read before the first change are already counted.
+        self.task = self.bar.add_task("", total=total, calls=_calls(self.calls), waited="waited 0 s")
         self.bar.start()
 
     def change_started(self, change: Change) -> None:
@@ -135,6 +143,10 @@ class TerminalProgress:
         self.console.print(finished_line(self.done, self.total, change, calls, self.change_waited),
                            markup=False, highlight=False)
         self._update(advance=1)
+
+    def reads(self, calls: int) -> None:
+        self.calls += calls
+        self._update()
 
     def waiting(self, seconds: float) -> None:
         self.waited += seconds
@@ -183,6 +195,9 @@ class _Say:
         self.say(self.describe(change))
 
     def change_finished(self, change: Change, calls: int) -> None:
+        pass
+
+    def reads(self, calls: int) -> None:
         pass
 
     def waiting(self, seconds: float) -> None:

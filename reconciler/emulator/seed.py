@@ -35,7 +35,8 @@ def _check(raw: Any, allowed: set[str], where: str, required: tuple[str, ...] = 
         raise SeedError(f"{where}: expected a mapping, got {type(raw).__name__}")
     unknown = sorted(set(raw) - allowed)
     if unknown:
-        raise SeedError(f"{where}: unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})")
+        raise SeedError(f"{where}: unknown {'key' if len(unknown) == 1 else 'keys'} {', '.join(unknown)} "
+                        f"(allowed: {', '.join(sorted(allowed))})")
     for key in required:
         if raw.get(key) in (None, ""):
             raise SeedError(f"{where}: {key!r} is required")

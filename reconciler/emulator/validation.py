@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from reconciler.emulator.errors import bad_request
+from reconciler.text import plural
 
 ROLES: tuple[str, ...] = ("owner", "editor", "collaborator", "viewer", "commenter")
 
@@ -45,7 +46,7 @@ def string_field(body: Mapping[str, Any], key: str, *, required: bool = False, m
     if not isinstance(value, str):
         raise bad_request(f"The field {key!r} must be a string.")
     if len(value) < min_length:
-        raise bad_request(f"The field {key!r} must have at least {min_length} character(s).")
+        raise bad_request(f"The field {key!r} must have at least {plural(min_length, 'character')}.")
     return value
 
 

@@ -8,9 +8,9 @@ value and compute nothing of their own.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from reconciler.roles import Privilege
 
@@ -19,6 +19,11 @@ from reconciler.roles import Privilege
 PLAN_FORMAT_VERSION = 2
 
 EntryKind = Literal["user", "domain"]
+# Why an entry is in the plan's "Review first" list: access taken away, a
+# role raised, the owner role given or taken.  In the order that list shows
+# them.  Every renderer and the JSON read it from the entry (``review``).
+Review = Literal["revocation", "owner-downgrade", "escalation", "owner-grant"]
+REVIEW_ORDER: tuple[Review, ...] = ("revocation", "owner-downgrade", "escalation", "owner-grant")
 SettingKind = Literal["section", "page", "task"]
 
 
@@ -58,10 +63,32 @@ class EntryChange(_Frozen):
     # outside reconciler since its last apply.
     flags: tuple[Literal["owner", "domain-wide", "expired", "drift"], ...] = ()
 
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_review(cls, data: Any) -> Any:
+        # ``review`` is written (a computed field) but derived, never read
+        # back: a saved plan's value is recomputed, so it cannot disagree.
+        if isinstance(data, dict) and "review" in data:
+            data = {k: v for k, v in data.items() if k != "review"}
+        return data
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def review(self) -> Review | None:
+        """Why a reviewer must read this entry first (a revocation, an
+        escalation, a new owner, an owner downgraded), or None."""
+        if self.privilege in ("revocation", "escalation"):
+            return self.privilege  # type: ignore[return-value]
+        if self.privilege == "grant" and self.after == "owner":
+            return "owner-grant"
+        if self.privilege == "downgrade" and self.before == "owner":
+            return "owner-downgrade"
+        return None
+
     @property
     def needs_review(self) -> bool:
-        """Revocations and escalations: what a reviewer must read first."""
-        return self.privilege in ("revocation", "escalation")
+        """What a reviewer must read first: see ``review``."""
+        return self.review is not None
 
 
 class ApiCall(_Frozen):

@@ -37,6 +37,7 @@ from reconciler.plan.model import (
 )
 from reconciler.plan.workspaces import duplicate_problems, plan_members, plan_settings
 from reconciler.state import State
+from reconciler.text import plural
 
 
 FREE_PLAN_WORKSPACES = 10
@@ -276,7 +277,8 @@ def _free_plan_warning(changes: Sequence[Change], live: Live) -> list[str]:
     if not creations or live.total is None or live.total + creations <= FREE_PLAN_WORKSPACES:
         return []
     return [
-        f"The company has {live.total} workspaces; the {creations} creation(s) in this plan would make "
+        f"The company has {plural(live.total, 'workspace')}; the {plural(creations, 'creation')} in this plan "
+        f"would make "
         f"{live.total + creations}. If it is on the free plan ({FREE_PLAN_WORKSPACES} workspaces in total, "
         "active and archived), the service will refuse the creations past that with 403."
     ]
@@ -363,7 +365,7 @@ def expiry_warnings(desired: Desired, today: date, within_days: int) -> list[str
             if expires is not None and today < expires <= today + timedelta(days=within_days):
                 days = (expires - today).days
                 soon.append((expires, f"{location}: {address}: the grant to {kind} {key} expires on "
-                                      f"{expires.isoformat()} (in {days} day{'s' if days != 1 else ''}); from then "
+                                      f"{expires.isoformat()} (in {plural(days, 'day')}); from then "
                                       "on the plan removes it."))
     return [text for _, text in sorted(soon, key=lambda item: item[0])]
 

@@ -1,8 +1,15 @@
-"""Draw a Plan as a pull-request comment: a summary table, then the changes
-per address with removals first.
+"""Draw a Plan as a pull-request comment: a summary table, the changes in
+the order apply makes them, then the per-person view.
 
 Reads the Plan and nothing else, like the text renderer, so a reviewer sees
 in the PR exactly what ``apply --plan`` would do.
+
+Every value that comes from a manifest or the service (emails, domains,
+names, addresses, ids, file names, reasons, warnings) goes through
+``md_code`` or ``md_text`` (reconciler.text) where it is interpolated: it
+shows as its own characters and can neither split a table row, nor open
+HTML, a link or a heading, nor mention anyone.  Our own words and numbers
+are written as they are.
 """
 
 from __future__ import annotations
@@ -15,30 +22,35 @@ from reconciler.plan.model import (
     ConnectChange,
     CreateChange,
     EntryChange,
+    REVIEW_ORDER,
     Plan,
+    SettingChange,
 )
 from reconciler.plan.people import entry_workspaces, people, totals
 from reconciler.plan.render_text import (
     asset_fields,
-    asset_title,
     asset_value,
     cost_line,
     count_words,
     left_alone_lines,
     create_fields,
-    setting_text,
+    review_found,
+    review_what,
+    review_words,
     summary_line,
-    target_notice,
 )
-from reconciler.text import printable
+from reconciler.text import md_code, md_fenced, md_text, plural, printable
 
 _WORDS = {Action.CREATE: "add", Action.UPDATE: "change role", Action.DELETE: "**REMOVE**"}
+# Embed code longer than this is cut in the comment (GitHub refuses a comment
+# over 65,536 characters); the JSON plan has all of it.
+EMBED_SHOWN = 10_000
 
 
 def render_markdown(plan: Plan) -> str:
     if not plan.has_changes:
         return (f"### reconciler plan: no changes\n\nThe service matches the manifests "
-                f"({len(plan.unchanged)} access list{'' if len(plan.unchanged) == 1 else 's'} checked).\n") + _left_alone_block(plan) + _warning_block(plan)
+                f"({plural(len(plan.unchanged), 'access list')} checked).\n") + _left_alone_block(plan) + _warning_block(plan)
     s = plan.summary
     lines = [
         "### reconciler plan",
@@ -52,31 +64,43 @@ def render_markdown(plan: Plan) -> str:
         "",
     ]
     if plan.targets:
-        lines += [f"> [!IMPORTANT]\n> {target_notice(plan)[0]}", ""]
+        lines += [f"> [!IMPORTANT]\n> Note: --target is in effect ({', '.join(md_code(t) for t in plan.targets)}): "
+                  "this plan covers only those addresses; the rest of the manifests is neither planned nor applied.",
+                  ""]
     lines += _review_block(plan)
-    # Lists with removals first: they are what a reviewer must look at.
-    for change in sorted(plan.changes, key=lambda c: 0 if isinstance(c, AccessChange) and c.removals else 1):
+    # In plan order, which is apply's: the review block above already leads with what to read first.
+    for change in plan.changes:
         lines += _change_block(change)
-    lines += [summary_line(plan), "", cost_line(plan.cost), ""]
+    lines += [md_text(summary_line(plan)), "", md_text(cost_line(plan.cost)), ""]
     lines += _people_block(plan)
-    return "\n".join(printable(line) for line in lines) + _left_alone_block(plan) + _warning_block(plan)
+    return "\n".join(printable(line, multiline=True) for line in lines) + _left_alone_block(plan) + _warning_block(plan)
 
 
 def _review_block(plan: Plan) -> list[str]:
-    """Revocations, then escalations, each with its address and file:line."""
-    found = [(c, e) for c in plan.access_changes for e in c.entries if e.needs_review]
+    """Revocations, owner downgrades, escalations and new owners, each with its address and file:line."""
+    found = review_found(plan)
     if not found:
         return []
-    found.sort(key=lambda item: 0 if item[1].privilege == "revocation" else 1)
-    lines = ["> [!WARNING]", "> **Review first**: revocations and escalations of access"]
+    classes = [review_words(r) + "s" for r in REVIEW_ORDER if any(e.review == r for _, e in found)]
+    lines = ["> [!WARNING]", f"> **Review first**: {_join(classes)} of access"]
     for change, e in found:
-        what = f"loses {e.before}" if e.privilege == "revocation" else f"{e.before} → {e.after}"
         workspaces = entry_workspaces(change, e)
         on = f" on {count_words(workspaces, 'workspace')}" if workspaces is not None else ""
-        flags = "".join(f" `{f}`" for f in e.flags)
-        where = f" ({e.location})" if e.location else ""
-        lines.append(f"> - **{e.privilege}** `{change.address}`: {e.kind} `{e.key}` {what}{on}{flags}{where}")
+        flags = "".join(f" {md_code(f)}" for f in e.flags)
+        where = f" ({md_text(e.location)})" if e.location else ""
+        label = review_words(e.review)  # type: ignore[arg-type]
+        lines.append(f"> - **{label}** {md_code(change.address)}: {e.kind} {md_code(e.key)} "
+                     f"{_what(e)}{on}{flags}{where}")
     return [*lines, ""]
+
+
+def _what(entry: EntryChange) -> str:
+    """``loses editor``, ``gains owner``, ``viewer → editor``, each role escaped."""
+    return md_text(review_what(entry, "→"))
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _people_block(plan: Plan) -> list[str]:
@@ -93,7 +117,8 @@ def _people_block(plan: Plan) -> list[str]:
         for c in person.changes:
             role = (f"gains {c.after}" if c.before is None else f"loses {c.before}" if c.after is None else
                     f"{c.before} → {c.after}")
-            lines.append(f"| {person.kind} `{person.key}` | {c.workspace} | {role} | {c.privilege} | `{c.address}` |")
+            lines.append(f"| {person.kind} {md_code(person.key, cell=True)} | {md_text(c.workspace)} | "
+                         f"{md_text(role)} | {c.privilege} | {md_code(c.address, cell=True)} |")
     return [*lines, "", "</details>", ""]
 
 
@@ -102,64 +127,93 @@ def _left_alone_block(plan: Plan) -> str:
     lines = left_alone_lines(plan)
     if not lines:
         return ""
-    rows = "".join(f"> - {e.kind} `{printable(e.key)}` {e.role} on `{e.address}`: not listed; no state says "
-                   "whether reconciler granted it\n" for e in plan.left_alone)
-    return f"\n> [!CAUTION]\n> {lines[0]}\n{rows}"
+    rows = "".join(f"> - {e.kind} {md_code(e.key)} {md_text(e.role)} on {md_code(e.address)}: not listed; no state "
+                   "says whether reconciler granted it\n" for e in plan.left_alone)
+    return printable(f"\n> [!CAUTION]\n> {md_text(lines[0])}\n{rows}", multiline=True)
 
 
 def _warning_block(plan: Plan) -> str:
     if not plan.warnings:
         return ""
-    return "\n> [!NOTE]\n> Warnings:\n" + "".join(f"> - {printable(w)}\n" for w in plan.warnings)
+    return "\n> [!NOTE]\n> Warnings:\n" + "".join(f"> - {md_text(w)}\n" for w in plan.warnings)
 
 
 def _change_block(change: Change) -> list[str]:
-    where = f" ({change.location})" if change.location else ""
+    where = f" ({md_text(change.location)})" if change.location else ""
     if isinstance(change, AccessChange):
         return _access_block(change)
     if isinstance(change, CreateChange):
-        fields = "".join(f"; {key} `{value}`" for key, value in create_fields(change))
-        return [f"#### `{change.address}`: **create** workspace “{change.name}” from template "
-                f"`{change.template_id}` in `{change.group}` ({change.credits} credit){fields}{where}", ""]
+        fields = "".join(f"; {key} {md_code(value)}" for key, value in create_fields(change))
+        return [f"#### {md_code(change.address)}: **create** workspace “{md_text(change.name)}” from template "
+                f"{md_code(change.template_id)} in {md_code(change.group)} "
+                f"({plural(change.credits, 'credit')}){fields}{where}", ""]
     if isinstance(change, AssetChange):
         return _asset_block(change, where)
     if isinstance(change, ConnectChange):
-        return [f"#### `{change.address}`: **connect** workspace `{change.workspace_id}` to `{change.group}` "
-                f"(homepage `{change.homepage_id}`){where}", "", change.reason, ""]
-    return [f"#### `{change.address}`: {setting_text(change)}{where}", ""]
+        return [f"#### {md_code(change.address)}: **connect** workspace {md_code(change.workspace_id)} to "
+                f"{md_code(change.group)} (homepage {md_code(change.homepage_id)}){where}", "",
+                md_text(change.reason), ""]
+    return [f"#### {md_code(change.address)}: {_setting(change)}{where}", ""]
+
+
+def _setting(change: SettingChange) -> str:
+    before = "unknown" if change.before is None else str(change.before).lower()
+    return (f"{change.kind} {md_text(change.item_id)} of workspace {md_text(change.workspace_id)}: "
+            f"{change.field} {before} -> {str(change.after).lower()}")
+
+
+def _asset_title(change: AssetChange) -> str:
+    """``asset pdf "Pricing" from assets/p.pdf``, each value escaped."""
+    name = f' "{md_text(change.name)}"' if change.name else ""
+    source = (f" from {md_text(change.file_label)}" if change.file_label else
+              f" of {md_text(change.url)}" if change.url else " with custom embed code")
+    return f"asset {md_text(change.asset_type)}{name}{source}"
 
 
 def _asset_block(change: AssetChange, where: str) -> list[str]:
     if change.action == "update":
         rows = [f"| {f} | {_cell(change.before.get(f))} | {_cell(asset_value(change, f))} |" for f in change.patch]
-        return [f"#### `{change.address}`: **update** asset `{change.asset_id}`{where}", "",
+        return [f"#### {md_code(change.address)}: **update** asset {md_code(change.asset_id)}{where}", "",
                 "| field | last applied | manifest |", "|---|---|---|", *rows, ""]
     verb = "**replace**" if change.action == "replace" else "**create**"
-    rows = [f"| {k} | {v} |" for k, v in asset_fields(change)]
+    # The embed code has a block of its own below, whole and fenced.
+    rows = [f"| {k} | {md_text(v)} |" for k, v in asset_fields(change) if k != "embed code"]
     table = ["| | |", "|---|---|", *rows, ""] if rows else []
-    return [f"#### `{change.address}`: {verb} {asset_title(change)}{where}", "", *table]
+    return [f"#### {md_code(change.address)}: {verb} {_asset_title(change)}{where}", "", *table,
+            *_embed_block(change)]
+
+
+def _embed_block(change: AssetChange) -> list[str]:
+    """The embed code, folded, in a code block nothing in it can close."""
+    code = change.custom_code
+    if code is None:
+        return []
+    shown, rest = code[:EMBED_SHOWN], len(code) - EMBED_SHOWN
+    cut = [f"… ({plural(rest, 'more character')}: the JSON plan has them all)", ""] if rest > 0 else []
+    return ["<details>", f"<summary>Embed code ({plural(len(code), 'character')})</summary>", "",
+            md_fenced(shown, "html"), "", *cut, "</details>", ""]
 
 
 def _cell(value: object) -> str:
     if value is None:
         return "unknown"
     if isinstance(value, list):
-        return ", ".join(f"`{v}`" for v in value) or "(none)"
-    return f"`{str(value).lower() if isinstance(value, bool) else value}`"
+        return ", ".join(md_code(v, cell=True) for v in value) or "(none)"
+    return md_code(str(value).lower() if isinstance(value, bool) else value, cell=True)
 
 
 def _access_block(change: AccessChange) -> list[str]:
     mode = "" if change.authoritative else " (non-authoritative)"
-    name = f" “{change.workspace_name}”" if change.workspace_name else ""
-    rides = [f"Carried by the creation of `{change.rides_on}` (no call of its own).", ""] if change.rides_on else []
-    reaches = ([f"The group's list reaches {len(change.reaches)} workspaces: {', '.join(change.reaches)}.", ""]
-               if len(change.reaches) > 1 else [])
-    notifies = ([f"Notifies {len(change.notified)} "
-                 f"{'person' if len(change.notified) == 1 else 'people'} by email: "
-                 f"{', '.join(f'`{e}`' for e in change.notified)}.", ""] if change.notified else [])
-    where = f" ({change.location})" if change.location else ""
+    name = f" “{md_text(change.workspace_name)}”" if change.workspace_name else ""
+    rides = ([f"Carried by the creation of {md_code(change.rides_on)} (no call of its own).", ""]
+             if change.rides_on else [])
+    reaches = ([f"The group's list reaches {len(change.reaches)} workspaces: "
+                f"{', '.join(md_text(r) for r in change.reaches)}.", ""] if len(change.reaches) > 1 else [])
+    notifies = ([f"Notifies {count_words(len(change.notified), 'person')} by email: "
+                 f"{', '.join(md_code(e) for e in change.notified)}.", ""] if change.notified else [])
+    where = f" ({md_text(change.location)})" if change.location else ""
     lines = [
-        f"#### `{change.address}`: workspace `{change.workspace_id}`{name}{mode}{where}",
+        f"#### {md_code(change.address)}: workspace {md_code(change.workspace_id)}{name}{mode}{where}",
         "",
         *rides,
         *reaches,
@@ -174,9 +228,9 @@ def _access_block(change: AccessChange) -> list[str]:
 
 def _row(entry: EntryChange) -> str:
     if entry.action is Action.UPDATE:
-        role = f"{entry.before} → {entry.after}"
+        role = f"{md_text(entry.before)} → {md_text(entry.after)}"
     else:
-        role = entry.after if entry.action is Action.CREATE else f"~~{entry.before}~~"
-    flags = "".join(f" `{f}`" for f in entry.flags)
-    return (f"| `{entry.action.symbol}` | {entry.kind} | `{entry.key}` | {role} | "
-            f"{_WORDS[entry.action]}: {entry.privilege}{flags} | {entry.location or ''} |")
+        role = md_text(entry.after) if entry.action is Action.CREATE else f"~~{md_text(entry.before)}~~"
+    flags = "".join(f" {md_code(f, cell=True)}" for f in entry.flags)
+    return (f"| `{entry.action.symbol}` | {entry.kind} | {md_code(entry.key, cell=True)} | {role} | "
+            f"{_WORDS[entry.action]}: {entry.privilege}{flags} | {md_text(entry.location or '')} |")

@@ -18,13 +18,15 @@ from reconciler.plan.model import (
     ConnectChange,
     Cost,
     CreateChange,
+    REVIEW_ORDER,
     EntryChange,
     Plan,
+    Review,
     SettingChange,
 )
 from reconciler.plan.cost import DEFAULT_LIMITS, STORAGE_CLASS
 from reconciler.plan.people import entry_workspaces, people, totals
-from reconciler.text import printable
+from reconciler.text import plural, printable
 
 _ANSI = {"create": "32", "update": "33", "delete": "1;31", "bold": "1", "dim": "2"}
 
@@ -46,7 +48,7 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
         checked = len(plan.unchanged)
         return (
             f"No changes. The service matches the manifests "
-            f"({checked} access list{'s' if checked != 1 else ''} checked).\n"
+            f"({plural(checked, 'access list')} checked).\n"
         ) + "".join(line + "\n" for line in unmanaged_lines(plan) + left_alone_lines(plan) + warning_lines(plan, paint))
     lines = ["reconciler will make these changes:", ""]
     lines += target_notice(plan)
@@ -60,7 +62,7 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
     removals = plan.removals
     if removals:
         lines.append(
-            paint(f"! {len(removals)} access entr{'ies' if len(removals) != 1 else 'y'} will be REMOVED:", "delete")
+            paint(f"! {plural(len(removals), 'access entry', 'access entries')} will be REMOVED:", "delete")
         )
         lines += [paint(f"!   {address}: {e.kind} {e.key} (was {e.before})", "delete") for address, e in removals]
     lines.append(cost_line(plan.cost))
@@ -101,22 +103,45 @@ def target_notice(plan: Plan) -> list[str]:
             "the rest of the manifests is neither planned nor applied.", ""]
 
 
+def review_found(plan: Plan) -> list[tuple[AccessChange, EntryChange]]:
+    """The entries whose ``review`` class puts them first, in REVIEW_ORDER
+    (revocations, owner downgrades, escalations, new owners), each class in plan order."""
+    found = [(c, e) for c in plan.access_changes for e in c.entries if e.review is not None]
+    return sorted(found, key=lambda item: REVIEW_ORDER.index(item[1].review))  # type: ignore[arg-type]
+
+
+def review_words(review: Review) -> str:
+    """``owner-grant`` -> ``owner grant``."""
+    return review.replace("-", " ")
+
+
+def review_counts(found: list[tuple[AccessChange, EntryChange]]) -> list[str]:
+    """``2 revocations``, ``1 owner grant``: each class with entries, in REVIEW_ORDER."""
+    counts = {r: sum(1 for _, e in found if e.review == r) for r in REVIEW_ORDER}
+    return [plural(n, review_words(r)) for r, n in counts.items() if n]
+
+
+def review_what(entry: EntryChange, arrow: str) -> str:
+    """What the entry does to its person: ``loses editor``, ``gains owner``, ``viewer -> editor``."""
+    if entry.before is None:
+        return f"gains {entry.after}"
+    if entry.after is None:
+        return f"loses {entry.before}"
+    return f"{entry.before} {arrow} {entry.after}"
+
+
 def review_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
-    """Revocations first, then escalations: what a reviewer must read first."""
-    found = [(c.address, entry_workspaces(c, e), e) for c in plan.access_changes for e in c.entries if e.needs_review]
+    """Revocations, owner downgrades, escalations and new owners: what a reviewer must read first."""
+    found = review_found(plan)
     if not found:
         return []
-    found.sort(key=lambda item: 0 if item[2].privilege == "revocation" else 1)
-    revocations = sum(1 for _, _, e in found if e.privilege == "revocation")
-    escalations = len(found) - revocations
-    lines = [paint(f"Review first: {count_words(revocations, 'revocation')}, {count_words(escalations, 'escalation')}",
-                   "bold")]
-    for address, workspaces, entry in found:
-        what = (f"loses {entry.before}" if entry.privilege == "revocation" else
-                f"{entry.before} -> {entry.after}")
+    lines = [paint(f"Review first: {', '.join(review_counts(found))}", "bold")]
+    for change, entry in found:
+        workspaces = entry_workspaces(change, entry)
         on = f" on {count_words(workspaces, 'workspace')}" if workspaces is not None else ""
-        lines.append(paint(f"  {entry.privilege:<10} {address}: {entry.kind} {entry.key} {what}{on}"
-                           f"{flag_text(entry)}", "delete" if entry.privilege == "revocation" else "update"))
+        label = review_words(entry.review)  # type: ignore[arg-type]
+        lines.append(paint(f"  {label:<10} {change.address}: {entry.kind} {entry.key} {review_what(entry, '->')}"
+                           f"{on}{flag_text(entry)}", "delete" if entry.privilege == "revocation" else "update"))
     return lines
 
 
@@ -143,10 +168,8 @@ def person_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
 
 
 def count_words(n: int, word: str) -> str:
-    """``1 grant``, ``2 grants``."""
-    if n == 1:
-        return f"1 {word}"
-    return f"{n} {_PLURALS.get(word, word + 's')}"
+    """``1 grant``, ``2 grants`` (reconciler.text.plural, with the plan's irregular nouns)."""
+    return plural(n, word, _PLURALS.get(word))
 
 
 _PLURALS = {"person": "people", "person or domain": "people or domains", "entry": "entries"}
@@ -167,7 +190,7 @@ def summary_line(plan: Plan) -> str:
     if workspaces:
         line += f"; workspaces: {', '.join(workspaces)}"
     if s.settings:
-        line += f"; {s.settings} section/page/task value{'s' if s.settings != 1 else ''} to set"
+        line += f"; {plural(s.settings, 'section/page/task value')} to set"
     assets = [f"{n} {what}" for n, what in ((s.assets_created, "to create"), (s.assets_replaced, "to replace"),
                                            (s.assets_updated, "to update")) if n]
     if assets:
@@ -178,7 +201,7 @@ def summary_line(plan: Plan) -> str:
 def cost_line(cost: Cost) -> str:
     """What applying costs, as sentences a reviewer reads aloud."""
     parts = [_class_words(cls, n, cost) for cls, n in cost.calls_by_class.items()]
-    sentence = f"Cost: {count_words(cost.total_calls, 'API call')}: {_join(parts)}"
+    sentence = f"Cost: {count_words(cost.total_calls, 'API call')}" + (f": {_join(parts)}" if parts else "")
     if cost.refresh_reads:
         sentence += f", {cost.refresh_reads} of them re-reading the lists before and after writing"
     credits = cost.workspace_credits
@@ -187,14 +210,14 @@ def cost_line(cost: Cost) -> str:
         sentence += f" The rate limits make it take at least {_duration(cost.min_seconds)}."
     n = cost.conversion_polls
     if n:
-        sentence += (f" With apply --wait, at least {n} more call{'s' if n != 1 else ''} in the file_retrieval "
+        sentence += (f" With apply --wait, at least {plural(n, 'more call')} in the file_retrieval "
                      f"class (60/min) follow{'s' if n == 1 else ''} the conversion of {count_words(n, 'file')}.")
     return sentence
 
 
 def _class_words(cls: str, n: int, cost: Cost) -> str:
     if cls == STORAGE_CLASS:
-        return f"{n} upload{'s' if n != 1 else ''} to the storage provider (outside the service's limits)"
+        return f"{plural(n, 'upload')} to the storage provider (outside the service's limits)"
     limit = cost.limits.get(cls, DEFAULT_LIMITS.get(cls))
     return f"{n} in the {cls} rate class ({limit}/min)"
 
@@ -214,13 +237,14 @@ def change_lines(change: Change, paint: Callable[[str, str], str]) -> list[str]:
         return _access_lines(change, paint)
     where = f" ({change.location})" if change.location else ""
     if isinstance(change, CreateChange):
-        return [
-            paint(f"  # {change.address}: new workspace in {change.group}{where}", "bold"),
-            paint(f"  # {_calls(change)}; uses {change.credits} workspace credit", "dim"),
-            paint(f'  + workspace "{change.name}" from template {change.template_id} {{', "create"),
-            *(paint(f"      {key:<14} {value}", "create") for key, value in create_fields(change)),
-            paint("    }", "create"),
-        ]
+        head = [paint(f"  # {change.address}: new workspace in {change.group}{where}", "bold"),
+                paint(f"  # {_calls(change)}; uses {plural(change.credits, 'workspace credit')}", "dim")]
+        title = f'  + workspace "{change.name}" from template {change.template_id}'
+        fields = create_fields(change)
+        if not fields:  # nothing but the template and the name: no empty { } block
+            return [*head, paint(title, "create")]
+        return [*head, paint(f"{title} {{", "create"),
+                *(paint(f"      {key:<14} {value}", "create") for key, value in fields), paint("    }", "create")]
     if isinstance(change, AssetChange):
         return _asset_lines(change, where, paint)
     if isinstance(change, ConnectChange):
@@ -273,6 +297,8 @@ def asset_fields(change: AssetChange) -> list[tuple[str, str]]:
         fields.append(("tags", ", ".join(change.tags)))
     if change.description is not None:
         fields.append(("description", change.description))
+    if change.custom_code is not None:
+        fields.append(("embed code", embed_preview(change.custom_code)))
     if change.internal:
         fields.append(("internal", "true"))
     if change.converts:
@@ -280,6 +306,17 @@ def asset_fields(change: AssetChange) -> list[tuple[str, str]]:
     if change.action == "replace":
         fields.append(("replaces", f"asset {change.asset_id}, which stays in the service: remove it in the web app"))
     return fields
+
+
+EMBED_PREVIEW = 200  # characters of embed code a one-line view shows
+
+
+def embed_preview(code: str, limit: int = EMBED_PREVIEW) -> str:
+    """The embed code a new asset carries, on one line (escaped by the
+    renderer), cut after ``limit`` characters: ``<iframe src=…… (1,204 more characters)``."""
+    if len(code) <= limit:
+        return code
+    return f"{code[:limit]}… ({plural(len(code) - limit, 'more character')})"
 
 
 def asset_value(change: AssetChange, field: str) -> object:
@@ -315,7 +352,7 @@ def setting_text(change: SettingChange) -> str:
 
 def _calls(change: Change) -> str:
     calls = ", ".join(f"{c.method} {c.path}" for c in change.calls)
-    return f"{len(change.calls)} call{'s' if len(change.calls) != 1 else ''}: {calls}"
+    return f"{plural(len(change.calls), 'call')}: {calls}"
 
 
 def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> list[str]:
@@ -326,7 +363,7 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
             " (non-authoritative: entries the manifest never listed are left alone; entries it stops listing are removed)")
     notify = f" and notifies {count_words(len(change.notified), 'person')}" if change.notify else ""
     how = (f"# no call of its own: carried by the creation of {change.rides_on}" if change.rides_on else
-           f"# {len(change.calls)} call{'s' if len(change.calls) != 1 else ''}{notify}: {calls}")
+           f"# {plural(len(change.calls), 'call')}{notify}: {calls}")
     lines = [
         paint(f"  # {change.address}: workspace {change.workspace_id}{name}{where}{mode}", "bold"),
         paint(f"  {how}", "dim"),

@@ -182,7 +182,7 @@ def test_a_targeted_saved_plan_applies_with_its_own_targets_and_no_path(project:
     code, out, err = run_cli(["apply", *emu_args(project), "--state", str(project / "reconciler.state.json"),
                               "--plan", str(plan_file), "--auto-approve"], capsys)
     assert code == 0, err
-    assert "1 added, 0 changed, 0 removed on 1 access list(s)" in out
+    assert "1 added, 0 changed, 0 removed on 1 access list, in " in out
     code, out, _ = run_cli(["plan", str(project), *emu_args(project)], capsys)
     assert "group.acme-onboarding" in out and "workspace.partner-portal" not in out
 

@@ -104,7 +104,7 @@ def test_serve_with_a_seed_with_an_unknown_key_is_exit_1_with_the_place(
     seed.write_text(BAD_SEED, encoding="utf-8")
     code, out, err = run_cli(["emulator", "serve", "--port", "0", "--seed", str(seed)], capsys)
     assert code == 1, err
-    assert f"{seed}: companies.acme: unknown key(s) tokn" in err
+    assert f"{seed}: companies.acme: unknown key tokn" in err
     assert "Internal error" not in err and "Emulator listening" not in out
 
 
@@ -120,7 +120,7 @@ def test_plan_with_an_emulator_seed_with_an_unknown_key_is_exit_1_with_the_place
     code, _, err = run_cli(["plan", str(project), "--emulator", str(tmp_path / "emulator.yaml"),
                             "--seed", str(seed)], capsys)
     assert code == 1, err
-    assert f"{seed}: companies.acme: unknown key(s) tokn" in err
+    assert f"{seed}: companies.acme: unknown key tokn" in err
     assert "Internal error" not in err
 
 

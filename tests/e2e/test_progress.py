@@ -143,6 +143,9 @@ class Recorder:
     def change_finished(self, change: Change, calls: int) -> None:
         self.events.append(("finished", (change.address, calls)))
 
+    def reads(self, calls: int) -> None:
+        self.events.append(("reads", calls))
+
     def waiting(self, seconds: float) -> None:
         self.events.append(("waiting", seconds))
 
@@ -160,13 +163,15 @@ def test_apply_tells_the_progress_each_change_in_order_with_its_calls(onboarding
     plan = plan_with_client(client, load_desired(onboarding), State())
     recorder = Recorder()
     result = apply_plan(plan, client=client, state=State(), state_path=tmp_path / "state.json", progress=recorder)
-    assert recorder.events[0] == ("start", len(plan.changes))
+    assert recorder.events[:2] == [("reads", 1), ("start", len(plan.changes))]  # the lists re-read first
     started = [e[1] for e in recorder.events if e[0] == "started"]
     finished = [e[1] for e in recorder.events if e[0] == "finished"]
     assert started == [c.address for c in plan.changes]
     assert [address for address, _ in finished] == started
     # Every call but the re-reads before the first write and after the last belongs to a change.
     assert sum(calls for _, calls in finished) == result.calls - plan.cost.refresh_reads  # type: ignore[misc]
+    reads = [e[1] for e in recorder.events if e[0] == "reads"]
+    assert len(reads) == 2 and sum(reads) == plan.cost.refresh_reads == result.reads  # type: ignore[arg-type]
     assert ("note", "group.customer-inc.workspace.kickoff: created workspace ws_1") in recorder.events
     assert ("close", None) not in recorder.events  # whoever made the progress closes it
 
@@ -179,3 +184,70 @@ def test_a_plain_function_still_gets_a_line_before_each_change(onboarding: Path,
     lines: list[str] = []
     apply_plan(plan, client=client, state=State(), state_path=tmp_path / "state.json", progress=lines.append)
     assert lines[0] == "group.customer-inc.workspace.welcome: POST /workspaces/ws_home/connected-workspaces"
+
+
+def test_the_bar_counts_the_calls_the_summary_counts(onboarding: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = VirtualClock()
+    emulator = Emulator.from_seed_file(onboarding / "seed.yaml", clock=clock)
+    client = client_for(emulator, clock)
+    plan = plan_with_client(client, load_desired(onboarding), State())
+    console, buffer = _terminal(monkeypatch)
+    bar = TerminalProgress(console)
+    requests_before = len(emulator.requests)
+    result = apply_plan(plan, client=client, state=State(), state_path=tmp_path / "state.json", progress=bar)
+    bar.close()
+    # The emulator (the service and its storage provider) saw exactly the calls apply counted.
+    assert len(emulator.requests) - requests_before == result.calls
+    assert bar.calls == result.calls
+    assert f"changes · {result.calls} calls · waited" in buffer.getvalue()  # the bar's last drawing
+
+
+def test_the_apply_summary_says_how_many_calls_re_read_the_lists(onboarding: Path, capsys) -> None:
+    code, out, err = run_cli(["apply", str(onboarding), *_emulator_args(onboarding), "--auto-approve"], capsys)
+    assert code == 0, err
+    counted = sum(int(m.group(5)) for m in (COUNTED.match(line) for line in err.splitlines()) if m)
+    summary = re.search(r"in (\d+) API calls \((\d+) of them re-reading the lists before and after writing\)\.$",
+                        out.strip())
+    assert summary, out
+    assert int(summary.group(1)) == counted + int(summary.group(2))
+
+
+def _plan_on_a_terminal(root: Path, no_color: str | None) -> str:
+    """``reconciler plan`` run with its stdout on a pseudo-terminal, as a person runs it."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    if no_color is not None:
+        env["NO_COLOR"] = no_color
+    leader, follower = pty.openpty()
+    try:
+        process = subprocess.Popen([sys.executable, "-m", "reconciler", "plan", str(root), *_emulator_args(root)],
+                                   stdout=follower, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal closed with the process (EIO on Linux)
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        _, err = process.communicate(timeout=60)
+        assert process.returncode == 0, err
+    finally:
+        os.close(leader)
+    return b"".join(chunks).decode("utf-8")
+
+
+def test_an_empty_no_color_leaves_colour_on(onboarding: Path) -> None:
+    assert COLOUR.search(_plan_on_a_terminal(onboarding, ""))  # no-color.org: empty means unset
+
+
+def test_a_non_empty_no_color_turns_colour_off_on_a_terminal(onboarding: Path) -> None:
+    shown = _plan_on_a_terminal(onboarding, "1")
+    assert "reconciler will make these changes:" in shown and "\x1b" not in shown

@@ -73,7 +73,7 @@ def test_a_failure_on_the_second_list_leaves_the_first_applied_and_recorded(
     plan = _plan(quickstart_client)
     state_path = tmp_path / "s.json"
     quickstart_emulator.faults.inject("POST", PORTAL_POST, status=500, times=None)
-    with pytest.raises(ApplyError, match="1 of the plan's 2 changes were made before this"):
+    with pytest.raises(ApplyError, match="1 of the plan's 2 changes was made before this"):
         apply_plan(plan, client=quickstart_client, state=State(), state_path=state_path)
     state = load_state(state_path)
     assert set(state.resources) == {"group.acme-onboarding"}

@@ -36,7 +36,7 @@ def test_the_onboarding_demo_applies_and_replans_to_no_changes(example: Path, ca
     assert code == 0, err
     last_step = out.rsplit("$ reconciler plan", 1)[1]
     assert "No changes." in last_step
-    assert "2 workspace(s) created (2 credit(s))" in out
+    assert "2 workspaces created (2 credits)" in out
 
 
 def test_state_list_names_every_address_with_its_workspace(example: Path, capsys) -> None:

@@ -281,7 +281,7 @@ def test_a_member_in_another_group_stops_with_409_naming_the_address(rig: Rig) -
     message = str(stopped.value)
     assert f"Apply stopped at {QBR} " in message and "groups.yaml:25" in message
     assert "409" in message and "another group" in message and "web app" in message
-    assert "1 of the plan's 15 changes were made before this" in message
+    assert "1 of the plan's 15 changes was made before this" in message
     assert rig.named("Customer Inc – Kickoff") == []  # after the failure: not attempted
 
 
@@ -399,7 +399,7 @@ def test_a_full_disk_mid_apply_names_what_was_changed_and_not_recorded(rig: Rig,
     message = str(stopped.value)
     assert f"Apply stopped: {KICKOFF} ({rig.root / 'groups.yaml'}:31) was made in the service, but the state file " \
            "could not record it." in message
-    assert "No space left on device" in message and "The state records the 2 change(s) before it" in message
+    assert "No space left on device" in message and "The state records the 2 changes before it" in message
     assert "reconciler plan" in message
     assert before is None and set(load_state(rig.state_path).resources) == {WELCOME, QBR}
     monkeypatch.undo()

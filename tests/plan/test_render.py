@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from markdown_it import MarkdownIt
+
 from reconciler.manifest import load_desired
 from reconciler.plan import Plan, make_plan, render_markdown, render_text
 from reconciler.state import ResourceState, State
@@ -112,7 +114,10 @@ def test_control_characters_from_a_manifest_are_escaped_in_every_view(write_mani
             description: "line\\x0bbreak"
     """)
     plan = make_plan(load_desired(path), live_of(), State())
-    for view in (render_text(plan), render_markdown(plan)):
+    markdown = render_markdown(plan)
+    for view in (render_text(plan), markdown):
         assert "\x1b" not in view and "\r" not in view and "\x0b" not in view and "\u202e" not in view
-        assert "Acme\\x1b[2J\\x0dApproved by security\\u202e" in view
+    assert "Acme\\x1b[2J\\x0dApproved by security\\u202e" in render_text(plan)
+    # The markdown source escapes the backslashes and the bracket; a reader sees the same escapes.
+    assert "Acme\\x1b[2J\\x0dApproved by security\\u202e" in MarkdownIt("commonmark").render(markdown)
     assert "\x1b[2J" not in render_text(plan, color=True)
