@@ -25,8 +25,8 @@ def emu_args(project: Path) -> list[str]:
 def test_validate_needs_no_token(project: Path, capsys) -> None:
     code, out, _ = run_cli(["validate", str(project)], capsys)
     assert code == 0
-    assert out == (f"The manifests in {project} are valid: 1 group(s) with 0 member(s), 1 standalone workspace(s), "
-                   "2 access list(s), 0 asset(s), 1 file(s).\n")
+    assert out == (f"The manifests in {project} are valid: 1 group with 0 members, 1 standalone workspace, "
+                   "2 access lists, 0 assets, 1 file.\n")
 
 
 def test_validate_reports_file_and_line_and_exits_1(tmp_path: Path, capsys) -> None:

@@ -98,7 +98,7 @@ def test_the_readme_rehearsal_runs_as_written_and_ends_with_no_changes(tmp_path:
     # applied, then nothing to do
     first_plan = out.index("No changes.")
     assert "+ connect to group.acme-onboarding (homepage ws_home)" in out[:first_plan]
-    assert "Apply complete: 0 added, 0 changed, 0 removed on 0 access list(s); 1 connected" in out[:first_plan]
+    assert "Apply complete: 0 added, 0 changed, 0 removed on 0 access lists; 1 connected" in out[:first_plan]
     # the pull request's plan, rendered for the comment
     comment = (work / "plan.md").read_text(encoding="utf-8")
     assert "group.acme-onboarding" in comment
@@ -232,5 +232,5 @@ def test_pre_commit_hook_as_documented_validates_the_example(capsys: pytest.Capt
     monkeypatch.chdir(GITOPS)
     code, out, err = run_cli([*hook["entry"].split()[1:], "manifests"], capsys)  # args: [manifests]
     assert code == 0, err
-    assert out == ("The manifests in manifests are valid: 1 group(s) with 1 member(s), 1 standalone workspace(s), "
-                   "2 access list(s), 0 asset(s), 2 file(s).\n")
+    assert out == ("The manifests in manifests are valid: 1 group with 1 member, 1 standalone workspace, "
+                   "2 access lists, 0 assets, 2 files.\n")

@@ -38,8 +38,8 @@ def add_policy(project: Path, text: str) -> Path:
 
 def valid_with_a_policy(project: Path) -> str:
     """What validate says of the quickstart with a policy file beside it."""
-    return (f"The manifests in {project} are valid: 1 group(s) with 0 member(s), 1 standalone workspace(s), "
-            "2 access list(s), 0 asset(s), 2 file(s), and a policy.\n")
+    return (f"The manifests in {project} are valid: 1 group with 0 members, 1 standalone workspace, "
+            "2 access lists, 0 assets, 2 files, and a policy.\n")
 
 
 def edit(project: Path, old: str, new: str) -> None:
@@ -193,8 +193,8 @@ def test_an_expiry_that_is_not_a_date_is_an_error_and_one_in_the_past_a_warning(
         commands.validate(project)
     edit(project, "expires: soon", "expires: 2020-01-01")
     out = commands.validate(project, today=date(2026, 1, 1))
-    assert out == (f"The manifests in {project} are valid: 1 group(s) with 0 member(s), 1 standalone workspace(s), "
-                   "2 access list(s), 0 asset(s), 1 file(s).\n"
+    assert out == (f"The manifests in {project} are valid: 1 group with 0 members, 1 standalone workspace, "
+                   "2 access lists, 0 assets, 1 file.\n"
                    f"Warning: {project / 'manifest.yaml'}:26: workspace.partner-portal: the grant to lee@partner.io "
                    "expired on 2020-01-01; the next apply removes it (delete the entry from the manifest)\n")
     with pytest.raises(ManifestError, match="expired on 2020-01-01.*an error with --strict"):

@@ -87,8 +87,11 @@ def _entry(key: str, role: str | None, before: str | None = None, location: str 
 
 def _access(*entries: EntryChange, address: str = "group.acme", name: str | None = "Acme",
             reaches: tuple[str, ...] = ()) -> AccessChange:
+    # The snapshots agree with the entries: the per-person view reads them.
+    before = AccessSnapshot(users={e.key: e.before for e in entries if e.before is not None})
+    after = AccessSnapshot(users={e.key: e.after for e in entries if e.after is not None})
     return AccessChange(address=address, workspace_id="ws_1", workspace_name=name, strategy="replace",
-                        entries=entries, before=AccessSnapshot(), after=AccessSnapshot(), reaches=reaches,
+                        entries=entries, before=before, after=after, reaches=reaches,
                         calls=(ApiCall(method="POST", path="/workspaces/ws_1/users"),))
 
 
