@@ -212,13 +212,15 @@ def _saved_plan(plan_file: Path | None, path: Path | None,
 
 
 def save_plan(result: Plan, out: Path, *, manifest_path: Path) -> None:
+    """Write the plan to ``out`` atomically (temp file beside it, fsync,
+    ``os.replace``), readable by this user only; a link at ``out`` is refused,
+    so a link planted in the checkout cannot redirect the write."""
     import json  # here, not at the top: validate and --help never need it
 
+    from reconciler.owned_files import write_owned
+
     doc = {"kind": SAVED_PLAN_KIND, "manifest_path": str(manifest_path), "plan": result.model_dump(mode="json")}
-    try:
-        out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"Cannot save the plan to {out}: {exc.strerror}.") from exc
+    write_owned(out, (json.dumps(doc, indent=2) + "\n").encode("utf-8"), what="plan file", error=ConfigError)
 
 
 def load_plan(plan_file: Path) -> Plan:
@@ -231,8 +233,13 @@ def load_plan_file(plan_file: Path) -> tuple[Plan, Path]:
 
     from reconciler.plan import Plan
 
+    from reconciler.owned_files import MAX_PLAN_BYTES, read_owned
+
+    data = read_owned(plan_file, what="saved plan", limit=MAX_PLAN_BYTES, error=ConfigError)
     try:
-        doc = json.loads(plan_file.read_text(encoding="utf-8"))
+        if data is None:
+            raise FileNotFoundError("no such file")
+        doc = json.loads(data.decode("utf-8"))
         if doc.get("kind") != SAVED_PLAN_KIND:
             raise ValueError("not a saved reconciler plan")
         return Plan.model_validate(doc["plan"]), Path(doc["manifest_path"])
