@@ -67,14 +67,21 @@ def plan(
     allow: Mapping[str, int] | None = None,
     today: date | None = None,
     expiry_warning_days: int = 14,
+    require_state: bool = False,
 ) -> Plan:
-    from reconciler.state import default_state_path, load_state
+    from reconciler.state import dead_lock_warning, default_state_path, load_state, require_state_file
 
     desired = load_desired(path, max_file_bytes=max_file_bytes)
     check_targets(desired, targets)
-    state = load_state(state_path or default_state_path(path))
+    state_file = state_path or default_state_path(path)
+    if require_state:
+        require_state_file(state_file)
+    state = load_state(state_file)
+    stopped = dead_lock_warning(state_file)  # plan takes no lock, but must not hide one a killed apply left
     result = _plan(desired, target=target, state=state, targets=targets, reassert=reassert,
                    show_unmanaged=show_unmanaged, today=today, expiry_warning_days=expiry_warning_days)
+    if stopped is not None:
+        result = result.model_copy(update={"warnings": (stopped, *result.warnings)})
     check_safety(result, desired, max_removals=max_removals, allow=allow or {})
     if out is not None:
         save_plan(result, out, manifest_path=path)
@@ -142,6 +149,7 @@ def apply(
     wait: bool = False,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     allow: Mapping[str, int] | None = None,
+    require_state: bool = False,
 ) -> str:
     """Plan, confirm, apply.  ``progress`` is an ``ApplyProgress`` (opened and
     closed by the caller) or a function given one line per change; an
@@ -153,10 +161,12 @@ def apply(
         targets, reassert = saved.targets, saved.reassert
     from reconciler.apply import apply_plan
     from reconciler.plan import render_text
-    from reconciler.state import StateLock, default_state_path, load_state
+    from reconciler.state import StateLock, default_state_path, load_state, require_state_file
     from reconciler.target import open_client
 
     state_file = state_path or default_state_path(path)
+    if require_state:
+        require_state_file(state_file)  # before the lock: a missing state leaves nothing behind
     with StateLock(state_file, command="reconciler apply"):
         state = load_state(state_file)
         desired = load_desired(path, max_file_bytes=max_file_bytes)

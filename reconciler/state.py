@@ -279,8 +279,32 @@ def default_state_path(manifest_path: Path) -> Path:
         raise StateError(symlink_refusal(
             "manifest path", manifest_path,
             " (give the real directory), or name the state file with --state FILE"))
+    if not manifest_path.exists():
+        # Looking beside a path that is not there would read (or write) the state of its parent.
+        raise StateError(f"{manifest_path}: no such file or directory. The state file is looked for beside the "
+                         "manifests in PATH; give the manifests' directory, or name the state file with "
+                         "--state FILE.")
     base = manifest_path if manifest_path.is_dir() else manifest_path.parent
     return base / DEFAULT_STATE_NAME
+
+
+REQUIRE_STATE_ENV = "RECONCILER_REQUIRE_STATE"
+
+
+def require_state_file(path: Path) -> None:
+    """``StateError`` when there is no state at ``path`` (neither the file nor
+    a journal beside it): for ``--require-state``, where a missing state is a
+    checkout that lacks it, not a first apply."""
+    if os.path.lexists(path) or os.path.lexists(journal_path(path)):
+        return
+    raise StateError(
+        f"There is no state file at {path}, and --require-state (or {REQUIRE_STATE_ENV}=1) says there must be "
+        "one: without it reconciler cannot know which entries of non-authoritative lists it granted, so a "
+        "removal from such a list would silently be left undone. Get the state first: commit it beside the "
+        "manifests (the GitOps workflow commits it after each apply), pull it from where it is kept, or point "
+        "--state at it. Before the first apply there is none yet: run that one without --require-state. "
+        "Nothing was called."
+    )
 
 
 def load_state(path: Path) -> State:
@@ -856,6 +880,22 @@ class LockHolder:
     def describe(self) -> str:
         """``'reconciler apply' (pid 12 on ci-7, since ..., lock ID ...)``."""
         return (f"'{self.command}' (pid {self.pid} on {self.host}, since {self.since}, lock ID {self.id})")
+
+
+def dead_lock_warning(state_path: Path) -> str | None:
+    """What a read-only command (plan) says of a lock left by a holder on this
+    host that no longer runs: it may have changed the service without
+    recording it.  ``None`` when there is no lock, or its holder runs or runs
+    elsewhere (a live apply: plan reads as it always did)."""
+    holder = LockHolder.read(lock_path(state_path))
+    if holder is None or holder.id is None or holder.running() is not False:
+        return None
+    unlock = f"reconciler force-unlock {holder.id} --state {shlex.quote(str(state_path))}"
+    return (f"The state {state_path} is still locked by '{holder.command}' (lock ID {holder.id}, since "
+            f"{holder.since}), held by pid {holder.pid} on this host, which is no longer running: it was killed or "
+            "crashed, and a change it made may be missing from the state, so this plan may show it as still to "
+            f"do. Once you are sure that command is gone, remove the lock with '{unlock}' and apply again: the "
+            "apply converges on the manifests.")
 
 
 def remove_lock(state_path: Path, lock_id: str) -> bool:
