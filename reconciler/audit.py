@@ -59,11 +59,13 @@ class AuditLog:
         self._failed: OSError | None = None
 
     def open(self) -> AuditLog:
-        """Open ``path`` for appending; ``AuditLogError`` when it cannot be."""
-        try:
-            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
-        except OSError as exc:
-            raise AuditLogError(f"Cannot open the audit log {self.path}: {exc.strerror}.") from exc
+        """Open ``path`` for appending (created readable by this user only);
+        ``AuditLogError`` when it cannot be, or is a symbolic link: a link
+        planted in the checkout must not turn the log into a write elsewhere."""
+        from reconciler.owned_files import open_append_owned
+
+        fd = open_append_owned(self.path, what="audit log", error=AuditLogError)
+        self._file = os.fdopen(fd, "a", encoding="utf-8")
         return self
 
     def close(self) -> None:

@@ -167,6 +167,12 @@ max_file_size_option = click.option(
     "--max-file-size", "max_file_mib", type=click.IntRange(1), default=100, show_default=True, metavar="MiB",
     help="Refuse asset files larger than this many MiB (checked when the manifests are read, before any call).",
 )
+require_state_option = click.option(
+    "--require-state", is_flag=True, envvar="RECONCILER_REQUIRE_STATE",
+    help="Refuse to run, before any call, when there is no state file (env RECONCILER_REQUIRE_STATE=1): for "
+         "CI once the first apply has committed the state, as a checkout without it cannot know which entries "
+         "of non-authoritative lists reconciler granted, and would silently leave a removal undone.",
+)
 reassert_option = click.option(
     "--reassert", is_flag=True,
     help="Send every write-only value again (group membership, section/page visibility, task completion, "
@@ -220,6 +226,7 @@ def validate(path: Path, max_file_mib: int, strict: bool) -> None:
 @max_removals_option
 @allow_option
 @reassert_option
+@require_state_option
 @max_file_size_option
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True,
@@ -239,7 +246,7 @@ def validate(path: Path, max_file_mib: int, strict: bool) -> None:
 def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str, ...],
          max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, fmt: str,
          out: Path | None, expiry_warning_days: int, show_unmanaged: bool, by_person: bool,
-         detailed_exitcode: bool) -> None:
+         detailed_exitcode: bool, require_state: bool) -> None:
     """Show what differs between the manifests in PATH and the live service."""
     from reconciler import commands
 
@@ -247,7 +254,8 @@ def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str
         result = commands.plan(path, target=target, state_path=state_path, targets=targets,
                                max_removals=max_removals, out=out, reassert=reassert,
                                max_file_bytes=max_file_mib * 2**20, show_unmanaged=show_unmanaged,
-                               allow=_parse_allow(allow), expiry_warning_days=expiry_warning_days)
+                               allow=_parse_allow(allow), expiry_warning_days=expiry_warning_days,
+                               require_state=require_state)
     except PlanRefused as refused:
         # A refused plan is still shown, so the reviewer sees what was refused.
         _say(commands.render(refused.plan, fmt=fmt, color=_color(), by_person=by_person), nl=False)  # type: ignore[arg-type]
@@ -279,6 +287,7 @@ def _saved_plan_notice(out: Path) -> str:
 @max_removals_option
 @allow_option
 @reassert_option
+@require_state_option
 @max_file_size_option
 @click.option("--wait", is_flag=True,
               help="Follow the conversion of docx/ppt/xlsx assets to PDF until it ends (polls the file "
@@ -291,7 +300,7 @@ def _saved_plan_notice(out: Path) -> str:
                    "class, and the CI commit, branch and pull request. Never the token or an upload signature.")
 def apply(path: Path | None, target: Target, state_path: Path | None, targets: tuple[str, ...],
           max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, wait: bool,
-          plan_file: Path | None, auto_approve: bool, audit_log: Path | None) -> None:
+          plan_file: Path | None, auto_approve: bool, audit_log: Path | None, require_state: bool) -> None:
     """Make the live service match the manifests in PATH (default: the current directory, or with
     --plan the manifests the plan was made from), after showing the plan."""
     def confirm(text: str) -> bool:
@@ -319,7 +328,7 @@ def apply(path: Path | None, target: Target, state_path: Path | None, targets: t
             outcome = commands.apply(path, target=dataclasses.replace(target, audit=audit), state_path=state_path,
                                      targets=targets, max_removals=max_removals, plan_file=plan_file,
                                      confirm=confirm, color=_color(), progress=shown, reassert=reassert, wait=wait,
-                                     allow=_parse_allow(allow),
+                                     allow=_parse_allow(allow), require_state=require_state,
                                      max_file_bytes=max_file_mib * 2**20)
         except PlanRefused as refused:
             # Shown before the refusal, as plan does: the reviewer sees what was refused.

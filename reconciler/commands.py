@@ -68,14 +68,21 @@ def plan(
     allow: Mapping[str, int] | None = None,
     today: date | None = None,
     expiry_warning_days: int = 14,
+    require_state: bool = False,
 ) -> Plan:
-    from reconciler.state import default_state_path, load_state
+    from reconciler.state import dead_lock_warning, default_state_path, load_state, require_state_file
 
     desired = load_desired(path, max_file_bytes=max_file_bytes)
     check_targets(desired, targets)
-    state = load_state(state_path or default_state_path(path))
+    state_file = state_path or default_state_path(path)
+    if require_state:
+        require_state_file(state_file)
+    state = load_state(state_file)
+    stopped = dead_lock_warning(state_file)  # plan takes no lock, but must not hide one a killed apply left
     result = _plan(desired, target=target, state=state, targets=targets, reassert=reassert,
                    show_unmanaged=show_unmanaged, today=today, expiry_warning_days=expiry_warning_days)
+    if stopped is not None:
+        result = result.model_copy(update={"warnings": (stopped, *result.warnings)})
     check_safety(result, desired, max_removals=max_removals, allow=allow or {})
     if out is not None:
         save_plan(result, out, manifest_path=path)
@@ -143,6 +150,7 @@ def apply(
     wait: bool = False,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     allow: Mapping[str, int] | None = None,
+    require_state: bool = False,
 ) -> str:
     """Plan, confirm, apply.  ``progress`` is an ``ApplyProgress`` (opened and
     closed by the caller) or a function given one line per change; an
@@ -154,10 +162,12 @@ def apply(
         targets, reassert = saved.targets, saved.reassert
     from reconciler.apply import apply_plan
     from reconciler.plan import render_text
-    from reconciler.state import StateLock, default_state_path, load_state
+    from reconciler.state import StateLock, default_state_path, load_state, require_state_file
     from reconciler.target import open_client
 
     state_file = state_path or default_state_path(path)
+    if require_state:
+        require_state_file(state_file)  # before the lock: a missing state leaves nothing behind
     with StateLock(state_file, command="reconciler apply"):
         state = load_state(state_file)
         desired = load_desired(path, max_file_bytes=max_file_bytes)
@@ -220,13 +230,15 @@ def _saved_plan(plan_file: Path | None, path: Path | None,
 
 
 def save_plan(result: Plan, out: Path, *, manifest_path: Path) -> None:
+    """Write the plan to ``out`` atomically (temp file beside it, fsync,
+    ``os.replace``), readable by this user only; a link at ``out`` is refused,
+    so a link planted in the checkout cannot redirect the write."""
     import json  # here, not at the top: validate and --help never need it
 
+    from reconciler.owned_files import write_owned
+
     doc = {"kind": SAVED_PLAN_KIND, "manifest_path": str(manifest_path), "plan": result.model_dump(mode="json")}
-    try:
-        out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"Cannot save the plan to {out}: {exc.strerror}.") from exc
+    write_owned(out, (json.dumps(doc, indent=2) + "\n").encode("utf-8"), what="plan file", error=ConfigError)
 
 
 def load_plan(plan_file: Path) -> Plan:
@@ -239,8 +251,13 @@ def load_plan_file(plan_file: Path) -> tuple[Plan, Path]:
 
     from reconciler.plan import Plan
 
+    from reconciler.owned_files import MAX_PLAN_BYTES, read_owned
+
+    data = read_owned(plan_file, what="saved plan", limit=MAX_PLAN_BYTES, error=ConfigError)
     try:
-        doc = json.loads(plan_file.read_text(encoding="utf-8"))
+        if data is None:
+            raise FileNotFoundError("no such file")
+        doc = json.loads(data.decode("utf-8"))
         if doc.get("kind") != SAVED_PLAN_KIND:
             raise ValueError("not a saved reconciler plan")
         return Plan.model_validate(doc["plan"]), Path(doc["manifest_path"])

@@ -37,6 +37,14 @@ from types import TracebackType
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reconciler.errors import StateError
+from reconciler.owned_files import (
+    MAX_JOURNAL_BYTES,
+    MAX_LOCK_BYTES,
+    MAX_STATE_BYTES,
+    is_symlink,
+    read_owned,
+    symlink_refusal,
+)
 
 STATE_VERSION = 1
 DEFAULT_STATE_NAME = "reconciler.state.json"
@@ -262,9 +270,41 @@ class StateBuilder:
 
 
 def default_state_path(manifest_path: Path) -> Path:
-    """``reconciler.state.json`` beside the manifests."""
+    """``reconciler.state.json`` beside the manifests.
+
+    A manifest path that is itself a symbolic link is refused (``StateError``):
+    the state beside it would be read, locked and written wherever the link
+    points, outside the repository a pull request can plant it in."""
+    if is_symlink(manifest_path):
+        raise StateError(symlink_refusal(
+            "manifest path", manifest_path,
+            " (give the real directory), or name the state file with --state FILE"))
+    if not manifest_path.exists():
+        # Looking beside a path that is not there would read (or write) the state of its parent.
+        raise StateError(f"{manifest_path}: no such file or directory. The state file is looked for beside the "
+                         "manifests in PATH; give the manifests' directory, or name the state file with "
+                         "--state FILE.")
     base = manifest_path if manifest_path.is_dir() else manifest_path.parent
     return base / DEFAULT_STATE_NAME
+
+
+REQUIRE_STATE_ENV = "RECONCILER_REQUIRE_STATE"
+
+
+def require_state_file(path: Path) -> None:
+    """``StateError`` when there is no state at ``path`` (neither the file nor
+    a journal beside it): for ``--require-state``, where a missing state is a
+    checkout that lacks it, not a first apply."""
+    if os.path.lexists(path) or os.path.lexists(journal_path(path)):
+        return
+    raise StateError(
+        f"There is no state file at {path}, and --require-state (or {REQUIRE_STATE_ENV}=1) says there must be "
+        "one: without it reconciler cannot know which entries of non-authoritative lists it granted, so a "
+        "removal from such a list would silently be left undone. Get the state first: commit it beside the "
+        "manifests (the GitOps workflow commits it after each apply), pull it from where it is kept, or point "
+        "--state at it. Before the first apply there is none yet: run that one without --require-state. "
+        "Nothing was called."
+    )
 
 
 def load_state(path: Path) -> State:
@@ -293,12 +333,17 @@ def load_state(path: Path) -> State:
 
 
 def _read_state_file(path: Path) -> State:
-    """The state file alone; a missing file is an empty state with no lineage yet."""
-    if not path.exists():
+    """The state file alone; a missing file is an empty state with no lineage yet.
+
+    A link, a file that is not regular, or one over ``MAX_STATE_BYTES`` is a
+    ``StateError`` (``read_owned``): never followed, never read whole."""
+    data = read_owned(path, what="state file", limit=MAX_STATE_BYTES, error=StateError,
+                      hint=", or point --state at the real file")
+    if data is None:
         return State()
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        raw = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise StateError(f"Cannot read the state file {path}: {exc}.") from exc
     if isinstance(raw, dict) and raw.get("version") not in (None, STATE_VERSION):
         raise StateError(
@@ -474,12 +519,9 @@ def read_journal(path: Path) -> Journal | None:
     mid-append: its change was never acknowledged, and it is ignored.  Any
     other line that is not valid is a ``StateError`` naming ``file:line``.
     """
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    data = read_owned(path, what="state journal", limit=MAX_JOURNAL_BYTES, error=StateError)
+    if data is None:
         return None
-    except OSError as exc:
-        raise StateError(f"Cannot read the state journal {path}: {_os_reason(exc.errno, exc.strerror)}.") from exc
     lines = data.split(b"\n")
     torn = lines.pop()  # what follows the last newline: b"", or a line cut off mid-append
     values: list[tuple[int, object]] = []
@@ -603,7 +645,8 @@ class StateJournal:
         last line that counts (a line a crash cut off is cut away)."""
         writer = cls(state_path, State(lineage=journal.lineage, serial=journal.serial))
         try:
-            fd = os.open(writer.path, os.O_WRONLY | os.O_APPEND)
+            # read_journal refused a link; O_NOFOLLOW refuses one planted since.
+            fd = os.open(writer.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
         except OSError as exc:
             raise writer._error(exc) from exc
         writer._fd, writer._length, writer._exists = fd, journal.length, True
@@ -797,12 +840,17 @@ class LockHolder:
     @classmethod
     def read(cls, lock: Path) -> LockHolder | None:
         """The holder named in ``lock``: ``None`` when there is no lock file,
-        a holder with no id when the file is empty or unreadable."""
-        try:
-            info = json.loads(lock.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        a holder with no id when the file is empty or not JSON.  A lock that
+        is a link, not a regular file, or over ``MAX_LOCK_BYTES`` was not
+        written by reconciler, and one that cannot be read cannot be judged:
+        a ``StateError`` saying so."""
+        data = read_owned(lock, what="state lock", limit=MAX_LOCK_BYTES, error=StateError,
+                          hint=" (reconciler never writes one: delete it)")
+        if data is None:
             return None
-        except (OSError, ValueError):
+        try:
+            info = json.loads(data.decode("utf-8"))
+        except ValueError:
             return cls()
         if not isinstance(info, dict):
             return cls()
@@ -832,6 +880,22 @@ class LockHolder:
     def describe(self) -> str:
         """``'reconciler apply' (pid 12 on ci-7, since ..., lock ID ...)``."""
         return (f"'{self.command}' (pid {self.pid} on {self.host}, since {self.since}, lock ID {self.id})")
+
+
+def dead_lock_warning(state_path: Path) -> str | None:
+    """What a read-only command (plan) says of a lock left by a holder on this
+    host that no longer runs: it may have changed the service without
+    recording it.  ``None`` when there is no lock, or its holder runs or runs
+    elsewhere (a live apply: plan reads as it always did)."""
+    holder = LockHolder.read(lock_path(state_path))
+    if holder is None or holder.id is None or holder.running() is not False:
+        return None
+    unlock = f"reconciler force-unlock {holder.id} --state {shlex.quote(str(state_path))}"
+    return (f"The state {state_path} is still locked by '{holder.command}' (lock ID {holder.id}, since "
+            f"{holder.since}), held by pid {holder.pid} on this host, which is no longer running: it was killed or "
+            "crashed, and a change it made may be missing from the state, so this plan may show it as still to "
+            f"do. Once you are sure that command is gone, remove the lock with '{unlock}' and apply again: the "
+            "apply converges on the manifests.")
 
 
 def remove_lock(state_path: Path, lock_id: str) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from reconciler.state import (
     ResourceState,
     State,
     StateLock,
+    journal_path,
     load_state,
     lock_path,
     remove_lock,
@@ -39,6 +41,9 @@ from reconciler.target import Target, open_client
 def state_list(state_path: Path) -> str:
     """One line per address: the address and its workspace id, sorted."""
     state = load_state(state_path)
+    if not state.resources and not os.path.lexists(state_path) and not os.path.lexists(journal_path(state_path)):
+        return (f"There is no state file at {state_path}: nothing was applied with it yet, or the state is kept "
+                "elsewhere (name it with --state FILE).\n")
     if not state.resources:
         return f"The state {state_path} records nothing yet.\n"
     width = max(len(a) for a in state.resources)

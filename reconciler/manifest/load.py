@@ -43,8 +43,19 @@ def manifest_files(path: Path) -> tuple[Path, list[Path]]:
     """The manifest root and the manifest files under ``path``, in sorted order.
 
     ``path`` is one YAML file (its directory is the root) or a directory whose
-    ``*.yaml`` / ``*.yml`` files are read, not its subdirectories.
+    ``*.yaml`` / ``*.yml`` files are read, not its subdirectories.  A
+    ``path`` that is itself a symbolic link is refused unread: its target
+    would become the root that asset files (and the state beside the
+    manifests) are confined to, wherever a link planted in a checkout points.
     """
+    if path.is_symlink():
+        try:
+            target = f" (to {path.readlink()})"
+        except OSError:
+            target = ""
+        raise ManifestError([f"{path}: is a symbolic link{target}; refused unread, as the manifest root must be "
+                             "the real directory given (asset files are confined to it): give the directory "
+                             "or file it points to, if that is meant"])
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.suffix in MANIFEST_SUFFIXES and p.is_file())
         if not files:
