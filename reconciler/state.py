@@ -879,7 +879,7 @@ class LockHolder:
 
     def describe(self) -> str:
         """``'reconciler apply' (pid 12 on ci-7, since ..., lock ID ...)``."""
-        return (f"'{self.command}' (pid {self.pid} on {self.host}, since {self.since}, lock ID {self.id})")
+        return (f'"{self.command}" (pid {self.pid} on {self.host}, since {self.since}, lock ID {self.id})')
 
 
 def dead_lock_warning(state_path: Path) -> str | None:
@@ -891,7 +891,7 @@ def dead_lock_warning(state_path: Path) -> str | None:
     if holder is None or holder.id is None or holder.running() is not False:
         return None
     unlock = f"reconciler force-unlock {holder.id} --state {shlex.quote(str(state_path))}"
-    return (f"The state {state_path} is still locked by '{holder.command}' (lock ID {holder.id}, since "
+    return (f"The state {state_path} is still locked by \"{holder.command}\" (lock ID {holder.id}, since "
             f"{holder.since}), held by pid {holder.pid} on this host, which is no longer running: it was killed or "
             "crashed, and a change it made may be missing from the state, so this plan may show it as still to "
             f"do. Once you are sure that command is gone, remove the lock with '{unlock}' and apply again: the "
@@ -1026,7 +1026,7 @@ class StateLock:
         unlock = f"reconciler force-unlock {holder.id} --state {shlex.quote(str(state))}"
         if holder.running() is False:
             return (
-                f"The state {state} is locked by '{holder.command}' (lock ID {holder.id}, since {holder.since}), "
+                f"The state {state} is locked by \"{holder.command}\" (lock ID {holder.id}, since {holder.since}), "
                 f"held by pid {holder.pid} on this host, which is no longer running: it was killed or crashed, "
                 f"and may have changed the service without recording it. Remove the lock with '{unlock}', "
                 "then run 'reconciler plan' to see where things stand."

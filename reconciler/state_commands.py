@@ -90,7 +90,8 @@ def force_unlock(state_path: Path, lock_id: str) -> str:
     running = holder.running()
     if running:
         raise StateError(f"The lock {lock_id} was not removed: pid {holder.pid} on this host is still running "
-                         f"'{holder.command}'. Stop it first (it releases the lock as it ends); if pid "
+                         f'"{holder.command}". Stop it first'
+                         f" (it releases the lock as it ends); if pid "
                          f"{holder.pid} is some other program by now, delete {lock} by hand.")
     if not remove_lock(state_path, lock_id):
         raise StateError(f"The lock {lock_id} of {state_path} was released meanwhile; nothing was removed.")

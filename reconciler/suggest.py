@@ -8,6 +8,9 @@ the real service.  So messages write the canonical form, and the command line
 completes every quoted ``'reconciler …'`` in what it prints with the PATH and
 the options of the run (:func:`complete`).  Never the token: only
 ``--token-file`` is a word, and the token is never in one.
+
+Single quotes mean "run this": a command named for another reason (the
+holder of a lock, ``"reconciler apply"``) is written in double quotes.
 """
 
 from __future__ import annotations

@@ -137,7 +137,7 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 _MD_INLINE = set("\\`*_~[]<>&$|")
 # Markup that begins a block when it starts a line (or a list item's text).
 _MD_LEADING = set("#>-+=")
-_MENTION = re.compile(r"(?<![0-9A-Za-z_])@")
+_MENTION = re.compile(r"(?<![0-9A-Za-z_])@+")
 _ORDERED = re.compile(r"^(\d{1,9})([.)])")
 _TICKS = re.compile(r"`+")
 
@@ -151,8 +151,10 @@ def md_text(value: object) -> str:
     if out[:1] in _MD_LEADING:
         out = "\\" + out
     out = _ORDERED.sub(r"\1\\\2", out)
-    # A code span round the "@" (after the escapes, so its backticks stay).
-    out = _MENTION.sub("`@`", out)
+    # A code span round the "@" (after the escapes, so its backticks stay);
+    # one span for a run of them, since two spans side by side ("`@``@`")
+    # would read as one span with a double backtick inside.
+    out = _MENTION.sub(lambda run: f"`{run.group()}`", out)
     return out
 
 

@@ -88,7 +88,7 @@ def test_a_running_holder_is_not_called_dead_and_force_unlock_is_offered(tmp_pat
             with StateLock(state, command="reconciler apply"):
                 pass
     message = str(err.value)
-    assert "locked by 'reconciler apply' (pid" in message and "no longer running" not in message
+    assert 'locked by "reconciler apply" (pid' in message and "no longer running" not in message
     assert f"reconciler force-unlock {held.id}" in message
 
 
@@ -218,7 +218,7 @@ def test_the_lock_works_where_the_filesystem_has_no_hard_links(tmp_path: Path,
     state = tmp_path / "s.json"
     with StateLock(state, command="a") as lock:
         assert json.loads(_lock_file(state).read_text(encoding="utf-8"))["id"] == lock.id
-        with pytest.raises(StateError, match="locked by 'a'"):
+        with pytest.raises(StateError, match='locked by "a"'):
             with StateLock(state, command="b"):
                 pass
     assert list(tmp_path.iterdir()) == []

@@ -73,7 +73,7 @@ def test_lock_refuses_a_second_holder_and_names_the_first(tmp_path: Path) -> Non
         with pytest.raises(StateError) as err:
             with StateLock(path, command="reconciler apply"):
                 pass
-    assert "locked by 'reconciler apply' (pid" in str(err.value)
+    assert 'locked by "reconciler apply" (pid' in str(err.value)
 
 
 def test_lock_is_released_on_exit(tmp_path: Path) -> None:

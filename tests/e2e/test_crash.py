@@ -61,7 +61,7 @@ RECONCILER = [sys.executable, "-m", "reconciler"]
 ADDRESS = re.compile(r"http://[\w.:\[\]-]+")
 # A real id (ws_1, asset_3), never a placeholder such as ASSET_ID.
 # Printed complete (PATH, --state, the service): run as printed.
-IMPORT_COMMAND = re.compile(r"'(reconciler import [^']+)'")
+IMPORT_COMMAND = re.compile(r"'(reconciler import \S+ [a-z][\w-]*[^']*)'")
 UNLOCK_COMMAND = re.compile(r"'(reconciler force-unlock \S+ --state [^']+)'")
 # An asset whose creation a kill cut off: the 409 of the retry proves it exists ...
 ASSET_CONFLICT = re.compile(r"(asset\.\S+) \([^)]*\): the service says file (\S+) already backs an asset")

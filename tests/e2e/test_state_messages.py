@@ -63,7 +63,7 @@ def test_apply_with_require_state_and_no_state_file_stops_before_the_lock_and_an
     code, _, err = run_cli(["apply", str(root), *connect, "--auto-approve", "--require-state"], capsys)
     assert code == 1
     assert f"There is no state file at {root / STATE}" in err
-    assert sorted(p.name for p in root.iterdir()) == ["manifest.yaml", "seed.yaml"]  # no lock, no state
+    assert sorted(p.name for p in root.iterdir()) == ["manifest.schema.json", "manifest.yaml", "seed.yaml"]  # no lock, no state
     assert emulator.requests == []
 
 
@@ -101,7 +101,7 @@ def test_plan_names_a_lock_a_killed_apply_left_and_the_way_out(rig, capsys) -> N
     pid, lock_id = leave_lock_of_killed_process(root / STATE)
     code, out, err = run_cli(["plan", str(root), *connect], capsys)
     assert code == 0, err
-    assert (f"is still locked by 'reconciler apply' (lock ID {lock_id}, since 20" in out
+    assert (f"is still locked by \"reconciler apply\" (lock ID {lock_id}, since 20" in out
             and f"held by pid {pid} on this host, which is no longer running" in out)
     assert "a change it made may be missing from the state" in out
     assert f"reconciler force-unlock {lock_id}" in out and "apply again" in out
