@@ -48,14 +48,17 @@ class AnswerDeadline:
 
     @property
     def expired(self) -> bool:
-        """Whether the deadline started and has run out."""
-        return self.started is not None and time.monotonic() >= self.started + self.seconds
+        """Whether the deadline started and has run out (give or take the
+        10 ms by which a socket's timeout may end early)."""
+        return self.started is not None and time.monotonic() >= self.started + self.seconds - _SLACK
 
     @property
     def trickled(self) -> bool:
         """Whether the deadline ran out while bytes were still arriving."""
         return self.expired and self.received > 0
 
+
+_SLACK = 0.01
 
 # What httpx.HTTPTransport uses when given no limits (httpx._config.DEFAULT_LIMITS).
 _HTTPX_DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)

@@ -16,6 +16,8 @@ The whole-answer deadline is not a constant: it is ``--timeout`` (see
 
 from __future__ import annotations
 
+import math
+
 # 15 minutes.  The documented limits are per minute, so a well-behaved
 # service never asks for more than about a minute (a reset an hour ahead would
 # only come from an hourly window, which the description mentions but does
@@ -52,14 +54,25 @@ MAX_LISTED_ITEMS = 1_000_000
 
 
 def describe_seconds(seconds: float) -> str:
-    """``seconds`` for a message: ``900 s (15 minutes)``, ``inf s (forever)``."""
-    if seconds != seconds or seconds == float("inf"):
+    """``seconds`` for a message: ``900 s (15 minutes)``, ``12 s``."""
+    if not math.isfinite(seconds):
         return "forever"
     for unit, size in (("years", 365.25 * 86400), ("days", 86400.0), ("hours", 3600.0), ("minutes", 60.0)):
         if seconds >= size:
             shown = f"{seconds:.0f}" if seconds < 1e12 else f"{seconds:.3g}"
-            return f"{shown} s ({seconds / size:.3g} {unit})"
+            count = seconds / size
+            if count >= 1e6:
+                return f"{shown} s ({count:.3g} {unit})"
+            if count >= 100:
+                return f"{shown} s ({count:,.0f} {unit})"
+            number = f"{count:.3g}"
+            return f"{shown} s ({number} {unit[:-1] if number == '1' else unit})"
     return f"{seconds:g} s"
+
+
+def describe_wait(seconds: float) -> str:
+    """A wait for a message: ``a wait of 3600 s (1 hour)``, ``an endless wait``."""
+    return f"a wait of {describe_seconds(seconds)}" if math.isfinite(seconds) else "an endless wait"
 
 
 def describe_bytes(size: int) -> str:

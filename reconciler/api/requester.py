@@ -51,7 +51,7 @@ from reconciler.api.errors import (
     WaitTooLong,
     error_class_for,
 )
-from reconciler.api.limits import MAX_BODY_BYTES, MAX_WAIT_SECONDS, describe_bytes, describe_seconds
+from reconciler.api.limits import MAX_BODY_BYTES, MAX_WAIT_SECONDS, describe_seconds, describe_wait
 from reconciler.api.ratelimit import RateLimiter, RateLimits, WaitBeyondCap, classify
 from reconciler.api.responses import BodyError, BodyTooLarge, JsonObject, error_details, excerpt, json_object, read_body
 from reconciler.api.retry import Backoff, is_retry_safe, rate_limit_wait
@@ -224,8 +224,8 @@ class Requester:
                 except WaitBeyondCap as beyond:
                     raise WaitTooLong(
                         method=method, path=path, attempts=attempt - 1,
-                        message=f"{beyond.said}, so this call would have to wait "
-                                f"{describe_seconds(beyond.seconds)}, more than the "
+                        message=f"{beyond.said}, so this call would need "
+                                f"{describe_wait(beyond.seconds)}, more than the "
                                 f"{describe_seconds(self.max_wait)} reconciler waits at most",
                         outcome=_outcome(method, retry_safe) if uncertain else "",
                     ) from None
@@ -267,8 +267,8 @@ class Requester:
                     if wait.seconds > self.max_wait:
                         raise WaitTooLong(
                             method=method, path=path, status=429, attempts=attempt,
-                            message=f"the 429 answer said {wait.source}, a wait of "
-                                    f"{describe_seconds(wait.seconds)}, more than the "
+                            message=f"the 429 answer said {wait.source}, "
+                                    f"{describe_wait(wait.seconds)}, more than the "
                                     f"{describe_seconds(self.max_wait)} reconciler waits at most",
                             outcome=_outcome(method, retry_safe) if uncertain else "")
                     self.pause(wait.seconds)
@@ -289,7 +289,8 @@ class Requester:
         deadline (the read timeout) and the body cap."""
         timeout = self.http.timeout.read
         timer: threading.Timer | None = None
-        if self.on_slow is not None:
+        # No notice when the deadline ends the wait first: the error says it all.
+        if self.on_slow is not None and (timeout is None or self.slow_after < timeout):
             limit = f" (it gives up after {timeout:g} s; --timeout changes that)" if timeout else ""
             timer = threading.Timer(self.slow_after, self.on_slow, args=(
                 f"Still waiting for the service to answer {method} {path} after {self.slow_after:g} s{limit}.",))
