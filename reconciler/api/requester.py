@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from reconciler.text import printable, shortened
 from reconciler.api.deadline import AnswerDeadline, answer_deadline
 from reconciler.api.errors import (
     AnswerTooSlow,
@@ -56,6 +55,7 @@ from reconciler.api.ratelimit import RateLimiter, RateLimits, WaitBeyondCap, cla
 from reconciler.api.responses import BodyError, BodyTooLarge, JsonObject, error_details, excerpt, json_object, read_body
 from reconciler.api.retry import Backoff, is_retry_safe, rate_limit_wait
 from reconciler.clock import Clock, SystemClock
+from reconciler.text import printable, shortened
 
 Query = Sequence[tuple[str, str]]
 
@@ -235,16 +235,18 @@ class Requester:
             try:
                 received = self._send(build(), method, path)
             except _Trickled as slow:
-                message = (f"{slow.deadline.received} bytes had arrived when the {slow.deadline.seconds:g} s "
-                           "it may take in all (--timeout) ran out")
+                received_bytes = slow.deadline.received
+                message = (f"{received_bytes} byte{'s' if received_bytes != 1 else ''} had arrived when the "
+                           f"{slow.deadline.seconds:g} s it may take in all (--timeout) ran out")
                 if not to_service:
                     raise UploadFailed(method=method, path=path, message=message, attempts=attempt) from slow.__cause__
                 raise AnswerTooSlow(method=method, path=path, message=message, attempts=attempt,
                                     outcome=_outcome(method, retry_safe)) from slow.__cause__
             except BodyTooLarge as exc:
                 failure = ResponseTooLarge if to_service else UploadFailed
+                # Unread, a success may still have made the change.
                 raise failure(method=method, path=path, message=str(exc), status=exc.status, attempts=attempt,
-                              outcome=_outcome(method, retry_safe) if uncertain else "") from None
+                              outcome=_outcome(method, retry_safe)) from None
             except httpx.TransportError as exc:
                 retryable = isinstance(exc, _RETRYABLE_TRANSPORT_ERRORS)
                 if retryable and retry_safe and attempt < self.max_attempts:
