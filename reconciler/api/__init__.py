@@ -4,6 +4,8 @@
     client.py       ``WorkspaceClient``: one method per documented endpoint
     endpoints/      the endpoint methods, one module per resource group
     requester.py    one call: rate limit, send, retry, errors; ``ClientStats``
+    limits.py       every cap on what the service can make the client do
+    deadline.py     a deadline for a whole answer (``--timeout``), not only each read
     ratelimit.py    client-side rate limits per class, corrected by the service
     retry.py        which calls may be repeated, and how long to wait
     responses.py    reading bodies: the error envelope, ``{data: {...}}``

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from reconciler import __version__
+from reconciler.api.deadline import deadline_transport
 from reconciler.errors import ConfigError
 
 API_VERSION_SEGMENT = "/v1"
@@ -90,7 +91,9 @@ def make_http_client(
     not followed: the description documents none, and following one could
     carry the token elsewhere.  ``transport`` replaces the network (the
     in-process emulator, a test's mock).  ``timeout`` bounds each read and
-    write, ``connect_timeout`` the connection.  ``verify`` is ``True`` or the
+    write and, over the network, each answer as a whole (see ``deadline.py``;
+    the ``Requester`` opens that deadline), ``connect_timeout`` the
+    connection.  ``verify`` is ``True`` or the
     path of a CA bundle: TLS verification cannot be turned off.  ``trace``
     gets one line per request and per answer (``--debug``), with the token
     and the query of presigned addresses redacted.  Raises
@@ -108,7 +111,7 @@ def make_http_client(
             "Accept": "application/json",
             "User-Agent": USER_AGENT,
         },
-        transport=transport,
+        transport=transport if transport is not None else deadline_transport(verify=verify),
         timeout=httpx.Timeout(timeout, connect=connect_timeout),
         verify=verify,
         follow_redirects=False,

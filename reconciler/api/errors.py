@@ -10,14 +10,22 @@
     ├── ServerError         5xx, after the retries allowed for the call
     ├── UnexpectedStatus    any other status that is not a success
     ├── ConnectionFailed    no answer at all (status None)
+    │   └── AnswerTooSlow   an answer still arriving when --timeout ran out
     ├── InvalidResponse     an answer that is not JSON or not of the documented shape
+    │   ├── ResponseTooLarge    an answer bigger than MAX_BODY_BYTES
+    │   └── InconsistentListing pages that contradict each other (endless, repeating)
+    ├── WaitTooLong         the service asked for a wait beyond MAX_WAIT_SECONDS
     └── UploadFailed        the storage provider refused the bytes of a file
 
 Raised by the client itself, with no error answer of the service behind them:
 
     ReconcilerError
     ├── UploadExpired       a file's upload address expired before its bytes were sent
-    └── NotReadyInTime      a bounded wait (upload visible, file converted) ran out
+    ├── NotReadyInTime      a bounded wait (upload visible, file converted) ran out
+    └── UnsafeId            an id that would change the request path ("." or "..")
+
+The bounds behind AnswerTooSlow, ResponseTooLarge, InconsistentListing and
+WaitTooLong are in ``limits.py``; none of these is ever retried.
 
 Every error keeps the call (``method`` and ``path``, the path without host or
 query string, so a presigned upload address never leaks its signature) and,
@@ -132,6 +140,29 @@ class ConnectionFailed(ApiError):
                           "Check the address and the network.", self.outcome)
 
 
+class AnswerTooSlow(ConnectionFailed):
+    """The answer was still arriving when the whole-answer deadline
+    (``--timeout``) ran out: a service trickling its bytes.  Not retried, since
+    the next attempt would most likely trickle just the same."""
+
+    def _describe(self) -> str:
+        return _paragraph(f"The service's answer to {self.call} was not complete in time:", self.message,
+                          "reconciler did not send the call again. If the service is known to be this slow, "
+                          "raise --timeout.", self.outcome)
+
+
+class WaitTooLong(ApiError):
+    """The service asked for a wait longer than ``MAX_WAIT_SECONDS``; nothing
+    was waited (status 429 when a 429 asked, None when an earlier answer's
+    ``X-RateLimit-*`` headers did)."""
+
+    def _describe(self) -> str:
+        return _paragraph(f"The service asked reconciler to wait before {self.call}, for longer than it "
+                          "ever waits:", self.message,
+                          "Nothing was waited and the call was not sent again. Another tool may be using up "
+                          "the company's quota; try again later.", self.outcome)
+
+
 class InvalidResponse(ApiError):
     """An answer that is not JSON, or not of the shape the description documents."""
 
@@ -140,6 +171,26 @@ class InvalidResponse(ApiError):
         return _paragraph(f"The service answered{status} to {self.call} with an answer reconciler "
                           "cannot read:", self.message,
                           "The address may not be the service's, or the service changed its interface.")
+
+
+class ResponseTooLarge(InvalidResponse):
+    """An answer bigger than ``MAX_BODY_BYTES``: reading stopped at the cap."""
+
+    def _describe(self) -> str:
+        status = f" {self.status}" if self.status is not None else ""
+        return _paragraph(f"The service's answer{status} to {self.call} is too large:", self.message,
+                          "The address may not be the service's; if it is, a smaller --page-size makes "
+                          "each page smaller.", self.outcome)
+
+
+class InconsistentListing(InvalidResponse):
+    """Pages of a listing that contradict each other or never end: more items
+    than ``pageInfo.total``, ids repeated, ``hasNextPage`` past ``pages``."""
+
+    def _describe(self) -> str:
+        return _paragraph(f"The pages of {self.call} do not add up, so the listing was stopped:", self.message,
+                          "The company's data may have changed while it was read (run the command again), "
+                          "or the service ignores 'page' or misreports pageInfo.")
 
 
 class UploadFailed(ApiError):
@@ -163,6 +214,14 @@ class NotReadyInTime(ReconcilerError):
     def __init__(self, message: str, *, last: object = None) -> None:
         self.last = last
         super().__init__(message)
+
+
+class UnsafeId(ReconcilerError, ValueError):
+    """An id that cannot be put into a request path: ``.`` and ``..`` would
+    be read as "this folder" and "the folder above" and so send the call to
+    another address (``PATCH /workspace-sections/..`` would become
+    ``PATCH /v1``).  No real id is either; a ``ValueError`` too, as every
+    argument the client refuses is."""
 
 
 _BY_STATUS: dict[int, type[ApiError]] = {

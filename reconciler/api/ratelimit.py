@@ -14,6 +14,12 @@ window from it would be a guess.  The limits are configurable instead.
 
 All waiting goes through the injected clock, so tests wait in virtual time.
 A limiter belongs to one client and is not shared between threads.
+
+The service's headers can only slow the client down so far: a wait they
+would need beyond ``MAX_WAIT_SECONDS`` is not slept; ``acquire`` raises
+``WaitBeyondCap`` instead (the requester turns it into ``WaitTooLong``,
+naming the call).  A reset time more than ``MAX_RESET_AHEAD_SECONDS`` ahead
+is a misreading and ignored (see ``limits.py``).
 """
 
 from __future__ import annotations
@@ -23,15 +29,12 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
+from reconciler.api.limits import MAX_RESET_AHEAD_SECONDS, MAX_WAIT_SECONDS, WINDOW_SECONDS
 from reconciler.clock import Clock
 from reconciler.errors import ConfigError
+from reconciler.text import printable, shortened
 
-WINDOW_SECONDS = 60.0
-
-# The longest window the description mentions is an hour; a reset time
-# further ahead than that is taken for a misreading (milliseconds, say)
-# rather than a reason to stop for days.
-MAX_RESET_AHEAD_SECONDS = 3600.0 + WINDOW_SECONDS
+__all__ = ["MAX_RESET_AHEAD_SECONDS", "WINDOW_SECONDS", "RateLimiter", "RateLimits", "WaitBeyondCap", "classify"]
 
 DEFAULT = "default"
 WORKSPACE_CREATION = "workspace_creation"
@@ -97,6 +100,17 @@ class _ServerBudget:
 
     remaining: int
     reset_at: float
+    said: str = ""  # the headers as received, and the answer they came with, for a message
+
+
+class WaitBeyondCap(Exception):
+    """The service's headers ask for a wait longer than ``MAX_WAIT_SECONDS``;
+    nothing was waited.  The requester turns this into ``WaitTooLong``."""
+
+    def __init__(self, seconds: float, said: str) -> None:
+        self.seconds = seconds
+        self.said = said
+        super().__init__(f"{said}: a wait of {seconds:g} s")
 
 
 class RateLimiter:
@@ -108,14 +122,19 @@ class RateLimiter:
         self._sent: dict[str, deque[float]] = {}
         self._budget: dict[str, _ServerBudget] = {}
 
-    def acquire(self, limit_class: str) -> float:
+    def acquire(self, limit_class: str, *, max_wait: float = MAX_WAIT_SECONDS) -> float:
         """Wait (on the clock) until a call of ``limit_class`` is allowed, and
-        count it as sent.  Returns the seconds waited."""
+        count it as sent.  Returns the seconds waited.  Raises
+        ``WaitBeyondCap``, without waiting, when the service's headers would
+        need a wait longer than ``max_wait``."""
         waited = 0.0
         while True:
             wait = self._wait_needed(limit_class, self.clock.now())
             if wait <= 0:
                 break
+            if wait > max_wait:
+                budget = self._budget.get(limit_class)
+                raise WaitBeyondCap(wait, budget.said if budget is not None else f"the {limit_class} limit")
             self.clock.sleep(wait)
             waited += wait
         self._sent.setdefault(limit_class, deque()).append(self.clock.now())
@@ -124,14 +143,15 @@ class RateLimiter:
             budget.remaining -= 1
         return waited
 
-    def observe(self, limit_class: str, headers: Mapping[str, str]) -> None:
+    def observe(self, limit_class: str, headers: Mapping[str, str], *, call: str = "") -> None:
         """Take the service's count from an answer's rate-limit headers.
 
         With ``X-RateLimit-Remaining: 0`` nothing more of the class is sent
         until ``X-RateLimit-Reset`` (epoch seconds); with a positive count, no
         more than that many.  Answers without both headers, or with values
         that are not numbers, or with a reset time already past or more than
-        an hour ahead, change nothing.
+        ``MAX_RESET_AHEAD_SECONDS`` ahead, change nothing.  ``call`` (e.g.
+        ``GET /workspaces``) names the answer in a later ``WaitBeyondCap``.
         """
         lowered = {k.lower(): v for k, v in headers.items()}
         remaining = _number(lowered.get("x-ratelimit-remaining"))
@@ -140,7 +160,10 @@ class RateLimiter:
             return
         if not 0 < reset_at - self.clock.now() <= MAX_RESET_AHEAD_SECONDS:
             return
-        self._budget[limit_class] = _ServerBudget(remaining=int(remaining), reset_at=reset_at)
+        answer = f"the answer to {call}" if call else "an answer"
+        said = (f"{answer} said X-RateLimit-Remaining: {_shown(lowered['x-ratelimit-remaining'])} and "
+                f"X-RateLimit-Reset: {_shown(lowered['x-ratelimit-reset'])}")
+        self._budget[limit_class] = _ServerBudget(remaining=int(remaining), reset_at=reset_at, said=said)
 
     def _wait_needed(self, limit_class: str, now: float) -> float:
         sent = self._sent.setdefault(limit_class, deque())
@@ -158,6 +181,10 @@ class RateLimiter:
             elif budget.remaining <= 0:
                 wait = max(wait, budget.reset_at - now)
         return wait
+
+
+def _shown(raw: str) -> str:
+    return printable(shortened(raw.strip(), 60))
 
 
 def _number(raw: str | None) -> float | None:

@@ -9,7 +9,14 @@ provider).  It promises:
 - a 5xx or a lost connection is sent again, after a jittered exponential
   backoff, only when repeating the call is harmless (see ``retry.py``);
 - at most ``max_attempts`` requests in all per call; all waiting goes
-  through the injected clock;
+  through the injected clock, and no wait is longer than
+  ``MAX_WAIT_SECONDS``: a longer one asked for is ``WaitTooLong`` at once;
+- an answer is read in pieces, at most ``MAX_BODY_BYTES`` of it
+  (``ResponseTooLarge``), and must be complete within the client's read
+  timeout (``--timeout``) from its first byte awaited; one still trickling
+  in then is ``AnswerTooSlow``, not retried (see ``deadline.py``);
+- a path is sent exactly as given: one that the URL rules would rewrite
+  (a ``..`` segment) is refused before anything is sent (``UnsafeId``);
 - any other failure becomes an ``ApiError`` subclass naming the call, with
   the low-level exception chained, and no message contains the token.
 
@@ -31,11 +38,24 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from reconciler.api.errors import ApiError, ConnectionFailed, InvalidResponse, UploadFailed, error_class_for
-from reconciler.api.ratelimit import RateLimiter, RateLimits, classify
-from reconciler.api.responses import BodyError, JsonObject, error_details, excerpt, json_object
+from reconciler.api.deadline import AnswerDeadline, answer_deadline
+from reconciler.api.errors import (
+    AnswerTooSlow,
+    ApiError,
+    ConnectionFailed,
+    InvalidResponse,
+    ResponseTooLarge,
+    UnsafeId,
+    UploadFailed,
+    WaitTooLong,
+    error_class_for,
+)
+from reconciler.api.limits import MAX_BODY_BYTES, MAX_WAIT_SECONDS, describe_seconds, describe_wait
+from reconciler.api.ratelimit import RateLimiter, RateLimits, WaitBeyondCap, classify
+from reconciler.api.responses import BodyError, BodyTooLarge, JsonObject, error_details, excerpt, json_object, read_body
 from reconciler.api.retry import Backoff, is_retry_safe, rate_limit_wait
 from reconciler.clock import Clock, SystemClock
+from reconciler.text import printable, shortened
 
 Query = Sequence[tuple[str, str]]
 
@@ -70,6 +90,22 @@ class ClientStats:
 
 
 @dataclass(frozen=True)
+class _Received:
+    """A final answer of one attempt: the response (closed) and its body."""
+
+    response: httpx.Response
+    content: bytes
+
+
+class _Trickled(Exception):
+    """The answer was still arriving when its deadline ran out."""
+
+    def __init__(self, deadline: AnswerDeadline) -> None:
+        self.deadline = deadline
+        super().__init__(f"{deadline.received} bytes in {deadline.seconds:g} s")
+
+
+@dataclass(frozen=True)
 class Answer:
     """A successful answer: its status and its JSON body."""
 
@@ -101,6 +137,9 @@ class Requester:
         self.clock: Clock = clock or SystemClock()
         self.limiter = RateLimiter(rate_limits, self.clock)
         self.max_attempts = max_attempts
+        # Caps (see limits.py); attributes so a test can lower them.
+        self.max_wait = MAX_WAIT_SECONDS
+        self.max_body = MAX_BODY_BYTES
         self.backoff = Backoff(rng=rng or random.Random())
         self.stats = ClientStats()
         auth = http.headers.get("Authorization", "")
@@ -117,6 +156,7 @@ class Requester:
         is emailed twice when the first attempt's answer was lost).
         """
         params: list[tuple[str, str | int | float | bool | None]] | None = [(k, v) for k, v in query] or None
+        self._check_path(method, path)
         sent = 0
 
         def build() -> httpx.Request:
@@ -125,12 +165,25 @@ class Requester:
             chosen = replay_body if replay_body is not None and sent > 1 else body
             return self.http.build_request(method, path, params=params, json=chosen)
 
-        response = self._exchange(method, path, build, limit_class=classify(method, path),
+        received = self._exchange(method, path, build, limit_class=classify(method, path),
                                   retry_safe=is_retry_safe(method, path), to_service=True)
         try:
-            return Answer(status=response.status_code, body=json_object(response))
+            return Answer(status=received.response.status_code, body=json_object(received.content))
         except BodyError as exc:
-            raise self.invalid(method, path, str(exc), status=response.status_code) from None
+            raise self.invalid(method, path, str(exc), status=received.response.status_code) from None
+
+    def _check_path(self, method: str, path: str) -> None:
+        """Refuse a path that would not be sent as given: httpx (as RFC 3986
+        says) removes ``.`` and ``..`` segments, so an id ``..`` would turn
+        ``PATCH /workspace-sections/..`` into ``PATCH /v1``.  The endpoint
+        methods already refuse such ids (``segment``); this is the last line,
+        for every path."""
+        base = self.http.base_url.raw_path.rstrip(b"/")
+        sent = self.http.build_request(method, path).url.raw_path.split(b"?", 1)[0]
+        if sent != base + path.split("?", 1)[0].encode("ascii", "backslashreplace"):
+            shown = sent.decode("ascii", "replace")
+            raise UnsafeId(f"{method} {printable(shortened(path, 120))} would be sent to {shown} instead: a path "
+                           "segment (an id) is '.' or '..'. Nothing was sent.")
 
     def put_to_storage(self, url: str, *, headers: Mapping[str, str], open_body: Callable[[], Iterable[bytes]],
                        size: int) -> None:
@@ -155,7 +208,7 @@ class Requester:
         self._exchange("PUT", path, build, limit_class=None, retry_safe=True, to_service=False)
 
     def _exchange(self, method: str, path: str, build: Callable[[], httpx.Request], *, limit_class: str | None,
-                  retry_safe: bool, to_service: bool) -> httpx.Response:
+                  retry_safe: bool, to_service: bool) -> _Received:
         """Send until a final answer: a success (returned) or an error (raised)."""
         attempt = 0
         # An earlier attempt that may have reached the service (no answer, a
@@ -166,12 +219,34 @@ class Requester:
             if attempt > 1:
                 self.stats.retries += 1
             if limit_class is not None:
-                self.stats.waited_seconds += self.limiter.acquire(limit_class)
+                try:
+                    self.stats.waited_seconds += self.limiter.acquire(limit_class, max_wait=self.max_wait)
+                except WaitBeyondCap as beyond:
+                    raise WaitTooLong(
+                        method=method, path=path, attempts=attempt - 1,
+                        message=f"{beyond.said}, so this call would need "
+                                f"{describe_wait(beyond.seconds)}, more than the "
+                                f"{describe_seconds(self.max_wait)} reconciler waits at most",
+                        outcome=_outcome(method, retry_safe) if uncertain else "",
+                    ) from None
             counted_as = limit_class or STORAGE
             self.stats.calls += 1
             self.stats.by_class[counted_as] = self.stats.by_class.get(counted_as, 0) + 1
             try:
-                response = self._send(build(), method, path)
+                received = self._send(build(), method, path)
+            except _Trickled as slow:
+                received_bytes = slow.deadline.received
+                message = (f"{received_bytes} byte{'s' if received_bytes != 1 else ''} had arrived when the "
+                           f"{slow.deadline.seconds:g} s it may take in all (--timeout) ran out")
+                if not to_service:
+                    raise UploadFailed(method=method, path=path, message=message, attempts=attempt) from slow.__cause__
+                raise AnswerTooSlow(method=method, path=path, message=message, attempts=attempt,
+                                    outcome=_outcome(method, retry_safe)) from slow.__cause__
+            except BodyTooLarge as exc:
+                failure = ResponseTooLarge if to_service else UploadFailed
+                # Unread, a success may still have made the change.
+                raise failure(method=method, path=path, message=str(exc), status=exc.status, attempts=attempt,
+                              outcome=_outcome(method, retry_safe)) from None
             except httpx.TransportError as exc:
                 retryable = isinstance(exc, _RETRYABLE_TRANSPORT_ERRORS)
                 if retryable and retry_safe and attempt < self.max_attempts:
@@ -183,48 +258,78 @@ class Requester:
                     method=method, path=path, message=self._redact(f"{type(exc).__name__}: {exc}"),
                     attempts=attempt, outcome=_outcome(method, retry_safe),
                 ) from exc
+            response = received.response
             if limit_class is not None:
-                self.limiter.observe(limit_class, response.headers)
+                self.limiter.observe(limit_class, response.headers, call=f"{method} {path}")
             status = response.status_code
             if status == 429:
                 self.stats.rate_limited += 1
                 if attempt < self.max_attempts:
-                    self.pause(rate_limit_wait(response.headers, self.clock.now()))
+                    wait = rate_limit_wait(response.headers, self.clock.now())
+                    if wait.seconds > self.max_wait:
+                        raise WaitTooLong(
+                            method=method, path=path, status=429, attempts=attempt,
+                            message=f"the 429 answer said {wait.source}, "
+                                    f"{describe_wait(wait.seconds)}, more than the "
+                                    f"{describe_seconds(self.max_wait)} reconciler waits at most",
+                            outcome=_outcome(method, retry_safe) if uncertain else "")
+                    self.pause(wait.seconds)
                     continue
             elif 500 <= status <= 599 and retry_safe and attempt < self.max_attempts:
                 uncertain = True
                 self.pause(self.backoff.delay(attempt))
                 continue
             if 200 <= status <= 299:
-                return response
+                return received
             if not to_service:
                 raise UploadFailed(method=method, path=path, status=status, attempts=attempt,
-                                   message=f"the answer begins: {excerpt(response)}")
-            raise self._error(response, method, path, attempt, retry_safe, uncertain=uncertain)
+                                   message=f"the answer begins: {excerpt(received.content)}")
+            raise self._error(received, method, path, attempt, retry_safe, uncertain=uncertain)
 
-    def _send(self, request: httpx.Request, method: str, path: str) -> httpx.Response:
-        if self.on_slow is None:
-            return self.http.send(request)
+    def _send(self, request: httpx.Request, method: str, path: str) -> _Received:
+        """Send one request and read its whole answer, within the answer's
+        deadline (the read timeout) and the body cap."""
         timeout = self.http.timeout.read
-        limit = f" (it gives up after {timeout:g} s; --timeout changes that)" if timeout else ""
-        timer = threading.Timer(self.slow_after, self.on_slow, args=(
-            f"Still waiting for the service to answer {method} {path} after {self.slow_after:g} s{limit}.",))
-        timer.daemon = True
-        timer.start()
+        timer: threading.Timer | None = None
+        # No notice when the deadline ends the wait first: the error says it all.
+        if self.on_slow is not None and (timeout is None or self.slow_after < timeout):
+            limit = f" (it gives up after {timeout:g} s; --timeout changes that)" if timeout else ""
+            timer = threading.Timer(self.slow_after, self.on_slow, args=(
+                f"Still waiting for the service to answer {method} {path} after {self.slow_after:g} s{limit}.",))
+            timer.daemon = True
+            timer.start()
         try:
-            return self.http.send(request)
+            with answer_deadline(timeout) as deadline:
+                try:
+                    response = self.http.send(request, stream=True)
+                    if deadline is not None:
+                        deadline.time_left()  # starts it, if the transport did not read through deadline.py
+                    try:
+                        content = read_body(response, limit=self.max_body,
+                                            give_up=lambda: deadline is not None and deadline.expired)
+                    except BodyTooLarge as exc:
+                        exc.status = response.status_code
+                        raise
+                    finally:
+                        response.close()
+                except httpx.TimeoutException as exc:
+                    if deadline is not None and deadline.trickled:
+                        raise _Trickled(deadline) from exc
+                    raise
+                return _Received(response, content)
         finally:
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
 
     def invalid(self, method: str, path: str, problem: str, *, status: int | None = None) -> InvalidResponse:
         """An ``InvalidResponse`` for an answer whose content is not as
         documented (raised by the endpoint methods)."""
         return InvalidResponse(method=method, path=path, status=status, message=self._redact(problem))
 
-    def _error(self, response: httpx.Response, method: str, path: str, attempts: int,
+    def _error(self, received: _Received, method: str, path: str, attempts: int,
                retry_safe: bool, *, uncertain: bool = False) -> ApiError:
-        code, message = error_details(response)
-        status = response.status_code
+        code, message = error_details(received.content)
+        status = received.response.status_code
         return error_class_for(status)(
             method=method, path=path, status=status, code=code, message=self._redact(message),
             attempts=attempts, outcome=_outcome(method, retry_safe) if status >= 500 or uncertain else "",

@@ -12,17 +12,23 @@ Two different waits:
   workspace and burn a second credit.  The waits between those attempts grow
   exponentially with random jitter, so that several clients that failed
   together do not come back together.
+
+No wait is ever longer than ``limits.MAX_WAIT_SECONDS`` (15 minutes): the
+requester turns a longer one into a ``WaitTooLong`` error instead of
+sleeping.  Backoff waits are at most ``Backoff.cap`` (30 s).
 """
 
 from __future__ import annotations
 
 import email.utils
+import math
 import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from reconciler.api.ratelimit import MAX_RESET_AHEAD_SECONDS
+from reconciler.api.limits import MAX_RESET_AHEAD_SECONDS
+from reconciler.text import printable, shortened
 
 # Without Retry-After or X-RateLimit-Reset, a 429 waits one whole window.
 DEFAULT_RATE_LIMIT_WAIT = 60.0
@@ -42,33 +48,77 @@ def is_retry_safe(method: str, path: str) -> bool:
     return method == "POST" and bool(_REPLACE_SEMANTICS_POST.match(path.split("?", 1)[0].rstrip("/")))
 
 
-def rate_limit_wait(headers: Mapping[str, str], now: float) -> float:
-    """Seconds to wait after a 429: ``Retry-After`` (seconds or an HTTP
-    date), else until ``X-RateLimit-Reset`` (epoch seconds, when at most an
-    hour ahead), else 60."""
+@dataclass(frozen=True)
+class RequestedWait:
+    """How long a 429 asks to wait, and which header said so (for messages)."""
+
+    seconds: float
+    """Seconds to wait; may be beyond ``MAX_WAIT_SECONDS``, even infinite."""
+    source: str
+    """The header and its value, e.g. ``Retry-After: 30``."""
+
+
+def rate_limit_wait(headers: Mapping[str, str], now: float) -> RequestedWait:
+    """What a 429 asks to wait: ``Retry-After`` (seconds or an HTTP date),
+    else until ``X-RateLimit-Reset`` (epoch seconds), else one minute.
+
+    The result may be beyond ``MAX_WAIT_SECONDS`` (the requester refuses to
+    wait that long).  A value that cannot be read is ignored, as if the header
+    were absent: a ``Retry-After`` that is neither a non-negative number nor
+    an HTTP date with a time zone (garbage, NaN, a negative number, a date
+    past year 9999); an ``X-RateLimit-Reset`` that is not a number or is
+    more than ``MAX_RESET_AHEAD_SECONDS`` ahead (a misreading, see
+    ``limits.py``).  A date or reset time already past means no wait.
+    A number too large for a float (``1e999``) is read as infinite, and so
+    refused, not ignored.
+    """
     lowered = {k.lower(): v for k, v in headers.items()}
-    retry_after = lowered.get("retry-after", "").strip()
-    if retry_after:
-        try:
-            return max(0.0, float(retry_after))
-        except ValueError:
-            pass
-        try:
-            when = email.utils.parsedate_to_datetime(retry_after)
-        except (TypeError, ValueError):
-            when = None
-        if when is not None and when.tzinfo is not None:
-            return max(0.0, when.timestamp() - now)
+    raw = lowered.get("retry-after", "").strip()
+    if raw:
+        seconds = _retry_after_seconds(raw, now)
+        if seconds is not None:
+            return RequestedWait(seconds, f"Retry-After: {shown_value(raw)}")
     reset = lowered.get("x-ratelimit-reset", "").strip()
     if reset:
-        try:
-            until_reset = float(reset) - now
-        except ValueError:
-            until_reset = None
-        # A reset more than an hour ahead is a misreading, not a plan.
-        if until_reset is not None and until_reset <= MAX_RESET_AHEAD_SECONDS:
-            return max(0.0, until_reset)
-    return DEFAULT_RATE_LIMIT_WAIT
+        until_reset = _finite(reset)
+        if until_reset is not None:
+            until_reset -= now
+            if until_reset <= MAX_RESET_AHEAD_SECONDS:
+                return RequestedWait(max(0.0, until_reset), f"X-RateLimit-Reset: {shown_value(reset)}")
+    return RequestedWait(DEFAULT_RATE_LIMIT_WAIT, "a 429 without a usable Retry-After or X-RateLimit-Reset")
+
+
+def _retry_after_seconds(raw: str, now: float) -> float | None:
+    try:
+        seconds = float(raw)
+    except ValueError:
+        pass
+    else:
+        # NaN and negative numbers say nothing usable; inf (1e999) is "very long".
+        return seconds if seconds >= 0 else None
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError, OverflowError, IndexError):  # garbage, or a year datetime cannot hold
+        return None
+    if when.tzinfo is None:
+        return None
+    try:
+        return max(0.0, when.timestamp() - now)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _finite(raw: str) -> float | None:
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def shown_value(raw: str) -> str:
+    """A header value as a message shows it: on one line, at most 60 characters."""
+    return printable(shortened(raw.strip(), 60))
 
 
 @dataclass

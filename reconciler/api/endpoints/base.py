@@ -8,9 +8,12 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ValidationError
 
+from reconciler.api.errors import InconsistentListing, UnsafeId
+from reconciler.api.limits import MAX_LISTED_ITEMS
 from reconciler.api.models import PageInfo
 from reconciler.api.requester import Answer, Query, Requester
 from reconciler.api.responses import BodyError, JsonObject, unwrap
+from reconciler.text import quoted
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -24,6 +27,9 @@ class EndpointBase:
     # pageInfo.total of the last list started: how many items there are in
     # all, known from its first page (None when the service did not say).
     listed_total: int | None = None
+    # The most items one listing follows pages for (limits.py); an attribute
+    # so that a test can lower it.
+    max_listed_items: int = MAX_LISTED_ITEMS
 
     def _one(self, method: str, path: str, name: str, model: type[M], *, query: Query = (),
              body: JsonObject | None = None) -> M:
@@ -44,8 +50,18 @@ class EndpointBase:
         when ``pageInfo`` is missing (following pages blindly could loop
         forever on a service that ignores ``page``).  Each page is requested
         only when the caller has consumed the one before.
+
+        The pages must add up, or the listing stops with
+        ``InconsistentListing`` naming the endpoint: no id may come twice,
+        there may be no more items than the first page's ``pageInfo.total``
+        and no page after its ``pageInfo.pages``, and never more than
+        ``MAX_LISTED_ITEMS`` in all; so no service can make it endless.
         """
         page = 1
+        seen: set[str] = set()
+        listed = 0
+        total: int | None = None
+        pages: int | None = None
         while True:
             paged = [*query, ("page", str(page)), ("limit", str(self.page_size))]
             answer = self.requester.request("GET", path, query=paged)
@@ -59,10 +75,32 @@ class EndpointBase:
                 raise self.requester.invalid("GET", path, str(exc), status=answer.status) from None
             if page == 1:
                 self.listed_total = info.total if info is not None else None
+                total = info.total if info is not None else None
+                pages = info.pages if info is not None else None
+            listed += len(models)
+            if total is not None and listed > total:
+                raise self._inconsistent(path, f"page {page} brings the items to {listed}, more than the "
+                                               f"{total} the first page announced in pageInfo.total")
+            if listed > self.max_listed_items:
+                raise self._inconsistent(path, f"it has listed more than {self.max_listed_items:,} items, the most "
+                                               "reconciler follows pages for")
+            for item in models:
+                item_id = getattr(item, "id", None)
+                if isinstance(item_id, str):
+                    if item_id in seen:
+                        raise self._inconsistent(path, f"page {page} repeats the id {quoted(item_id)}, already "
+                                                       "listed on an earlier page")
+                    seen.add(item_id)
             yield from models
             if not items or info is None or not info.hasNextPage:
                 return
+            if pages is not None and page >= pages:
+                raise self._inconsistent(path, f"page {page} says pageInfo.hasNextPage is true, but the first "
+                                               f"page announced {pages} page(s) in all")
             page += 1
+
+    def _inconsistent(self, path: str, problem: str) -> InconsistentListing:
+        return InconsistentListing(method="GET", path=path, message=problem)
 
 
 def validate(model: type[M], raw: object) -> M:
@@ -76,9 +114,19 @@ def validate(model: type[M], raw: object) -> M:
 
 
 def segment(resource_id: str) -> str:
-    """``resource_id`` quoted as one path segment (a ``/`` cannot escape it)."""
+    """``resource_id`` percent-encoded as one path segment: a ``/``, ``?``,
+    ``#`` or ``%`` in it cannot end the segment or the path.
+
+    ``.`` and ``..`` are refused (``UnsafeId``, a ``ValueError``): they would
+    stay dot segments whether encoded or not (servers decode ``%2E``), and
+    URL rules resolve them to another path.  An empty id is a ``ValueError``.
+    """
     if not resource_id:
         raise ValueError("a resource id must not be empty")
+    if resource_id in (".", ".."):
+        raise UnsafeId(f"The id {resource_id!r} cannot be put into a request path: as a path segment it means "
+                       "'this folder' or 'the folder above', and the call would go to another address. "
+                       "Nothing was sent; no real id of the service is '.' or '..'.")
     return quote(resource_id, safe="")
 
 
