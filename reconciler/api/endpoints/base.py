@@ -13,7 +13,7 @@ from reconciler.api.limits import MAX_LISTED_ITEMS
 from reconciler.api.models import PageInfo
 from reconciler.api.requester import Answer, Query, Requester
 from reconciler.api.responses import BodyError, JsonObject, unwrap
-from reconciler.text import quoted
+from reconciler.text import plural, quoted
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -96,7 +96,7 @@ class EndpointBase:
                 return
             if pages is not None and page >= pages:
                 raise self._inconsistent(path, f"page {page} says pageInfo.hasNextPage is true, but the first "
-                                               f"page announced {pages} page(s) in all")
+                                               f"page announced {plural(pages, 'page')} in all")
             page += 1
 
     def _inconsistent(self, path: str, problem: str) -> InconsistentListing:
