@@ -93,8 +93,10 @@ def apply_asset_in_place(client: WorkspaceClient, change: AssetChange, state: St
             save()
         raise
     # Creation sets name and tags; description and internal keep the service's
-    # defaults until the PATCH that follows.
-    record = record.model_copy(update={"name": change.name, "tags": list(change.tags), "internal": False})
+    # defaults until the PATCH that follows, recorded as a step of its own: the
+    # id is known, so a PATCH that gets no answer is sent by the next apply.
+    record = record.model_copy(update={"name": change.name, "tags": list(change.tags), "internal": False,
+                                       "pending_patch": list(change.patch) or None})
     _with_asset(state, change.address, asset_id, record)
     save()
     if change.action == "replace":
@@ -103,7 +105,11 @@ def apply_asset_in_place(client: WorkspaceClient, change: AssetChange, state: St
     else:
         say(f"{change.address}: created asset {asset_id}")
     if change.patch:
-        _patch(client, change, asset_id, record, state, fields=change.patch)
+        try:
+            _patch(client, change, asset_id, record, state, fields=change.patch)
+        except ApiError as exc:
+            raise PartlyMade(exc, f"asset {asset_id} was created and recorded in the state (its PATCH of "
+                                  f"{', '.join(change.patch)} is left for the next apply, which sends it)") from exc
     if change.converts and file_id is not None:
         _conversion(client, change, file_id, say=say, wait=wait)
 
@@ -183,6 +189,15 @@ def _create(client: WorkspaceClient, change: AssetChange, file_id: str | None) -
         ) from exc
 
 
+class PartlyMade(Exception):
+    """A change of several calls failed after some of them were made; ``made`` says which."""
+
+    def __init__(self, cause: ApiError, made: str) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.made = made
+
+
 class _LostCreation(Exception):
     """The asset's creation answer was lost; ``message`` says what to do.
     ``orphan``: the service proved it exists (the 409 of a second try)."""
@@ -199,7 +214,8 @@ def _patch(client: WorkspaceClient, change: AssetChange, asset_id: str, record: 
               "is_internal": change.internal}
     wanted = {"tags": "tag_ids", "internal": "is_internal"}
     client.update_asset(asset_id, **{wanted.get(f, f): values[wanted.get(f, f)] for f in fields})  # type: ignore[arg-type]
-    updates = {f: (list(change.tags) if f == "tags" else getattr(change, f)) for f in fields}
+    updates: dict[str, object] = {f: (list(change.tags) if f == "tags" else getattr(change, f)) for f in fields}
+    updates["pending_patch"] = None
     _with_asset(state, change.address, asset_id, record.model_copy(update=updates))
 
 
