@@ -172,8 +172,8 @@ def _create(client: WorkspaceClient, change: AssetChange, file_id: str | None) -
             except Conflict as exc:
                 raise _LostCreation(
                     f"{change.address} ({change.location}): the service says file {file_id} already backs an "
-                    "asset: an earlier call created it and its answer was lost. Find that asset in the web app "
-                    f"and adopt it with 'reconciler import {change.address} ASSET_ID'.", orphan=True,
+                    "asset: an earlier call created it and its answer was lost, so its id is unknown. "
+                    f"{_SETTLE}", orphan=True,
                 ) from exc
     body_input = (LinkAssetInput(url=change.url or "", name=change.name, tagIds=tags) if change.asset_type == "link"
                   else EmbedAssetInput(url=change.url, customCode=change.custom_code, name=change.name, tagIds=tags))
@@ -183,10 +183,12 @@ def _create(client: WorkspaceClient, change: AssetChange, file_id: str | None) -
         # Sending it again could make a second asset, and nothing can list them to check.
         raise _LostCreation(
             f"{change.address} ({change.location}): {exc} The asset may or may not have been created, and the "
-            "API cannot list assets to tell, so it is not sent again. Find it in the web app and run "
-            f"'reconciler import {change.address} ASSET_ID', or, if it does not exist, "
-            f"'reconciler state rm {change.address}' to create it."
+            f"API cannot list assets to tell, so it is not sent again. {_SETTLE}"
         ) from exc
+
+
+_SETTLE = ("'reconciler plan' lists it as needing a person, with the commands that settle it: "
+           "'reconciler import' if it exists, 'reconciler state rm' if not.")
 
 
 class PartlyMade(Exception):
