@@ -187,8 +187,9 @@ def _create(client: WorkspaceClient, change: AssetChange, file_id: str | None) -
         ) from exc
 
 
-_SETTLE = ("'reconciler plan' lists it as needing a person, with the commands that settle it: "
-           "'reconciler import' if it exists, 'reconciler state rm' if not.")
+# The commands need PATH and --state, which the plan knows: it prints them whole.
+_SETTLE = ("'reconciler plan' lists it as needing a person, with the commands that settle it (an import if it "
+           "exists, a state rm if not).")
 
 
 class PartlyMade(Exception):
