@@ -21,6 +21,9 @@ Order of work, and why:
    journal, after the last change or on the way out of a failure or an
    interruption.  A kill -9 leaves the journal, which every command reads
    with the state file (``load_state``).
+6. Last, the resources only a person can settle (an asset whose creation got
+   no answer: ``Plan.needs_person``) are listed, as an ``ApplyError``: the
+   apply did everything else, and still is not a success.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from reconciler.api.errors import (
     ServerError,
     UploadExpired,
 )
+from reconciler.apply_assets import PartlyMade as _PartlyMade
 from reconciler.apply_assets import apply_asset_in_place
 from reconciler.api.models import AccessDomainInput, AccessUserInput
 from reconciler.errors import ApplyError, ReconcilerError
@@ -58,6 +62,7 @@ from reconciler.plan.model import (
     SettingChange,
 )
 from reconciler.plan.planner import patch_order
+from reconciler.plan.render_text import needs_person_lines
 from reconciler.progress import ApplyProgress, as_progress
 from reconciler.state import (
     AccessRecord,
@@ -68,7 +73,7 @@ from reconciler.state import (
     StateWriteError,
     fold_journal,
 )
-from reconciler.text import plural
+from reconciler.text import plural, printable
 
 if TYPE_CHECKING:  # pragma: no cover
     from reconciler.api.client import WorkspaceClient
@@ -179,7 +184,20 @@ def apply_plan(
     _read_back(client, plan)
     read_back = client.stats.calls - reads_before
     shown.reads(read_back)  # the bar counts what the summary counts: every call
-    return ApplyResult(changed=done, calls=client.stats.calls - calls_before, state=state, reads=reads + read_back)
+    result = ApplyResult(changed=done, calls=client.stats.calls - calls_before, state=state, reads=reads + read_back)
+    if plan.needs_person:
+        # Everything else is done and recorded; what only a person can settle
+        # is said last, and is not a success.
+        raise ApplyError(_needs_person(plan, result))
+    return result
+
+
+def _needs_person(plan: Plan, result: ApplyResult) -> str:
+    done = (f"Apply made every other change (the plan's {plural(result.changed, 'change')}, in "
+            f"{plural(result.calls, 'API call')})" if result.changed else "Apply had nothing else to change")
+    lines = needs_person_lines(plan, lambda text, _style: printable(text))
+    return (f"{done}, but {lines[0][0].lower()}{lines[0][1:]}\n" + "\n".join(lines[1:])
+            + "\nThen run 'reconciler plan' again.")
 
 
 def _fold_leftover(state_path: Path, state: State) -> State:
@@ -295,15 +313,6 @@ def _not_attempted(n: int) -> str:
     if n == 0:
         return "no change came after it"
     return f"the {plural(n, 'change')} after it {'was' if n == 1 else 'were'} not attempted"
-
-
-class _PartlyMade(Exception):
-    """A change of several calls failed after some of them were made."""
-
-    def __init__(self, cause: ApiError, made: str) -> None:
-        super().__init__(str(cause))
-        self.cause = cause
-        self.made = made
 
 
 def _stopped(change: Change, exc: ReconcilerError, done: int, plan: Plan, *, made: str = "") -> str:

@@ -93,8 +93,10 @@ def apply_asset_in_place(client: WorkspaceClient, change: AssetChange, state: St
             save()
         raise
     # Creation sets name and tags; description and internal keep the service's
-    # defaults until the PATCH that follows.
-    record = record.model_copy(update={"name": change.name, "tags": list(change.tags), "internal": False})
+    # defaults until the PATCH that follows, recorded as a step of its own: the
+    # id is known, so a PATCH that gets no answer is sent by the next apply.
+    record = record.model_copy(update={"name": change.name, "tags": list(change.tags), "internal": False,
+                                       "pending_patch": list(change.patch) or None})
     _with_asset(state, change.address, asset_id, record)
     save()
     if change.action == "replace":
@@ -103,7 +105,11 @@ def apply_asset_in_place(client: WorkspaceClient, change: AssetChange, state: St
     else:
         say(f"{change.address}: created asset {asset_id}")
     if change.patch:
-        _patch(client, change, asset_id, record, state, fields=change.patch)
+        try:
+            _patch(client, change, asset_id, record, state, fields=change.patch)
+        except ApiError as exc:
+            raise PartlyMade(exc, f"asset {asset_id} was created and recorded in the state (its PATCH of "
+                                  f"{', '.join(change.patch)} is left for the next apply, which sends it)") from exc
     if change.converts and file_id is not None:
         _conversion(client, change, file_id, say=say, wait=wait)
 
@@ -166,8 +172,8 @@ def _create(client: WorkspaceClient, change: AssetChange, file_id: str | None) -
             except Conflict as exc:
                 raise _LostCreation(
                     f"{change.address} ({change.location}): the service says file {file_id} already backs an "
-                    "asset: an earlier call created it and its answer was lost. Find that asset in the web app "
-                    f"and adopt it with 'reconciler import {change.address} ASSET_ID'.", orphan=True,
+                    "asset: an earlier call created it and its answer was lost, so its id is unknown. "
+                    f"{_SETTLE}", orphan=True,
                 ) from exc
     body_input = (LinkAssetInput(url=change.url or "", name=change.name, tagIds=tags) if change.asset_type == "link"
                   else EmbedAssetInput(url=change.url, customCode=change.custom_code, name=change.name, tagIds=tags))
@@ -177,10 +183,22 @@ def _create(client: WorkspaceClient, change: AssetChange, file_id: str | None) -
         # Sending it again could make a second asset, and nothing can list them to check.
         raise _LostCreation(
             f"{change.address} ({change.location}): {exc} The asset may or may not have been created, and the "
-            "API cannot list assets to tell, so it is not sent again. Find it in the web app and run "
-            f"'reconciler import {change.address} ASSET_ID', or, if it does not exist, "
-            f"'reconciler state rm {change.address}' to create it."
+            f"API cannot list assets to tell, so it is not sent again. {_SETTLE}"
         ) from exc
+
+
+# The commands need PATH and --state, which the plan knows: it prints them whole.
+_SETTLE = ("'reconciler plan' lists it as needing a person, with the commands that settle it (an import if it "
+           "exists, a state rm if not).")
+
+
+class PartlyMade(Exception):
+    """A change of several calls failed after some of them were made; ``made`` says which."""
+
+    def __init__(self, cause: ApiError, made: str) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.made = made
 
 
 class _LostCreation(Exception):
@@ -199,7 +217,8 @@ def _patch(client: WorkspaceClient, change: AssetChange, asset_id: str, record: 
               "is_internal": change.internal}
     wanted = {"tags": "tag_ids", "internal": "is_internal"}
     client.update_asset(asset_id, **{wanted.get(f, f): values[wanted.get(f, f)] for f in fields})  # type: ignore[arg-type]
-    updates = {f: (list(change.tags) if f == "tags" else getattr(change, f)) for f in fields}
+    updates: dict[str, object] = {f: (list(change.tags) if f == "tags" else getattr(change, f)) for f in fields}
+    updates["pending_patch"] = None
     _with_asset(state, change.address, asset_id, record.model_copy(update=updates))
 
 

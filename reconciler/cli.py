@@ -1,7 +1,8 @@
 """The command line: parse, call one function, render, exit with a fixed code.
 
-Exit codes: 0 success, 1 error (any ReconcilerError, bad arguments),
-2 changes present (only with ``plan --detailed-exitcode``), 130 interrupted
+Exit codes: 0 success, 1 error (any ReconcilerError, bad arguments; also an
+apply that did everything else while resources need a person), 2 changes or
+resources that need a person (only with ``plan --detailed-exitcode``), 130 interrupted
 (Ctrl-C, SIGINT), 143 terminated (SIGTERM, what CI sends when a job is
 cancelled: handled like Ctrl-C, so the state lock is released and the state
 keeps every change recorded so far; 128 + 15, as a shell reports it),
@@ -242,7 +243,8 @@ def validate(path: Path, max_file_mib: int, strict: bool) -> None:
               help="After the plan, list each user and domain with the workspaces it gains, loses or changes "
                    "role in (a group's list expanded to every workspace of the group).")
 @click.option("--detailed-exitcode", is_flag=True,
-              help="Exit 0 when there are no changes, 1 on error, 2 when there are changes.")
+              help="Exit 0 when there are no changes, 1 on error, 2 when there are changes or resources "
+                   "that need a person (an asset whose creation got no answer).")
 def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str, ...],
          max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, fmt: str,
          out: Path | None, expiry_warning_days: int, show_unmanaged: bool, by_person: bool,
@@ -263,7 +265,7 @@ def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str
     _say(commands.render(result, fmt=fmt, color=_color(), by_person=by_person), nl=False)
     if out is not None:
         click.echo(_saved_plan_notice(out), err=True)
-    if detailed_exitcode and result.has_changes:
+    if detailed_exitcode and not result.settled:
         sys.exit(EXIT_CHANGES)
 
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from reconciler.api.client import WorkspaceClient
     from reconciler.emulator import Emulator
     from reconciler.plan import Plan
+    from reconciler.plan.assets import CommandPaths
     from reconciler.progress import ApplyProgress
     from reconciler.state import State
     from reconciler.target import Target
@@ -80,7 +81,8 @@ def plan(
     state = load_state(state_file)
     stopped = dead_lock_warning(state_file)  # plan takes no lock, but must not hide one a killed apply left
     result = _plan(desired, target=target, state=state, targets=targets, reassert=reassert,
-                   show_unmanaged=show_unmanaged, today=today, expiry_warning_days=expiry_warning_days)
+                   show_unmanaged=show_unmanaged, today=today, expiry_warning_days=expiry_warning_days,
+                   paths=command_paths(path, state_path))
     if stopped is not None:
         result = result.model_copy(update={"warnings": (stopped, *result.warnings)})
     check_safety(result, desired, max_removals=max_removals, allow=allow or {})
@@ -91,20 +93,20 @@ def plan(
 
 def _plan(desired: Desired, *, target: Target, state: State, targets: tuple[str, ...],
           reassert: bool = False, show_unmanaged: bool = False, today: date | None = None,
-          expiry_warning_days: int = 14) -> Plan:
+          expiry_warning_days: int = 14, paths: CommandPaths | None = None) -> Plan:
     from reconciler.target import open_client
 
     with open_client(target) as client:
         made = plan_with_client(client, desired, state, targets=targets, reassert=reassert,
                                 limits=target.limits().per_minute(), show_unmanaged=show_unmanaged, today=today,
-                                expiry_warning_days=expiry_warning_days)
+                                expiry_warning_days=expiry_warning_days, paths=paths)
     return made.model_copy(update={"service": target.service_label()})
 
 
 def plan_with_client(client: WorkspaceClient, desired: Desired, state: State, *, targets: Sequence[str] = (),
                      reassert: bool = False, limits: Mapping[str, int] | None = None,
                      show_unmanaged: bool = False, today: date | None = None,
-                     expiry_warning_days: int = 14) -> Plan:
+                     expiry_warning_days: int = 14, paths: CommandPaths | None = None) -> Plan:
     """Read what the plan needs (one listing, paged) and make the plan.
 
     ``today`` (UTC; default: now) decides which grants have expired.
@@ -117,7 +119,14 @@ def plan_with_client(client: WorkspaceClient, desired: Desired, state: State, *,
                       complete=show_unmanaged or needs_complete_listing(desired, state, targets))
     return make_plan(desired, live, state, targets=targets, limits=limits, reassert=reassert,
                      show_unmanaged=show_unmanaged, today=today or utc_today(),
-                     expiry_warning_days=expiry_warning_days)
+                     expiry_warning_days=expiry_warning_days, paths=paths)
+
+
+def command_paths(path: Path, state_path: Path | None) -> CommandPaths:
+    """PATH and --state as given, for the commands a plan prints (import, state rm)."""
+    from reconciler.plan.assets import CommandPaths
+
+    return CommandPaths(manifest=str(path), state=str(state_path) if state_path is not None else None)
 
 
 def utc_today() -> date:
@@ -172,7 +181,8 @@ def apply(
         state = load_state(state_file)
         desired = load_desired(path, max_file_bytes=max_file_bytes)
         check_targets(desired, targets)
-        fresh = _plan(desired, target=target, state=state, targets=targets, reassert=reassert)
+        fresh = _plan(desired, target=target, state=state, targets=targets, reassert=reassert,
+                      paths=command_paths(path, state_path))
         if saved is not None:
             # The saved plan is an approval, never a program: what is applied,
             # checked for safety and shown is always the recomputed plan.

@@ -91,6 +91,10 @@ class AssetRecord(BaseModel):
     # The service refused a creation because the file backs an asset already:
     # it exists, and its id is unknown until someone imports it.
     orphan: bool | None = None
+    # The asset was created (its id is known) and the PATCH that follows the
+    # creation (description, internal) has not been answered yet: a step of
+    # its own, which the next plan sends as an update of that asset.
+    pending_patch: list[str] | None = None
 
 
 class ResourceState(BaseModel):

@@ -62,11 +62,26 @@ def state_rm(state_path: Path, address: str) -> str:
         state = load_state(state_path)
         resource = _resource(state, address, state_path)
         write_state(state_path, state.without(address))
+    if resource.asset is not None:
+        return _asset_removed(address, resource, state_path)
     return (
         f"Removed {address} (workspace {resource.id}) from the state {state_path}. The service was not "
         f"changed. The next plan treats {address} as unknown: a workspace made from a template would be "
         "created again, and write-only values would be sent again.\n"
     )
+
+
+def _asset_removed(address: str, resource: ResourceState, state_path: Path) -> str:
+    """What forgetting an asset means: the next apply creates it afresh."""
+    assert resource.asset is not None
+    if resource.id:
+        what, kept = f"asset {resource.id}", f" Asset {resource.id} stays in the service (the API cannot delete it)."
+    elif resource.asset.orphan:
+        what, kept = "an asset the service made, whose id was never known", ""
+    else:
+        what, kept = "an asset whose creation got no answer", ""
+    return (f"Removed {address} ({what}) from the state {state_path}. The service was not changed.{kept} "
+            f"The next apply creates {address} as the manifest says.\n")
 
 
 def force_unlock(state_path: Path, lock_id: str) -> str:

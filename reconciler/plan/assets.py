@@ -11,42 +11,80 @@ Pure, like the rest of ``plan/``.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
+from typing import NamedTuple
 
 from reconciler.manifest import DesiredAsset
 from reconciler.plan.cost import STORAGE_CLASS
-from reconciler.plan.model import AssetChange, AssetField, ApiCall
+from reconciler.plan.model import AssetChange, AssetField, ApiCall, NeedsPerson, Resolution
 from reconciler.state import AssetRecord, State
 
 CONVERTED_TYPES = frozenset({"docx", "ppt", "xlsx"})
 
 
+class CommandPaths(NamedTuple):
+    """What the commands a plan prints need to run as shown: the manifests'
+    PATH as given, and ``--state FILE`` when the state is not the default."""
+
+    manifest: str = "."
+    state: str | None = None
+
+
 def plan_assets(
-    assets: tuple[DesiredAsset, ...], state: State, *, scope: Callable[[str], bool], reassert: bool
-) -> tuple[list[AssetChange], list[str]]:
+    assets: tuple[DesiredAsset, ...], state: State, *, scope: Callable[[str], bool], reassert: bool,
+    paths: CommandPaths = CommandPaths(),
+) -> tuple[list[AssetChange], list[NeedsPerson]]:
     """One change per asset that differs from what the state recorded, and
-    a warning per asset whose creation may or may not have happened."""
-    changes, warnings = [], []
+    one ``NeedsPerson`` per asset whose existence only a person can tell."""
+    changes, doubts = [], []
     for asset in assets:
         if not scope(asset.address):
             continue
         resource = state.resources.get(asset.address)
         record = resource.asset if resource is not None else None
         if record is not None and not resource.id and (record.orphan or (record.uncertain and asset.file is None)):  # type: ignore[union-attr]
-            warnings.append(_doubt_warning(asset, orphan=bool(record.orphan)))
+            doubts.append(needs_person(asset, record, paths))
             continue
         change = plan_asset(asset, state, reassert=reassert)
         if change is not None:
             changes.append(change)
-    return changes, warnings
+    return changes, doubts
 
 
-def _doubt_warning(asset: DesiredAsset, *, orphan: bool) -> str:
-    what = ("the service said its file already backs an asset: an earlier apply created it and lost the answer"
-            if orphan else "an earlier apply sent its creation and got no answer, so it may exist already")
-    fix = "" if orphan else f", or, if it does not exist, 'reconciler state rm {asset.address}' to create it"
-    return (f"{asset.location}: {asset.address}: {what}, and the API cannot list assets to tell which. Nothing is "
-            f"planned for it: find it in the web app and run 'reconciler import {asset.address} ASSET_ID'{fix}.")
+def needs_person(asset: DesiredAsset, record: AssetRecord, paths: CommandPaths) -> NeedsPerson:
+    """What is not known of ``asset``, and the two commands that settle it:
+    adopt the asset if it exists, or forget the doubt so the next apply creates it."""
+    state = f" --state {shlex.quote(paths.state)}" if paths.state else ""
+    where = f"{shlex.quote(paths.manifest)}{state}"
+    address = shlex.quote(asset.address)
+    adopt = Resolution(when="it exists in the service",
+                       command=f"reconciler import {address} ASSET_ID {where}")
+    forget = Resolution(when="it does not exist" if not record.orphan else "it was deleted in the web app since",
+                        command=f"reconciler state rm {address} {where}")
+    named = f' "{asset.name}"' if asset.name else ""
+    if record.orphan:
+        reason = (f"an earlier apply created it and lost the answer: the service refused a second creation because "
+                  f"file {record.file_id} already backs an asset; its id is unknown, so nothing is planned for it")
+        check = f"Find the {asset.type} asset{named} ({asset.file_label}) in the web app and note its id."
+    else:
+        reason = ("an earlier apply sent its creation (POST /assets) and got no answer: it may exist, and the API "
+                  "cannot list assets to tell; sending it again could make a second one, so nothing is planned "
+                  "for it")
+        source = asset.url if asset.url is not None else "custom embed code"
+        check = f"Look in the web app for the {asset.type} asset{named} ({source})."
+    return NeedsPerson(
+        address=asset.address,
+        location=str(asset.location),
+        cause="file-backs-asset" if record.orphan else "creation-unanswered",
+        asset_type=asset.type,
+        name=asset.name,
+        url=asset.url,
+        file_id=record.file_id if record.orphan else None,
+        reason=reason,
+        check=check,
+        resolutions=(adopt, forget),
+    )
 
 
 def plan_asset(asset: DesiredAsset, state: State, *, reassert: bool) -> AssetChange | None:
@@ -59,9 +97,14 @@ def plan_asset(asset: DesiredAsset, state: State, *, reassert: bool) -> AssetCha
         return _create(asset, None, replaces=resource.id, reason=(
             f"{', '.join(changed)} changed: a new asset is made; asset {resource.id} stays in the service "
             "(the API cannot delete it): remove it in the web app"))
-    fields = [f for f in _managed_fields(asset) if reassert or _wanted(asset, f) != getattr(record, f)]
+    pending = set(record.pending_patch or ())
+    fields = [f for f in _managed_fields(asset)
+              if reassert or f in pending or _wanted(asset, f) != getattr(record, f)]
     if not fields:
         return None
+    reason = ("re-asserted (--reassert)" if reassert else
+              "created by an earlier apply, whose PATCH after the creation got no answer: sent now" if pending else
+              "differs from what was last applied")
     return AssetChange(
         action="update",
         address=asset.address,
@@ -72,7 +115,7 @@ def plan_asset(asset: DesiredAsset, state: State, *, reassert: bool) -> AssetCha
         patch=tuple(fields),
         before={f: _recorded(record, f) for f in fields},
         calls=(ApiCall(method="PATCH", path=f"/assets/{resource.id}"),),
-        reason="re-asserted (--reassert)" if reassert else "differs from what was last applied",
+        reason=reason,
     )
 
 

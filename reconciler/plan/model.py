@@ -276,6 +276,43 @@ Change = Annotated[
 ]
 
 
+class Resolution(_Frozen):
+    """One way out of a doubt: the finding it follows from, and the command
+    that records it (runnable as shown, once ``ASSET_ID`` is filled in)."""
+
+    when: str = Field(description='The finding this command is for, e.g. "it exists in the service".')
+    command: str = Field(description="The command to run, with the manifests' PATH and --state as the plan was "
+                                     "made with; ASSET_ID stands for the id found in the web app.")
+
+
+class NeedsPerson(_Frozen):
+    """A resource the tool cannot decide about and will not guess about.
+
+    Nothing is planned for it until a person runs one of ``resolutions``;
+    until then ``plan`` does not say "No changes", ``plan
+    --detailed-exitcode`` exits 2, and ``apply`` does everything else, lists
+    it last and exits 1.
+    """
+
+    kind: Literal["asset"] = Field(default="asset", description="The kind of resource (assets only, so far).")
+    address: str = Field(description="The manifest address, e.g. asset.website.")
+    location: str | None = Field(default=None, description="The manifest file:line that declares it.")
+    cause: Literal["creation-unanswered", "file-backs-asset"] = Field(description=(
+        "creation-unanswered: a link or embed whose POST /assets got no answer; it may exist, the API cannot "
+        "list assets to tell, and sending it again could make a second one. file-backs-asset: a file asset whose "
+        "second creation the service refused because its file backs an asset already; it exists, its id is "
+        "unknown."))
+    asset_type: str = Field(description="The asset's type, as in the manifest.")
+    name: str | None = Field(default=None, description="The asset's name, to find it by in the web app.")
+    url: str | None = Field(default=None, description="A link's or embed's url, to find it by in the web app.")
+    file_id: str | None = Field(default=None, description="The file that backs the asset (file-backs-asset).")
+    reason: str = Field(description="For display: what happened and what is not known.")
+    check: str = Field(description="For display: what to look for in the web app.")
+    resolutions: tuple[Resolution, ...] = Field(description="One command per finding: adopt the asset with "
+                                                            "'reconciler import', or forget the doubt with "
+                                                            "'reconciler state rm' so the next apply creates it.")
+
+
 class ManagedAccess(_Frozen):
     """The entries this tool manages on one list: what state records after apply."""
 
@@ -338,6 +375,8 @@ class Plan(_Frozen):
     # Entries of non-authoritative lists left alone for lack of state (a
     # removal from such a list is planned only when the state recorded it).
     left_alone: tuple[LeftAlone, ...] = ()
+    # Resources whose outcome is unknown: shown first, never "No changes".
+    needs_person: tuple[NeedsPerson, ...] = ()
     targets: tuple[str, ...] = ()
     # What the plan was computed from; apply --plan refuses a stale plan.
     service: str = ""  # the service address (or emulator file) the plan read; set by the command
@@ -349,6 +388,11 @@ class Plan(_Frozen):
     @property
     def has_changes(self) -> bool:
         return bool(self.changes)
+
+    @property
+    def settled(self) -> bool:
+        """Nothing to change and nothing in doubt: the one plan that may say "No changes"."""
+        return not self.changes and not self.needs_person
 
     @property
     def access_changes(self) -> tuple[AccessChange, ...]:

@@ -17,7 +17,7 @@ from reconciler.live import Live, LiveEntry, shared_entries
 from reconciler.manifest import AccessList, Desired, DesiredGroup, DesiredMember
 from reconciler.plan.access import diff_entries, target_roles
 from reconciler.plan.cost import plan_cost
-from reconciler.plan.assets import plan_assets
+from reconciler.plan.assets import CommandPaths, plan_assets
 from reconciler.plan.model import (
     AccessChange,
     AccessSnapshot,
@@ -55,8 +55,12 @@ def make_plan(
     show_unmanaged: bool = False,
     today: date | None = None,
     expiry_warning_days: int = 14,
+    paths: CommandPaths | None = None,
 ) -> Plan:
     """Compute every change that makes the service match ``desired``.
+
+    ``paths``: the manifests' PATH and ``--state`` as the user gave them, for
+    the commands the plan prints (default: the manifest root, the default state).
 
     Order: per group, its members' connections and creations, then its
     access list (so the list reaches the new members), then the members'
@@ -105,9 +109,9 @@ def make_plan(
             changes += [change] if change is not None else []
             unchanged += [ws.address] if change is None else []
         changes += plan_settings(ws, ws.id, state, reassert=reassert)
-    asset_changes, asset_warnings = plan_assets(desired.assets, state, scope=scope, reassert=reassert)
+    asset_changes, needs_person = plan_assets(desired.assets, state, scope=scope, reassert=reassert,
+                                              paths=paths or CommandPaths(manifest=str(desired.root)))
     changes += asset_changes
-    warnings += asset_warnings
 
     orphaned = _no_owner_problems(c for c in changes if isinstance(c, AccessChange))
     if orphaned:
@@ -160,6 +164,7 @@ def make_plan(
         ),
         warnings=tuple(warnings),
         left_alone=_left_alone(lists, live, state),
+        needs_person=tuple(needs_person),
         targets=tuple(targets),
         manifest_digest=desired.digest,
         live_fingerprint=live.fingerprint(wid for _, wid, _ in lists),

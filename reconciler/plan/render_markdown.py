@@ -37,6 +37,7 @@ from reconciler.plan.render_text import (
     review_found,
     review_what,
     review_words,
+    needs_person_heading,
     summary_line,
 )
 from reconciler.text import md_code, md_fenced, md_text, plural, printable
@@ -48,6 +49,11 @@ EMBED_SHOWN = 10_000
 
 
 def render_markdown(plan: Plan) -> str:
+    if not plan.has_changes and plan.needs_person:
+        checked = len(plan.unchanged)
+        lines = [f"### reconciler plan: {needs_person_heading(plan)}", "", *_needs_person_block(plan),
+                 f"Nothing else to change ({plural(checked, 'access list')} checked).", ""]
+        return "\n".join(printable(line) for line in lines) + _left_alone_block(plan) + _warning_block(plan)
     if not plan.has_changes:
         return (f"### reconciler plan: no changes\n\nThe service matches the manifests "
                 f"({plural(len(plan.unchanged), 'access list')} checked).\n") + _left_alone_block(plan) + _warning_block(plan)
@@ -67,6 +73,7 @@ def render_markdown(plan: Plan) -> str:
         lines += [f"> [!IMPORTANT]\n> Note: --target is in effect ({', '.join(md_code(t) for t in plan.targets)}): "
                   "this plan covers only those addresses; the rest of the manifests is neither planned nor applied.",
                   ""]
+    lines += _needs_person_block(plan)
     lines += _review_block(plan)
     # In plan order, which is apply's: the review block above already leads with what to read first.
     for change in plan.changes:
@@ -101,6 +108,20 @@ def _what(entry: EntryChange) -> str:
 
 def _join(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _needs_person_block(plan: Plan) -> list[str]:
+    """Resources whose outcome is unknown, first under "Review first", each
+    with what to look for and the command for each finding."""
+    if not plan.needs_person:
+        return []
+    lines = ["> [!WARNING]", f"> **Review first**: {needs_person_heading(plan)}; nothing is sent for "
+             f"{'it' if len(plan.needs_person) == 1 else 'them'} until then"]
+    for item in plan.needs_person:
+        where = f" ({md_text(item.location)})" if item.location else ""
+        lines.append(f"> - {md_code(item.address)}{where}: {md_text(item.reason)}. {md_text(item.check)}")
+        lines += [f">   - if {md_text(r.when)}: {md_code(r.command)}" for r in item.resolutions]
+    return [*lines, ""]
 
 
 def _people_block(plan: Plan) -> list[str]:

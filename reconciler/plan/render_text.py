@@ -44,13 +44,17 @@ class _Paint:
 
 def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> str:
     paint = _Paint(color)
+    # What only a person can settle comes first, and is never "No changes".
+    doubts = [*needs_person_lines(plan, paint), ""] if plan.needs_person else []
     if not plan.has_changes:
         checked = len(plan.unchanged)
-        return (
-            f"No changes. The service matches the manifests "
-            f"({plural(checked, 'access list')} checked).\n"
-        ) + "".join(line + "\n" for line in unmanaged_lines(plan) + left_alone_lines(plan) + warning_lines(plan, paint))
-    lines = ["reconciler will make these changes:", ""]
+        head = (f"Nothing else to change ({plural(checked, 'access list')} checked).\n"
+                if doubts else
+                f"No changes. The service matches the manifests "
+                f"({plural(checked, 'access list')} checked).\n")
+        return "".join(line + "\n" for line in doubts) + head + "".join(
+            line + "\n" for line in unmanaged_lines(plan) + left_alone_lines(plan) + warning_lines(plan, paint))
+    lines = [*doubts, "reconciler will make these changes:", ""]
     lines += target_notice(plan)
     review = review_lines(plan, paint)
     if review:
@@ -142,6 +146,28 @@ def review_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
         label = review_words(entry.review)  # type: ignore[arg-type]
         lines.append(paint(f"  {label:<10} {change.address}: {entry.kind} {entry.key} {review_what(entry, '->')}"
                            f"{on}{flag_text(entry)}", "delete" if entry.privilege == "revocation" else "update"))
+    return lines
+
+
+def needs_person_heading(plan: Plan) -> str:
+    """``1 resource needs a person``, ``2 resources need a person``."""
+    n = len(plan.needs_person)
+    return f"{count_words(n, 'resource')} need{'s' if n == 1 else ''} a person"
+
+
+def needs_person_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
+    """Each resource whose outcome is unknown: what happened, what to look
+    for, and the command for each finding (also apply's last words)."""
+    if not plan.needs_person:
+        return []
+    lines = [paint(f"{needs_person_heading(plan)} (nothing is sent for "
+                   f"{'it' if len(plan.needs_person) == 1 else 'them'} until then):", "bold")]
+    for item in plan.needs_person:
+        where = f" ({item.location})" if item.location else ""
+        lines.append(paint(f"  {item.address}{where}: {item.reason}.", "delete"))
+        lines.append(paint(f"    {item.check}", "update"))
+        width = max(len(r.when) for r in item.resolutions) + 4
+        lines += [paint(f"    {'If ' + r.when + ':':<{width}} {r.command}", "update") for r in item.resolutions]
     return lines
 
 

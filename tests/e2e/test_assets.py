@@ -191,12 +191,14 @@ def test_an_apply_interrupted_after_the_upload_resumes_without_uploading_again(r
 def test_a_lost_create_answer_is_not_answered_by_a_second_asset(rig: Rig) -> None:
     rig.write("version: 1\nassets:\n  deck: {type: pdf, file: files/deck.pdf}\n")
     rig.emulator.faults.inject("POST", "^/v1/assets$", kind="after_commit", times=1)
-    with pytest.raises(ApplyError, match="reconciler import asset.deck ASSET_ID"):
+    with pytest.raises(ApplyError, match="already backs an asset: .* lists it as needing a person"):
         rig.apply()
     assert len(rig.company.assets) == 1  # the retry was refused: one file backs one asset
     again = rig.plan()
     assert again.changes == ()
-    assert any("asset.deck: the service said its file already backs an asset" in w for w in again.warnings)
+    (doubt,) = again.needs_person
+    file_id = rig.company.assets[0].file_id
+    assert (doubt.address, doubt.cause, doubt.file_id) == ("asset.deck", "file-backs-asset", file_id)
 
 
 def test_a_lost_link_creation_is_never_sent_again_on_its_own(rig: Rig) -> None:
@@ -204,7 +206,8 @@ def test_a_lost_link_creation_is_never_sent_again_on_its_own(rig: Rig) -> None:
     rig.emulator.faults.inject("POST", "^/v1/assets$", kind="after_commit", times=1)
     with pytest.raises(ApplyError, match="may or may not have been created"):
         rig.apply()
-    rig.apply()  # nothing planned: it may exist
+    with pytest.raises(ApplyError, match="1 resource needs a person"):
+        rig.apply()  # nothing planned for it: it may exist
     assert len(rig.company.assets) == 1
     (created,) = rig.company.assets
     # Found in the web app and adopted (an asset import makes no service call).
@@ -328,3 +331,27 @@ def test_a_file_asset_whose_creation_was_cut_off_is_simply_tried_again(rig: Rig)
     rig.apply()
     assert len(rig.company.assets) == 1 and rig.count("PUT", "/uploads/") == 1
     assert not rig.plan().has_changes
+
+
+def test_a_patch_lost_after_a_successful_creation_is_a_pending_step_the_next_apply_sends(rig: Rig) -> None:
+    rig.write("version: 1\nassets:\n  site: {type: link, url: 'https://acme.com', name: Acme, description: Ours, "
+              "internal: true}\n")
+    rig.emulator.faults.inject("PATCH", "^/v1/assets/", kind="drop", times=None)  # every attempt: retries too
+    with pytest.raises(ApplyError, match=r"was created and recorded in the state \(its PATCH of description, "
+                                         r"internal is left for the next apply"):
+        rig.apply()
+    (made,) = rig.company.assets
+    recorded = load_state(rig.state_path).resources["asset.site"]
+    assert recorded.id == made.id and not recorded.asset.uncertain
+    assert recorded.asset.pending_patch == ["description", "internal"]
+    rig.emulator.faults.clear()
+    again = rig.plan()
+    assert again.needs_person == ()
+    (change,) = again.changes
+    assert (change.action, change.asset_id, change.patch) == ("update", made.id, ("description", "internal"))
+    assert "PATCH after the creation got no answer" in change.reason
+    rig.apply(again)
+    assert (made.description, made.is_internal) == ("Ours", True) and len(rig.company.assets) == 1
+    assert load_state(rig.state_path).resources["asset.site"].asset.pending_patch is None
+    assert rig.plan().settled
+    assert render_text(rig.plan()).startswith("No changes.")

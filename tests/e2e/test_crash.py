@@ -15,7 +15,8 @@ subprocess, and kills it with SIGKILL after a seeded random delay.  Then:
 - a file asset whose creation was cut off is retried (one file backs one
   asset: a second creation is refused with 409, and apply then names the
   import); a link or embed whose creation was in flight is never sent again:
-  the plan names it, and the test adopts or forgets it as a person would;
+  the plan says it needs a person (apply does the rest and exits 1), and the
+  test runs the command the plan prints for what it finds, as a person would;
 - the next plan says "No changes.", one workspace exists per manifest entry,
   exactly two credits were spent, and no asset exists twice.
 
@@ -65,8 +66,10 @@ IMPORT_COMMAND = re.compile(r"'(reconciler import \S+ [a-z][\w-]*[^']*)'")
 UNLOCK_COMMAND = re.compile(r"'(reconciler force-unlock \S+ --state [^']+)'")
 # An asset whose creation a kill cut off: the 409 of the retry proves it exists ...
 ASSET_CONFLICT = re.compile(r"(asset\.\S+) \([^)]*\): the service says file (\S+) already backs an asset")
-# ... or, for a link or embed, nothing can tell: the plan says so and creates nothing.
-ASSET_DOUBT = re.compile(r"(asset\.\S+): an earlier apply sent its creation and got no answer")
+# ... or, for a link or embed, nothing can tell: the plan says it needs a person, creates
+# nothing, and prints a command for each finding (adopt it, or forget the doubt).
+NEEDS_PERSON = re.compile(r"\d+ resources? needs? a person")
+PRINTED_COMMAND = re.compile(r"^    If [^:]+:\s+(reconciler .+)$", re.MULTILINE)
 
 
 @dataclass
@@ -247,6 +250,8 @@ def _apply_until_done(work: Workdir, run: Run) -> None:
         _check_state(work, run)
         if result.returncode == 0:
             return
+        if NEEDS_PERSON.search(result.stderr):
+            return  # everything else is done; the plan's commands settle the rest
         found = IMPORT_COMMAND.search(result.stderr)
         if found:
             command = shlex.split(found.group(1))
@@ -277,20 +282,25 @@ def _asset_import_from_conflict(stderr: str, run: Run, work: Workdir) -> list[st
 
 def _resolve_asset_doubts(work: Workdir, run: Run, plan_output: str) -> bool:
     """A link or embed whose creation was in flight at the kill: the plan
-    names it and creates nothing. As a person would, look in the service:
-    adopt it if it is there, else forget it so the next apply creates it."""
-    doubts = ASSET_DOUBT.findall(plan_output)
+    says it needs a person and creates nothing. As a person would, look in
+    the service, and run the command the plan prints for what is found:
+    the import if it is there (its id filled in), else the state rm."""
+    if not NEEDS_PERSON.search(plan_output):
+        return False
+    printed = [shlex.split(found.group(1)) for found in PRINTED_COMMAND.finditer(plan_output)]
+    imports = {words[2]: words for words in printed if words[1] == "import"}
+    forgets = {words[3]: words for words in printed if words[1:3] == ["state", "rm"]}
+    assert imports and imports.keys() == forgets.keys(), plan_output
     known = {r.id for r in load_state(work.state).resources.values()} if work.state.exists() else set()
-    for address in doubts:
+    for address in imports:
         name = _ASSET_NAME_BY_ADDRESS[address]
         assets = work.company().get("assets") or []
         there = [a["id"] for a in assets if a["name"] == name and a["id"] not in known]  # type: ignore[index]
-        command = (["import", address, there[0], str(work.project), "--base-url", work.base_url] if there else
-                   ["state", "rm", address, str(work.project)])
-        done = work.reconciler(*command, "--state", str(work.state))
+        command = ([there[0] if w == "ASSET_ID" else w for w in imports[address]] if there else forgets[address])
+        done = work.reconciler(*command[1:])  # as printed: PATH and --state are in it
         assert done.returncode == 0, done.stderr
         run.asset_doubts.append(f"{address}: {'imported' if there else 'forgotten'}")
-    return bool(doubts)
+    return True
 
 
 _ASSET_NAME_BY_ADDRESS = {"asset.pricing-sheet": "Pricing 2027", "asset.onboarding-checklist": "Onboarding checklist",

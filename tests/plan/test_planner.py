@@ -267,3 +267,45 @@ def test_a_target_elsewhere_leaves_assets_out(write_manifest: Callable[..., Path
     path = write_manifest(UNMANAGED)
     live = live_workspace("ws_home", users={"jane@acme.com": "owner"})
     assert plan_for(path, live, targets=("group.onboarding",)).changes == ()
+
+
+def _in_doubt(**record: object) -> State:
+    """The state an apply leaves when asset.site's creation got no answer."""
+    return State(resources={"asset.site": ResourceState(id="", asset={"type": "link", "uncertain": True, **record})})
+
+
+def test_a_link_in_doubt_is_no_change_but_needs_a_person(write_manifest: Callable[..., Path]) -> None:
+    path = write_manifest(UNMANAGED)
+    plan = plan_for(path, live_workspace("ws_home", users={"jane@acme.com": "owner"}), state=_in_doubt())
+    assert plan.changes == () and not plan.settled
+    (doubt,) = plan.needs_person
+    assert (doubt.address, doubt.cause, doubt.location, doubt.url) == (
+        "asset.site", "creation-unanswered", f"{path}:9", "https://acme.com")
+    assert render_text(plan).startswith("1 resource needs a person")
+
+
+def test_the_commands_carry_the_path_and_state_given_quoted(write_manifest: Callable[..., Path]) -> None:
+    from reconciler.plan.assets import CommandPaths
+
+    path = write_manifest(UNMANAGED)
+    plan = plan_for(path, live_workspace("ws_home", users={"jane@acme.com": "owner"}), state=_in_doubt(),
+                    paths=CommandPaths(manifest="my manifests", state="/s/state.json"))
+    assert [r.command for r in plan.needs_person[0].resolutions] == [
+        "reconciler import asset.site ASSET_ID 'my manifests' --state /s/state.json",
+        "reconciler state rm asset.site 'my manifests' --state /s/state.json"]
+
+
+def test_without_a_state_flag_the_commands_name_only_the_path(write_manifest: Callable[..., Path]) -> None:
+    from reconciler.plan.assets import CommandPaths
+
+    path = write_manifest(UNMANAGED)
+    plan = plan_for(path, live_workspace("ws_home", users={"jane@acme.com": "owner"}), state=_in_doubt(),
+                    paths=CommandPaths(manifest="infra/access"))
+    assert plan.needs_person[0].resolutions[1].command == "reconciler state rm asset.site infra/access"
+
+
+def test_a_doubt_outside_the_targets_is_left_out(write_manifest: Callable[..., Path]) -> None:
+    path = write_manifest(UNMANAGED)
+    plan = plan_for(path, live_workspace("ws_home", users={"jane@acme.com": "owner"}), state=_in_doubt(),
+                    targets=("group.onboarding",))
+    assert plan.needs_person == () and plan.settled
