@@ -72,6 +72,8 @@ def complete(text: str, invocation: Invocation | None) -> str:
             words = [*invocation.path_words(), *connection, *state, *rest]
         else:
             words = [*rest, *invocation.path_words(), *state, *(connection if command in _NEEDS_SERVICE else [])]
-        return "'" + shlex.join(["reconciler", *command.split(), *words]) + "'"
+        line = shlex.join(["reconciler", *command.split(), *words])
+        # A word the shell needs quoted ('my project') would end a single-quoted suggestion early.
+        return f'"{line}"' if "'" in line else f"'{line}'"
 
     return _QUOTED.sub(completed, text)

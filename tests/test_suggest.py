@@ -36,3 +36,8 @@ def test_a_base_url_from_the_command_line_is_carried_and_the_token_never_is() ->
 
 def test_text_without_a_quoted_command_is_left_as_it_is() -> None:
     assert complete("reconciler plan shows what differs", RUN) == "reconciler plan shows what differs"
+
+
+def test_a_path_the_shell_must_quote_keeps_the_suggestion_whole() -> None:
+    run = Invocation(path=Path("my project"))
+    assert complete("Run 'reconciler plan'.", run) == "Run \"reconciler plan 'my project'\"."

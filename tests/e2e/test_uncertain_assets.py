@@ -167,7 +167,7 @@ def test_apply_does_everything_else_and_exits_1_listing_the_doubt_last(service: 
     assert "Apply made every other change (the plan's 1 change, in 1 API call), but" in err
     assert "but 1 resource needs a person (nothing is sent for it until then):" in err
     last = err.rstrip("\n").splitlines()
-    assert last[-1].startswith("Then run 'reconciler plan") and last[-1].endswith(" again.")
+    assert last[-1].startswith('Then run "reconciler plan ') and last[-1].endswith(' again.')  # a path with a space: double quotes
     assert last[-2].strip().startswith("If it does not exist:") and "reconciler state rm asset.site" in last[-2]
     assert load_state(service.state).resources["asset.docs"].id == service.assets("Docs")[0]
 
