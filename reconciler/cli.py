@@ -325,6 +325,10 @@ def apply(path: Path | None, target: Target, state_path: Path | None, targets: t
 
     # A bar on a terminal, one plain line per finished change otherwise (both on stderr).
     shown = progress_for(sys.stderr, lambda line: click.echo(line, err=True))
+    if path is None and plan_file is not None:
+        # The manifests are the plan's own: suggested commands must name them.
+        global _INVOCATION
+        _INVOCATION = dataclasses.replace(_INVOCATION or Invocation(), path=commands.saved_manifest_path(plan_file))
     with AuditLog(audit_log) if audit_log is not None else contextlib.nullcontext() as audit:
         try:
             outcome = commands.apply(path, target=dataclasses.replace(target, audit=audit), state_path=state_path,

@@ -247,8 +247,19 @@ def save_plan(result: Plan, out: Path, *, manifest_path: Path) -> None:
 
     from reconciler.owned_files import write_owned
 
-    doc = {"kind": SAVED_PLAN_KIND, "manifest_path": str(manifest_path), "plan": result.model_dump(mode="json")}
+    # Relative to the plan file's own directory, so `apply --plan DIR/plan.json`
+    # finds the manifests from wherever it is run (an absolute path stays absolute).
+    import os
+
+    stored = manifest_path if manifest_path.is_absolute() else Path(
+        os.path.relpath(manifest_path.resolve(), out.resolve().parent))
+    doc = {"kind": SAVED_PLAN_KIND, "manifest_path": stored.as_posix(), "plan": result.model_dump(mode="json")}
     write_owned(out, (json.dumps(doc, indent=2) + "\n").encode("utf-8"), what="plan file", error=ConfigError)
+
+
+def saved_manifest_path(plan_file: Path) -> Path:
+    """The manifests a saved plan was made from (for the commands messages suggest)."""
+    return load_plan_file(plan_file)[1]
 
 
 def load_plan(plan_file: Path) -> Plan:
@@ -270,9 +281,16 @@ def load_plan_file(plan_file: Path) -> tuple[Plan, Path]:
         doc = json.loads(data.decode("utf-8"))
         if doc.get("kind") != SAVED_PLAN_KIND:
             raise ValueError("not a saved reconciler plan")
-        return Plan.model_validate(doc["plan"]), Path(doc["manifest_path"])
+        return Plan.model_validate(doc["plan"]), _beside(plan_file, Path(doc["manifest_path"]))
     except (OSError, ValueError, KeyError, AttributeError, TypeError, ValidationError) as exc:
         raise ConfigError(f"{plan_file} is not a plan saved by reconciler plan --out: {exc}.") from exc
+
+
+def _beside(plan_file: Path, stored: Path) -> Path:
+    """The saved manifest path, read relative to the plan file's directory."""
+    import os
+
+    return stored if stored.is_absolute() else Path(os.path.normpath(plan_file.parent / stored))
 
 
 def check_safety(result: Plan, desired: Desired, *, max_removals: int | None, allow: Mapping[str, int]) -> None:

@@ -233,6 +233,11 @@ def _asset_rules(asset: LineDict, path: str, line: int, file: str, base_dir: Pat
     if kind == "embed" and ("url" in asset) == ("customCode" in asset):
         what = "has both url and customCode" if "url" in asset else "needs url or customCode"
         return [Problem(SourceLocation(file, line), f"{path}: an embed {what}; give exactly one")]
+    code = asset.get("customCode")
+    if kind == "embed" and isinstance(code, str) and not code.strip():
+        # The service refuses blank embed code (400): say so before any call.
+        return [Problem(SourceLocation(file, asset.key_lines["customCode"]),
+                        f"{path}.customCode: is blank; give the embed code, or a url instead")]
     if kind == "video" and "metadata" not in asset:
         return [Problem(SourceLocation(file, line), (
             f"{path}: a video needs metadata: {{width, height, duration}} (the service takes them at creation "

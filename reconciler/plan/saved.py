@@ -37,6 +37,9 @@ from reconciler.text import printable, quoted
 # expiry dates, the cost under this run's --rate-limit, the unmanaged list of
 # --show-unmanaged) are not part of the approval.
 APPROVED_FIELDS = ("changes", "managed", "forgotten", "unchanged", "addresses", "targets", "reassert", "summary")
+# Said for people, never acted on: where a manifest line is (its path depends
+# on the directory plan ran in) and why a change is made.
+DISPLAY_ONLY = frozenset({"location", "reason"})
 
 
 def refuse_stale(saved: Plan, fresh: Plan, plan_label: str) -> None:
@@ -79,7 +82,7 @@ def refuse_altered(saved: Plan, fresh: Plan, plan_label: str) -> None:
     raise ApplyError(
         f"The saved plan {plan_label} is not the plan that the manifests, the live service and the state give "
         f"now, although they have not changed since it was made, so nothing was changed. {difference} "
-        "The file was edited after 'reconciler plan --out' wrote it, or was made by another version of reconciler. "
+        "The file was edited after reconciler plan --out wrote it, or was made by another version of reconciler. "
         "A saved plan is only ever an approval of the plan these inputs give; run 'reconciler plan --out' "
         "again and review the new plan."
     )
@@ -87,7 +90,15 @@ def refuse_altered(saved: Plan, fresh: Plan, plan_label: str) -> None:
 
 def approved(plan: Plan) -> dict[str, Any]:
     """The part of a plan that a review approves, as plain JSON values."""
-    return plan.model_dump(mode="json", include=set(APPROVED_FIELDS))
+    return _without_display(plan.model_dump(mode="json", include=set(APPROVED_FIELDS)))
+
+
+def _without_display(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_display(v) for k, v in value.items() if k not in DISPLAY_ONLY}
+    if isinstance(value, list):
+        return [_without_display(v) for v in value]
+    return value
 
 
 def first_difference(saved: Any, fresh: Any, path: str = "") -> str | None:

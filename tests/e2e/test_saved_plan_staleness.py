@@ -32,3 +32,21 @@ def test_a_plan_made_without_state_applied_where_one_exists_says_so(project: Pat
     assert code == 1
     assert "It was made without a state file; one exists now." in err
     assert "lineage" not in err
+
+
+def test_a_saved_plan_finds_its_manifests_from_another_directory(project: Path, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The manifests' path is kept relative to the plan file, not to where plan ran."""
+    (tmp_path / "plans").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path)
+    emulator = ["--emulator", "quickstart/emulator.yaml", "--seed", "quickstart/seed.yaml"]
+    assert run_cli(["plan", "quickstart", *emulator, "--out", "plans/plan.json"], capsys)[0] == 0
+    monkeypatch.chdir(tmp_path / "elsewhere")
+
+    code, out, err = run_cli(["apply", "--plan", "../plans/plan.json", "--emulator", "../quickstart/emulator.yaml",
+                              "--auto-approve"], capsys)
+
+    assert code == 0, err
+    assert out.startswith("reconciler will make these changes:")

@@ -437,3 +437,8 @@ def test_one_workspace_in_two_groups_is_refused(write_manifest: Write, problems_
     (problem,) = problems_of(path)
     assert problem.startswith(f"{path}:10: group.b.workspace.y: workspace ws_1 is already managed as "
                               f"group.a.workspace.x at {path}:6")
+
+
+def test_embed_with_blank_custom_code(write_manifest: Write, problems_of: Problems) -> None:
+    path = write_manifest("version: 1\nassets:\n  booking:\n    type: embed\n    customCode: \"  \\n\\t\"\n")
+    assert problems_of(path) == [f"{path}:5: assets.booking.customCode: is blank; give the embed code, or a url instead"]
