@@ -21,7 +21,9 @@ install: $(BIN)/reconciler
 demo: install
 	$(BIN)/reconciler demo
 
+# The linters first (seconds), then the suite: a lint error fails fast.
 test: install
+	$(BIN)/ruff check reconciler tests bench
 	$(BIN)/python -m pytest
 
 clean:

@@ -295,7 +295,7 @@ def _workspace_keys(exported: Sequence[_Exported]) -> dict[str, str]:
     bases = [(slug(ws.name or "") or slug(ws.id) or "workspace", ws.id) for ws in exported]
     bases.sort()
     names = unique_names([base for base, _ in bases])
-    return {wid: name for (_, wid), name in zip(bases, names)}
+    return {wid: name for (_, wid), name in zip(bases, names, strict=True)}
 
 
 def _file_names(by_account: Mapping[str | None, Sequence[_Exported]]) -> dict[str | None, str]:
@@ -309,7 +309,7 @@ def _file_names(by_account: Mapping[str | None, Sequence[_Exported]]) -> dict[st
         ((slug(_account_name(ws_list)) or slug(account_id) or "account", account_id)
          for account_id, ws_list in by_account.items() if account_id is not None),
     )
-    for (_, account_id), name in zip(accounts, unique_names([b for b, _ in accounts], reserved=reserved)):
+    for (_, account_id), name in zip(accounts, unique_names([b for b, _ in accounts], reserved=reserved), strict=True):
         names[account_id] = name
     return names
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from reconciler.emulator import pagination, properties
 from reconciler.emulator.errors import bad_request
@@ -33,7 +33,7 @@ class EmulatorResponse:
         return json.loads(self.body)
 
 
-Reply = Union[tuple[int, Any], EmulatorResponse]
+Reply = tuple[int, Any] | EmulatorResponse
 Handler = Callable[..., Reply]
 
 # Query keys every endpoint tolerates: ``properties`` is checked per endpoint

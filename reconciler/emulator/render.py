@@ -89,7 +89,7 @@ def _project_age(ws: Workspace, now: float) -> int:
         begun = dt.date.fromisoformat(start)
     except ValueError:
         return 0
-    today = dt.datetime.fromtimestamp(now, dt.timezone.utc).date()
+    today = dt.datetime.fromtimestamp(now, dt.UTC).date()
     return max(0, (today - begun).days)
 
 

@@ -27,7 +27,7 @@ from reconciler.emulator.index import ById, CompanyIndex
 
 def iso(seconds: float) -> str:
     """An ISO 8601 UTC date-time with milliseconds and a ``Z``."""
-    stamp = dt.datetime.fromtimestamp(seconds, dt.timezone.utc)
+    stamp = dt.datetime.fromtimestamp(seconds, dt.UTC)
     return stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 

@@ -77,7 +77,7 @@ def file_rules(document: Any, file: str, base_dir: Path, root: Path, *,
     if not isinstance(document, LineDict):
         return []
     problems: list[Problem] = []
-    for key, group, line in _entries(document, "groups"):
+    for key, group, _line in _entries(document, "groups"):
         problems += _access_rules(group, f"groups.{_shown(key)}", file)
         for member_key, member, member_line in _entries(group, "workspaces"):
             problems += _member_rules(member, f"groups.{_shown(key)}.workspaces.{_shown(member_key)}", member_line, file)

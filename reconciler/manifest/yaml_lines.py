@@ -77,7 +77,7 @@ class LineDict(dict[Any, Any]):
         if type(lines) is dict:
             return lines
         line = getattr(self, "line", 1)
-        made = dict.fromkeys(self, line) if lines is None else dict(zip(self, lines))
+        made = dict.fromkeys(self, line) if lines is None else dict(zip(self, lines, strict=True))
         self._key_lines = made
         return made
 
@@ -322,7 +322,7 @@ class _Reader:
     def _mapping(self, done: _Open) -> LineDict:
         keys, key_lines = done.keys, done.key_lines
         if done.plain:
-            mapping = LineDict(zip(keys, done.items))
+            mapping = LineDict(zip(keys, done.items, strict=True))
             if len(mapping) == len(keys):  # the usual case: no duplicate, no merge
                 mapping.line = line = done.line
                 if key_lines.count(line) != len(key_lines):
@@ -342,7 +342,7 @@ class _Reader:
 
     def _report_duplicates(self, keys: list[Any], key_lines: list[int]) -> None:
         first_keys: dict[Any, tuple[Any, int]] = {}
-        for key, line in zip(keys, key_lines):
+        for key, line in zip(keys, key_lines, strict=True):
             if key is _MERGE_KEY or isinstance(key, (LineDict, LineList)):
                 continue
             if key in first_keys:
@@ -363,7 +363,7 @@ class _Reader:
         first, in the order they are first met."""
         merged: dict[Any, tuple[Any, Any, int]] = {}
         written: list[tuple[Any, Any, int]] = []
-        for key, value, key_line, value_line in zip(done.keys, done.items, done.key_lines, done.lines):
+        for key, value, key_line, value_line in zip(done.keys, done.items, done.key_lines, done.lines, strict=True):
             if key is not _MERGE_KEY:
                 written.append((key, value, key_line))
                 continue
@@ -371,7 +371,7 @@ class _Reader:
                 sources = [value]
             elif isinstance(value, LineList):
                 sources = []
-                for item, item_line in zip(value, value.item_lines):
+                for item, item_line in zip(value, value.item_lines, strict=True):
                     if not isinstance(item, LineDict):
                         raise _Refused(item_line, (
                             f"while constructing a mapping expected a mapping for merging, but found {_kind(item)}"))

@@ -8,7 +8,7 @@ value and compute nothing of their own.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
@@ -272,7 +272,7 @@ class AssetChange(_Change):
 
 
 Change = Annotated[
-    Union[AccessChange, ConnectChange, CreateChange, SettingChange, AssetChange], Field(discriminator="kind")
+    AccessChange | ConnectChange | CreateChange | SettingChange | AssetChange, Field(discriminator="kind")
 ]
 
 

@@ -108,7 +108,7 @@ def test_two_exports_of_the_same_service_are_byte_identical(tmp_path: Path, writ
     first, second = export_from(target, tmp_path / "one"), export_from(target, tmp_path / "two")
 
     assert [f.path.name for f in first.files] == [f.path.name for f in second.files]
-    for a, b in zip(first.files, second.files):
+    for a, b in zip(first.files, second.files, strict=True):
         assert a.path.read_bytes() == b.path.read_bytes()
 
 

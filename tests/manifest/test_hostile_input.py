@@ -221,7 +221,7 @@ def test_control_characters_in_a_managed_id_are_escaped(write_manifest: Write, p
 
 
 def test_a_file_name_with_control_characters_is_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write_bytes(tmp_path, b"version: 2\n", name="evil\x1b[2J.yaml")
+    write_bytes(tmp_path, b"version: 2\n", name="evil\x1b[2J.yaml")
     code, err = validate(tmp_path, capsys)
     assert code == 1
     assert f"{tmp_path}/evil\\x1b[2J.yaml:1: version must be 1" in err and "\x1b" not in err

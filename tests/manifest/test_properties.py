@@ -35,7 +35,7 @@ def _load(text: str):
     upper=st.lists(st.booleans(), min_size=5, max_size=5),
 )
 def test_emails_load_lower_cased_at_their_lines(entries: list[tuple[str, str]], upper: list[bool]) -> None:
-    written = [(email.upper() if up else email, role) for (email, role), up in zip(entries, upper)]
+    written = [(email.upper() if up else email, role) for (email, role), up in zip(entries, upper, strict=False)]
     lines = "".join(f"      - {{email: '{email}', role: {role}}}\n" for email, role in written)
     head = "version: 1\nworkspaces:\n  w:\n    id: ws_1\n    access:\n      authoritative: false\n      users:\n"
     desired = _load(head + lines)

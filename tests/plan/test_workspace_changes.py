@@ -597,7 +597,7 @@ def test_text_draws_changes_in_plan_order(full_plan: Plan) -> None:
     text = render_text(full_plan)
     headers = [f"  # {c.address}" for c in full_plan.changes]
     positions = [text.index(h + (":" if not isinstance(c, SettingChange) else " "))
-                 for h, c in zip(headers, full_plan.changes)]
+                 for h, c in zip(headers, full_plan.changes, strict=True)]
     assert positions == sorted(positions)
 
 
