@@ -15,7 +15,6 @@ SECRET = "s3cret-token-never-printed"
 pytestmark = pytest.mark.usefixtures("no_ambient_connection")
 
 
-
 def test_validate_needs_no_token(project: Path, capsys) -> None:
     code, out, _ = run_cli(["validate", str(project)], capsys)
     assert code == 0

@@ -26,7 +26,6 @@ Forgery = Callable[[dict[str, Any]], None]
 pytestmark = pytest.mark.usefixtures("no_ambient_connection")
 
 
-
 def group_access(doc: dict[str, Any]) -> dict[str, Any]:
     """The saved plan's change of the onboarding group's list."""
     return next(c for c in doc["plan"]["changes"] if c["address"] == "group.acme-onboarding")

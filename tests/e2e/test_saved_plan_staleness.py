@@ -12,7 +12,6 @@ from tests.e2e.conftest import emu_args, run_cli
 pytestmark = pytest.mark.usefixtures("no_ambient_connection")
 
 
-
 def test_a_plan_made_without_state_applied_where_one_exists_says_so(project: Path, tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     plan_file = tmp_path / "plan.json"
