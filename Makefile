@@ -22,8 +22,11 @@ demo: install
 	$(BIN)/reconciler demo
 
 # The linters first (seconds), then the suite: a lint error fails fast.
+# .ci/ensure-chromium installs the browser the report's page is tested in
+# (nothing when it is there already).
 test: install
 	$(BIN)/ruff check reconciler tests bench
+	.ci/ensure-chromium
 	$(BIN)/python -m pytest
 
 clean:
