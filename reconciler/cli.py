@@ -197,6 +197,8 @@ def cli() -> None:
     state     list, show or forget what the state file records
     force-unlock  remove a lock left by a killed apply (by its lock ID)
     export    write manifests from the live service (to adopt an existing setup)
+    who       where a person or a domain has access now, and why
+    audit     check every workspace of the company against the policy and the rules
     emulator  run the service emulator as a local HTTP server
 
     Connection: RECONCILER_BASE_URL (or --base-url) and RECONCILER_TOKEN (or --token-file),
@@ -267,6 +269,25 @@ def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str
         click.echo(_saved_plan_notice(out), err=True)
     if detailed_exitcode and not result.settled:
         sys.exit(EXIT_CHANGES)
+
+
+@cli.command()
+@click.argument("subject", metavar="EMAIL|DOMAIN")
+@manifest_argument
+@connection_options
+@state_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text for people, json for machines.")
+def who(subject: str, path: Path, target: Target, state_path: Path | None, fmt: str) -> None:
+    """Where EMAIL (or everyone of DOMAIN) has access now, across every workspace of the company,
+    each with its role and why: the manifest line in PATH, the team, the rule, or not managed.
+
+    A person reached through a domain entry of their email's domain is listed too, said so.
+    Reads the company once (one listing); never writes anything, not even the state.
+    """
+    from reconciler.company.cmd_who import who as run
+
+    _say(run(subject, path, target=target, state_path=state_path, fmt=fmt), nl=False, suggestions=False)
 
 
 def _saved_plan_notice(out: Path) -> str:
@@ -570,14 +591,16 @@ class _Terminated(KeyboardInterrupt):
     unwind (the state lock is released) exactly as for Ctrl-C."""
 
 
-def _say(text: str, *, nl: bool = True) -> None:
+def _say(text: str, *, nl: bool = True, suggestions: bool = True) -> None:
     """Write to stdout; once the reader has gone (``apply | head -3``), drop
     the rest quietly.  A closed pipe is the reader's choice, not a failure of
     the command: it must neither stop an apply halfway nor turn a successful
     one into exit 1.  stdout is pointed at /dev/null so the interpreter's own
     flush at exit does not fail on it either."""
     try:
-        click.echo(complete(text, _INVOCATION), nl=nl)
+        # Views of the company (who, audit) print service data and suggest no
+        # command: a workspace named "'reconciler plan'" is shown as it is.
+        click.echo(complete(text, _INVOCATION) if suggestions else text, nl=nl)
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
