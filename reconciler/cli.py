@@ -199,6 +199,7 @@ def cli() -> None:
     export    write manifests from the live service (to adopt an existing setup)
     who       where a person or a domain has access now, and why
     audit     check every workspace of the company against the policy and the rules
+    report    the access review: access.csv, access.json and one HTML page
     emulator  run the service emulator as a local HTTP server
 
     Connection: RECONCILER_BASE_URL (or --base-url) and RECONCILER_TOKEN (or --token-file),
@@ -288,6 +289,33 @@ def who(subject: str, path: Path, target: Target, state_path: Path | None, fmt: 
     from reconciler.company.cmd_who import who as run
 
     _say(run(subject, path, target=target, state_path=state_path, fmt=fmt), nl=False, suggestions=False)
+
+
+@cli.command()
+@manifest_argument
+@connection_options
+@state_option
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
+              help="Directory to write access.csv, access.json and index.html to (created when missing).")
+@click.option("--internal-domain", "internal_domains", multiple=True, metavar="DOMAIN",
+              help="A domain whose people are internal (repeatable; its subdomains too). "
+                   "Default: the manifests' policy allowedDomains.")
+@click.option("--since", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="An earlier report's access.json, or a state file: list the grants, revocations, "
+                   "escalations and downgrades since then (on the page and in changes.csv).")
+def report(path: Path, target: Target, state_path: Path | None, out_dir: Path, internal_domains: tuple[str, ...],
+           since: Path | None) -> None:
+    """Write the quarterly access review of the whole company to DIR: access.csv and access.json
+    (one row per workspace and person or domain, with the role and how it is managed: the manifest
+    line in PATH, the team, the rule, or not managed) and index.html, one self-contained page with
+    the headline figures, pictures, and a person and a workspace view.
+
+    Reads the company once (one listing, ceil(N/100) calls); never writes to the service or the state.
+    """
+    from reconciler.report.command import report as run
+
+    _say(run(path, target=target, out=out_dir, state_path=state_path, internal_domains=internal_domains,
+             since=since), nl=False, suggestions=False)
 
 
 def _saved_plan_notice(out: Path) -> str:

@@ -1,0 +1,133 @@
+"""What changed since an earlier report or state file (``report --since``).
+
+Two sources, one comparison: an earlier ``access.json`` holds every row of
+the company then; a state file holds the entries the last apply put on each
+managed list.  Either becomes a mapping (workspace, kind, email or domain)
+→ role, compared with the report's rows: an entry that appeared is a grant,
+one that went a revocation, a role raised an escalation and a role lowered a
+downgrade (``reconciler.roles``).  Against a state file only the lists it
+records are compared (it knows nothing of the rest of the company), and an
+entry on them that the last apply did not put there counts as a grant.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal, NamedTuple
+
+from pydantic import ValidationError
+
+from reconciler.company.model import EntryKind
+from reconciler.errors import ConfigError
+from reconciler.report.model import REPORT_KIND, AccessReport, ReportRow, is_internal, managed_by, subject_domain
+from reconciler.roles import Privilege, privilege
+
+# The order the page and changes.csv list them in: what a reviewer looks for first.
+CHANGE_ORDER: tuple[Privilege, ...] = ("grant", "escalation", "revocation", "downgrade")
+# An earlier report is a few hundred bytes a row: 2 GiB is millions of rows.
+MAX_SINCE_BYTES = 2 * 2**30
+
+EntryAddress = tuple[str, EntryKind, str]  # workspace id, kind, email or domain
+
+
+class AccessChange(NamedTuple):
+    """One entry granted, revoked, raised or lowered since the earlier read."""
+
+    change: Privilege
+    workspace_id: str
+    workspace_name: str | None
+    kind: EntryKind
+    key: str
+    before: str | None
+    after: str | None
+    external: bool
+    managed_by: str
+
+
+class Baseline(NamedTuple):
+    """The earlier side: entry → role, and which workspaces it covers (None: all of them)."""
+
+    source: Literal["report", "state"]
+    label: str  # for people: what was compared with
+    roles: Mapping[EntryAddress, str]
+    names: Mapping[str, str | None]
+    covers: frozenset[str] | None
+
+
+class ChangeSet(NamedTuple):
+    baseline: Baseline
+    changes: tuple[AccessChange, ...]
+
+    def count(self, change: Privilege) -> int:
+        return sum(1 for c in self.changes if c.change == change)
+
+
+def load_baseline(path: Path) -> Baseline:
+    """The earlier report (its access.json) or state file at ``path``; ``ConfigError`` for anything else."""
+    from reconciler.owned_files import read_owned
+
+    data = read_owned(path, what="--since file", limit=MAX_SINCE_BYTES, error=ConfigError)
+    if data is None:
+        raise ConfigError(f"--since {path}: no such file. Give the access.json of an earlier report or a state file.")
+    try:
+        raw = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"--since {path} is not JSON ({exc}); give the access.json of an earlier report "
+                          "or a state file.") from exc
+    if isinstance(raw, dict) and raw.get("kind") == REPORT_KIND:
+        try:
+            return report_baseline(AccessReport.model_validate(raw), label=f"the report {path}")
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(p) for p in error["loc"])
+            raise ConfigError(f"--since {path} is not a valid access report: {where}: {error['msg']}.") from exc
+    if isinstance(raw, dict) and "resources" in raw:
+        from reconciler.state import load_state
+
+        state = load_state(path)
+        roles: dict[EntryAddress, str] = {}
+        for resource in state.resources.values():
+            if resource.access is None or not resource.id:
+                continue
+            roles.update({(resource.id, "user", k): v for k, v in resource.access.users.items()})
+            roles.update({(resource.id, "domain", k): v for k, v in resource.access.domains.items()})
+        covers = frozenset(r.id for r in state.resources.values() if r.access is not None and r.id)
+        return Baseline("state", f"the state file {path} (serial {state.serial})", roles, {}, covers)
+    raise ConfigError(f"--since {path} is neither the access.json of a reconciler report nor a state file.")
+
+
+def report_baseline(report: AccessReport, *, label: str) -> Baseline:
+    roles = {(r.workspace_id, r.kind, r.key): r.role for r in report.rows}
+    names = {w.id: w.name for w in report.workspaces}
+    return Baseline("report", f"{label} of {report.generated_at.isoformat()}", roles, names, None)
+
+
+def changes_since(baseline: Baseline, report: AccessReport) -> ChangeSet:
+    """Every entry whose role differs between ``baseline`` and ``report``, in ``CHANGE_ORDER``,
+    then by workspace id, kind and email or domain."""
+    now: dict[EntryAddress, ReportRow] = {
+        (r.workspace_id, r.kind, r.key): r for r in report.rows
+        if baseline.covers is None or r.workspace_id in baseline.covers
+    }
+    names = {**baseline.names, **{w.id: w.name for w in report.workspaces}}
+    internal = report.internal_domains
+    found: list[AccessChange] = []
+    for address in baseline.roles.keys() | now.keys():
+        before, row = baseline.roles.get(address), now.get(address)
+        after = row.role if row is not None else None
+        if before == after:
+            continue
+        workspace_id, kind, key = address
+        found.append(AccessChange(
+            change=privilege(before, after), workspace_id=workspace_id, workspace_name=names.get(workspace_id),
+            kind=kind, key=key, before=before, after=after,
+            external=row.external if row is not None else not is_internal(subject_domain(kind, key), internal),
+            managed_by=managed_by(row.why) if row is not None else "",
+        ))
+    order = {c: i for i, c in enumerate(CHANGE_ORDER)}
+    found.sort(key=lambda c: (order[c.change], c.workspace_id, c.kind != "user", c.key))
+    return ChangeSet(baseline, tuple(found))
+
+

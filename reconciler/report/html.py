@@ -1,0 +1,212 @@
+"""``index.html``: the access report as one self-contained page.
+
+No network: the CSS, the pictures (inline SVG, drawn by
+``reconciler.report.svg``) and a small script are inside the file, so it
+opens from disk, from a CI artifact or an e-mail.  The headline figures, the
+lists that need attention, the changes and the pictures are written as
+markup; the person and workspace views are drawn by the script from an
+inline JSON block, one page of rows at a time, so 10,000 workspaces open as
+fast as ten.
+
+Every value (names and emails come from the service, file names from
+manifests) is escaped where it is written: ``html.escape`` in markup, and
+the JSON block has ``<``, ``>``, ``&`` and U+2028/U+2029 written as
+``\\uXXXX`` escapes, so no value can end its ``<script>`` element or open
+another.  The script sets values with ``textContent`` only.  Characters
+that change how text is displayed (bidi and invisible controls) are shown
+as escapes, as on the terminal (``reconciler.text.printable``).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Iterable, Sequence
+from html import escape
+from importlib import resources
+from typing import Any
+
+from reconciler.report import figures as fig
+from reconciler.report import svg
+from reconciler.report.diff import CHANGE_ORDER, ChangeSet
+from reconciler.report.model import AccessReport, ReportRow
+from reconciler.text import plural, printable
+
+# The lists that need attention show this many lines; the rest is in the views and the CSV.
+ATTENTION_LINES = 100
+CHANGE_LINES = 1000
+
+
+def _asset(name: str) -> str:
+    return resources.files("reconciler.report").joinpath(name).read_text(encoding="utf-8")
+
+
+def text(value: object) -> str:
+    """A value for markup: display controls made visible, then HTML-escaped (quotes too)."""
+    return escape(printable(str(value)), quote=True)
+
+
+def script_json(value: Any) -> str:
+    """``value`` as JSON that can sit inside ``<script>``: ASCII only (so U+2028/U+2029 and lone
+    surrogates are escapes), and ``<``, ``>``, ``&`` as ``\\u003c``, ``\\u003e``, ``\\u0026``,
+    so neither ``</script>`` nor ``<!--`` can appear in it."""
+    dumped = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                         ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        dumped = dumped.replace(raw, escaped)
+    return dumped
+
+
+def view_data(report: AccessReport) -> dict[str, Any]:
+    """The compact block the script reads: workspaces and rows as arrays, the "why" lines once each.
+
+    ``w``: [id, name, account, group homepage, managed 0/1, owners]; ``r``: [workspace index,
+    kind 0 user/1 domain, email or domain, role, external 0/1, why index, expires]."""
+    owners = fig.owner_counts(report)
+    index = {w.id: i for i, w in enumerate(report.workspaces)}
+    workspaces: list[list[Any]] = [
+        [printable(w.id), printable(w.name or ""), printable(w.account_name or w.account_id or ""),
+         printable(w.group_homepage or ""), int(w.managed), owners.get(w.id, 0)]
+        for w in report.workspaces
+    ]
+    whys: dict[str, int] = {"not managed": 0}
+    rows: list[list[Any]] = []
+    for r in report.rows:
+        if r.workspace_id not in index:  # a row always has its workspace; kept safe for a hand-made report
+            index[r.workspace_id] = len(workspaces)
+            workspaces.append([printable(r.workspace_id), printable(r.workspace_name or ""), "", "", 0, 0])
+        why = whys.setdefault(printable(r.managed_by), len(whys))
+        rows.append([index[r.workspace_id], int(r.kind == "domain"), printable(r.key), printable(r.role),
+                     int(r.external), why, r.expires.isoformat() if r.expires else ""])
+    return {"w": workspaces, "r": rows, "why": list(whys), "unmanaged": 0}
+
+
+def render_page(report: AccessReport, *, today: datetime.date, changes: ChangeSet | None = None) -> str:
+    """The whole page."""
+    head = fig.headline(report, today=today)
+    generated = report.generated_at.strftime("%Y-%m-%d %H:%M UTC")
+    internal = ", ".join(report.internal_domains) or "none given (every person counts as external)"
+    parts = [
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+        # No request may leave the page: a report opened from an artifact must not phone anywhere.
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
+        f"<title>Access review – {text(generated)}</title><style>{_asset('page.css')}</style></head><body>",
+        f"<header><h1>Access review</h1><p class=\"meta\">Who can see which workspace, as read from the "
+        f"service on {text(generated)}. Internal domains: {text(internal)}.</p></header><main>",
+        _figures(head),
+        _attention(head),
+        _changes(changes) if changes is not None else "",
+        _pictures(report),
+        _views(),
+        "</main><footer>Made by <code>reconciler report</code>. The same rows are in access.csv and "
+        "access.json beside this file.</footer>",
+        f"<script type=\"application/json\" id=\"report-data\">{script_json(view_data(report))}</script>",
+        f"<script>{_asset('page.js')}</script></body></html>\n",
+    ]
+    return "".join(parts)
+
+
+def _figure(key: str, value: object, label: str, *, alert: bool = False) -> str:
+    cls = "figure alert" if alert else "figure"
+    return (f"<div class=\"{cls}\" data-figure=\"{key}\"><span class=\"value\">{text(value)}</span>"
+            f"<span class=\"label\">{text(label)}</span></div>")
+
+
+def _figures(head: fig.Headline) -> str:
+    median = f"{head.owners_median:g}"
+    cards = [
+        _figure("workspaces", head.workspaces, "workspaces"),
+        _figure("people", head.people, "people with access"),
+        _figure("external-people", head.external_people, "external people", alert=head.external_people > 0),
+        _figure("domain-grants", head.domain_grants, "domain-wide grants", alert=head.domain_grants > 0),
+        _figure("owners", f"{head.owners_min} / {median} / {head.owners_max}", "owners per workspace (min / median / max)"),
+        _figure("owner-flags", len(head.owner_flags), "workspaces with one owner or none",
+                alert=bool(head.owner_flags)),
+        _figure("expiring", len(head.expiring), f"grants expiring within {fig.EXPIRY_WINDOW_DAYS} days",
+                alert=bool(head.expiring)),
+        _figure("unmanaged", head.unmanaged_workspaces, "workspaces not managed by any manifest",
+                alert=head.unmanaged_workspaces > 0),
+    ]
+    return f"<section><h2>Headline figures</h2><div class=\"figures\">{''.join(cards)}</div></section>"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[object]], *, total: int, limit: int, cls: str) -> str:
+    head = "".join(f"<th>{text(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{text(v)}</td>" for v in row) + "</tr>" for row in rows)
+    more = (f"<p class=\"note\">The first {limit} of {total}; all of them are in the views below and in "
+            f"access.csv.</p>" if total > limit else "")
+    return f"<table class=\"{cls}\"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+
+
+def _attention(head: fig.Headline) -> str:
+    parts = ["<section><h2>Needs attention</h2>"]
+    if head.owner_flags:
+        parts.append(f"<h3>{text(plural(len(head.owner_flags), 'workspace'))} with one owner or none</h3>")
+        parts.append(_table(("Workspace", "Name", "Owners"),
+                            ((f.workspace_id, f.workspace_name or "", f.owners)
+                             for f in head.owner_flags[:ATTENTION_LINES]),
+                            total=len(head.owner_flags), limit=ATTENTION_LINES, cls="owner-flags"))
+    if head.expiring:
+        parts.append(f"<h3>{text(plural(len(head.expiring), 'grant'))} expiring within "
+                     f"{fig.EXPIRY_WINDOW_DAYS} days</h3>")
+        parts.append(_table(("Expires", "Workspace", "Person or domain", "Role", "Managed by"),
+                            (_expiring(r) for r in head.expiring[:ATTENTION_LINES]),
+                            total=len(head.expiring), limit=ATTENTION_LINES, cls="expiring"))
+    if not head.owner_flags and not head.expiring:
+        parts.append("<p>Every workspace has at least two owners, and no grant expires within "
+                     f"{fig.EXPIRY_WINDOW_DAYS} days.</p>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _expiring(r: ReportRow) -> tuple[str, str, str, str, str]:
+    return (r.expires.isoformat() if r.expires else "", r.workspace_id, r.key, r.role, r.managed_by)
+
+
+def _changes(changes: ChangeSet) -> str:
+    counts = ", ".join(plural(changes.count(c), c) for c in CHANGE_ORDER)
+    head = (f"<section id=\"changes\"><h2>Changes since {text(changes.baseline.label)}</h2>"
+            f"<p data-changes=\"{len(changes.changes)}\">{text(counts)} (all of them in changes.csv).</p>")
+    if not changes.changes:
+        return head + "<p>No access changed.</p></section>"
+    table = _table(("Change", "Workspace", "Name", "Person or domain", "Before", "After", "Managed by"),
+                   ((c.change, c.workspace_id, c.workspace_name or "", c.key, c.before or "", c.after or "",
+                     c.managed_by) for c in changes.changes[:CHANGE_LINES]),
+                   total=len(changes.changes), limit=CHANGE_LINES, cls="changes")
+    return head + table + "</section>"
+
+
+def _pictures(report: AccessReport) -> str:
+    roles = fig.roles_by_reach(report)
+    role_chart = svg.grouped_bars(
+        "Access rows by role, internal and external", [r for r, _, _ in roles],
+        [("internal", svg.INTERNAL_COLOUR), ("external", svg.EXTERNAL_COLOUR)], [[i, e] for _, i, e in roles])
+    histogram = svg.histogram("Workspaces by number of external people", fig.external_histogram(report),
+                              x_label="external people on the workspace", y_label="workspaces")
+    reach = svg.bars(f"The {fig.TOP_REACH} people with the widest reach (workspaces)",
+                     [(printable(email), n) for email, n in fig.widest_reach(report)])
+    charts = [("Roles, internal and external", role_chart),
+              ("Workspaces by number of external people", histogram),
+              (f"The {fig.TOP_REACH} people with the widest reach", reach)]
+    body = "".join(f"<figure><figcaption>{text(title)}</figcaption>{chart}</figure>" for title, chart in charts)
+    return f"<section><h2>Pictures</h2><div class=\"charts\">{body}</div></section>"
+
+
+def _views() -> str:
+    return (
+        "<section id=\"explore\"><h2>Who can see what</h2>"
+        "<div class=\"controls\"><span class=\"tabs\">"
+        "<button type=\"button\" data-view=\"people\" aria-pressed=\"true\">By person</button>"
+        "<button type=\"button\" data-view=\"workspaces\" aria-pressed=\"false\">By workspace</button></span>"
+        "<input type=\"search\" id=\"search\" placeholder=\"Search email, domain, workspace or account\" "
+        "aria-label=\"Search\">"
+        "<label><input type=\"checkbox\" id=\"only-external\"> external only</label>"
+        "<label><input type=\"checkbox\" id=\"only-owners\"> owners only</label>"
+        "<label><input type=\"checkbox\" id=\"only-unmanaged\"> not managed</label></div>"
+        "<div class=\"pager\"><button type=\"button\" id=\"prev\">Previous</button><span id=\"page\"></span>"
+        "<button type=\"button\" id=\"next\">Next</button><span id=\"count\" class=\"note\"></span></div>"
+        "<div id=\"rows\"><noscript>The views need JavaScript; every row is in access.csv.</noscript></div>"
+        "</section>"
+    )
