@@ -311,11 +311,13 @@ def report(path: Path, target: Target, state_path: Path | None, out_dir: Path, i
     the headline figures, pictures, and a person and a workspace view.
 
     Reads the company once (one listing, ceil(N/100) calls); never writes to the service or the state.
+    With SOURCE_DATE_EPOCH set (seconds since 1970, UTC) the report is dated then instead of now.
     """
     from reconciler.report.command import report as run
+    from reconciler.report.command import source_date
 
     _say(run(path, target=target, out=out_dir, state_path=state_path, internal_domains=internal_domains,
-             since=since), nl=False, suggestions=False)
+             since=since, now=source_date(os.environ)), nl=False, suggestions=False)
 
 
 def _saved_plan_notice(out: Path) -> str:

@@ -9,6 +9,7 @@ nothing is written to the service or the state.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -54,6 +55,17 @@ def report(path: Path, *, target: Target, out: Path, state_path: Path | None = N
     changes = changes_since(baseline, made) if baseline is not None else None
     written = write_report(out, made, changes=changes, today=moment.date())
     return summary(made, written, calls=read.company.calls, changes=changes)
+
+
+def source_date(env: Mapping[str, str]) -> datetime.datetime | None:
+    """The moment ``SOURCE_DATE_EPOCH`` names (reproducible builds' convention), so two reports
+    of an unchanged company are the same bytes; None when it is unset."""
+    value = env.get("SOURCE_DATE_EPOCH", "").strip()
+    if not value:
+        return None
+    if not value.isdigit():
+        raise ConfigError(f"SOURCE_DATE_EPOCH={value!r} is not a number of seconds since 1970-01-01 UTC.")
+    return datetime.datetime.fromtimestamp(int(value), tz=datetime.UTC)
 
 
 def check_out_dir(out: Path) -> None:

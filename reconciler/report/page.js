@@ -1,5 +1,5 @@
 // The person and workspace views of the access report.  The data is the
-// inline JSON block #report-data (escaped so it cannot end its <script>);
+// inline JSON block #report-data (escaped so it cannot end its script element);
 // only the visible page of groups is put into the DOM, so the page opens
 // quickly at 10,000 workspaces.  Every value is set with textContent, never
 // as markup.

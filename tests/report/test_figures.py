@@ -1,0 +1,63 @@
+"""The headline figures and the pictures' data, from hand-made reports."""
+
+from __future__ import annotations
+
+import datetime
+
+from reconciler.report.figures import external_histogram, headline, owner_counts, roles_by_reach, widest_reach
+from tests.report.conftest import ENTRY, TODAY, report_of, row
+
+
+def test_people_count_distinct_emails_and_external_people_those_outside() -> None:
+    made = report_of(row("ws_1", "user", "jane@acme.com", "owner"), row("ws_2", "user", "jane@acme.com", "owner"),
+                     row("ws_1", "user", "raj@customer.com", "viewer"), row("ws_1", "domain", "customer.com", "viewer"))
+    head = headline(made, today=TODAY)
+    assert (head.workspaces, head.people, head.external_people, head.domain_grants) == (2, 2, 1, 1)
+
+
+def test_a_workspace_with_one_owner_or_none_is_flagged_and_two_is_not() -> None:
+    made = report_of(row("ws_1", "user", "a@acme.com", "owner"), row("ws_1", "domain", "acme.com", "owner"),
+                     row("ws_2", "user", "a@acme.com", "owner"), row("ws_3", "user", "a@acme.com", "viewer"))
+    head = headline(made, today=TODAY)
+    assert [(f.workspace_id, f.owners) for f in head.owner_flags] == [("ws_2", 1), ("ws_3", 0)]
+    assert (head.owners_min, head.owners_median, head.owners_max) == (0, 1.0, 2)
+
+
+def test_a_workspace_nobody_can_see_counts_with_no_owner() -> None:
+    made = report_of(row("ws_1", "user", "a@acme.com", "owner"), workspaces=("ws_1", "ws_empty"))
+    assert owner_counts(made) == {"ws_1": 1, "ws_empty": 0}
+
+
+def test_grants_expiring_within_30_days_are_counted_soonest_first() -> None:
+    day = datetime.timedelta(days=1)
+    made = report_of(row("ws_1", "user", "late@acme.com", "viewer", ENTRY, expires=TODAY + 30 * day),
+                     row("ws_1", "user", "soon@acme.com", "viewer", ENTRY, expires=TODAY + day),
+                     row("ws_1", "user", "later@acme.com", "viewer", ENTRY, expires=TODAY + 31 * day),
+                     row("ws_1", "user", "gone@acme.com", "viewer", ENTRY, expires=TODAY - day))
+    assert [r.key for r in headline(made, today=TODAY).expiring] == ["soon@acme.com", "late@acme.com"]
+
+
+def test_unmanaged_workspaces_are_those_no_manifest_reaches() -> None:
+    made = report_of(row("ws_1", "user", "a@acme.com", "owner", ENTRY), row("ws_2", "user", "a@acme.com", "owner"))
+    assert headline(made, today=TODAY).unmanaged_workspaces == 1
+
+
+def test_roles_by_reach_counts_rows_highest_role_first() -> None:
+    made = report_of(row("ws_1", "user", "a@acme.com", "owner"), row("ws_1", "user", "x@out.io", "viewer"),
+                     row("ws_2", "user", "y@out.io", "viewer"), row("ws_2", "domain", "acme.com", "viewer"))
+    assert roles_by_reach(made) == [("owner", 1, 0), ("viewer", 1, 2)]
+
+
+def test_the_histogram_bins_workspaces_by_distinct_external_people() -> None:
+    made = report_of(row("ws_1", "user", "x@out.io", "viewer"), row("ws_1", "user", "y@out.io", "viewer"),
+                     row("ws_1", "domain", "out.io", "viewer"), row("ws_2", "user", "a@acme.com", "owner"),
+                     *(row("ws_3", "user", f"p{i}@out.io", "viewer") for i in range(4)))
+    assert external_histogram(made) == [("0", 1), ("1", 0), ("2", 1), ("3–5", 1), ("6–10", 0), ("11–20", 0),
+                                        ("21+", 0)]
+
+
+def test_widest_reach_ranks_people_by_workspaces_then_email() -> None:
+    made = report_of(row("ws_1", "user", "b@acme.com", "owner"), row("ws_2", "user", "b@acme.com", "owner"),
+                     row("ws_1", "user", "a@acme.com", "owner"), row("ws_2", "user", "c@acme.com", "owner"),
+                     row("ws_1", "domain", "acme.com", "viewer"), row("ws_2", "domain", "acme.com", "viewer"))
+    assert widest_reach(made, limit=2) == [("b@acme.com", 2), ("a@acme.com", 1)]

@@ -1,0 +1,45 @@
+"""The report document made from the company read: internal or external, how managed, order."""
+
+from __future__ import annotations
+
+from reconciler.company.model import CompanyAccess, CompanyWorkspace
+from reconciler.report.model import make_report
+from tests.report.conftest import ENTRY, GENERATED, report_of, row
+
+
+def test_a_person_of_an_internal_domain_or_below_it_is_internal() -> None:
+    made = report_of(row("ws_1", "user", "jane@acme.com", "owner"), row("ws_1", "user", "bo@eu.acme.com", "editor"),
+                     row("ws_1", "user", "eve@acme.com.evil", "editor"), row("ws_1", "domain", "acme.com", "viewer"))
+    assert [(r.key, r.external) for r in made.rows] == [
+        ("bo@eu.acme.com", False), ("eve@acme.com.evil", True), ("jane@acme.com", False), ("acme.com", False)]
+
+
+def test_without_internal_domains_everyone_is_external() -> None:
+    made = report_of(row("ws_1", "user", "jane@acme.com", "owner"), internal=())
+    assert [r.external for r in made.rows] == [True]
+
+
+def test_internal_domains_are_normalised_and_sorted() -> None:
+    made = report_of(row("ws_1", "user", "jane@acme.com", "owner"), internal=(" Acme.COM. ", "b.io", "acme.com"))
+    assert made.internal_domains == ("acme.com", "b.io")
+
+
+def test_managed_by_names_the_manifest_line_or_says_not_managed() -> None:
+    made = report_of(row("ws_1", "user", "jane@acme.com", "owner", ENTRY), row("ws_1", "user", "x@acme.com", "viewer"))
+    assert [r.managed_by for r in made.rows] == ["group.customer-inc at manifests/acme.yaml:12", "not managed"]
+
+
+def test_rows_are_ordered_by_workspace_then_users_before_domains() -> None:
+    made = report_of(row("ws_2", "user", "b@acme.com", "owner"), row("ws_1", "domain", "a.com", "viewer"),
+                     row("ws_1", "user", "z@acme.com", "owner"))
+    assert [(r.workspace_id, r.key) for r in made.rows] == [("ws_1", "z@acme.com"), ("ws_1", "a.com"),
+                                                            ("ws_2", "b@acme.com")]
+
+
+def test_a_workspace_is_managed_when_a_manifest_list_governs_it_or_a_row_is_managed() -> None:
+    company = CompanyAccess(
+        workspaces=(CompanyWorkspace(id="ws_list", address="workspace.portal"), CompanyWorkspace(id="ws_row"),
+                    CompanyWorkspace(id="ws_none")),
+        rows=(row("ws_row", "user", "jane@acme.com", "owner", ENTRY), row("ws_none", "user", "x@acme.com", "owner")))
+    made = make_report(company, generated_at=GENERATED, internal_domains=())
+    assert [(w.id, w.managed) for w in made.workspaces] == [("ws_list", True), ("ws_none", False), ("ws_row", True)]

@@ -1,0 +1,49 @@
+"""access.csv and changes.csv: RFC 4180, a header, formula starts neutralised."""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+
+import pytest
+
+from reconciler.report.diff import AccessChange
+from reconciler.report.spreadsheet import ACCESS_HEADER, access_csv, cell, changes_csv
+from tests.report.conftest import ENTRY, report_of, row
+
+HOSTILE_NAME = 'Evil, "Inc" =HYPERLINK("http://x.example","click")\r\n</script>'
+
+
+@pytest.mark.parametrize("value", ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"])
+def test_a_value_starting_like_a_formula_gets_a_quote_first(value: str) -> None:
+    assert cell(value) == "'" + value
+
+
+@pytest.mark.parametrize("value", ["jane@acme.com", "a=b", "", "'quoted"])
+def test_any_other_value_is_kept_as_it_is(value: str) -> None:
+    assert cell(value) == value
+
+
+def test_access_csv_has_a_header_crlf_line_ends_and_one_line_per_row() -> None:
+    made = report_of(row("ws_1", "user", "jane@acme.com", "owner", ENTRY, account_name="Customer Inc",
+                         group_homepage="ws_1", expires=datetime.date(2027, 2, 1)),
+                     row("ws_1", "domain", "out.io", "viewer"))
+    assert access_csv(made) == (
+        ",".join(ACCESS_HEADER) + "\r\n"
+        "ws_1,Name ws_1,Customer Inc,ws_1,user,jane@acme.com,owner,internal,"
+        "group.customer-inc at manifests/acme.yaml:12,2027-02-01\r\n"
+        "ws_1,Name ws_1,,,domain,out.io,viewer,external,not managed,\r\n")
+
+
+def test_a_hostile_workspace_name_is_quoted_and_its_formula_neutralised() -> None:
+    made = report_of(row("ws_1", "user", "jane@acme.com", "owner", workspace_name="=" + HOSTILE_NAME))
+    text = access_csv(made)
+    assert '"\'=Evil, ""Inc"" =HYPERLINK(""http://x.example"",""click"")\r\n</script>"' in text
+    parsed = list(csv.reader(io.StringIO(text, newline="")))
+    assert parsed[1][1] == "'=" + HOSTILE_NAME and len(parsed) == 2
+
+
+def test_changes_csv_lists_each_change_with_both_roles() -> None:
+    change = AccessChange("escalation", "ws_1", "-Portal", "user", "raj@out.io", "viewer", "editor", True, "not managed")
+    assert changes_csv([change]).splitlines()[1] == "escalation,ws_1,'-Portal,user,raj@out.io,viewer,editor,external,not managed"
