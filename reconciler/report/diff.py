@@ -12,6 +12,7 @@ entry on them that the last apply did not put there counts as a grant.
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -101,7 +102,8 @@ def load_baseline(path: Path) -> Baseline:
 def report_baseline(report: AccessReport, *, label: str) -> Baseline:
     roles = {(r.workspace_id, r.kind, r.key): r.role for r in report.rows}
     names = {w.id: w.name for w in report.workspaces}
-    return Baseline("report", f"{label} of {report.generated_at.isoformat()}", roles, names, None)
+    when = report.generated_at.astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return Baseline("report", f"{label} of {when}", roles, names, None)
 
 
 def changes_since(baseline: Baseline, report: AccessReport) -> ChangeSet:
