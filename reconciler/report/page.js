@@ -24,11 +24,10 @@
     list.push(i);
     byWorkspace[row[KW]].push(i);
   }
-  // People first, then domains, each in alphabetical order.
-  var subjects = Array.from(bySubject.keys()).sort(function (a, b) {
-    var da = a.indexOf("domain ") === 0, db = b.indexOf("domain ") === 0;
-    return da !== db ? (da ? 1 : -1) : (a < b ? -1 : a > b ? 1 : 0);
-  });
+  // People first, then domains, each in code-point order (the default sort: no comparator to call).
+  var people = [], domains = [];
+  bySubject.forEach(function (rows, subject) { (subject.indexOf("domain ") === 0 ? domains : people).push(subject); });
+  var subjects = people.sort().concat(domains.sort());
 
   var state = { view: "people", q: "", external: false, owners: false, unmanaged: false, page: 0 };
   var cache = null;
@@ -48,7 +47,10 @@
     var key = [state.view, state.q, state.external, state.owners, state.unmanaged].join("\u0000");
     if (cache && cache.key === key) return cache.groups;
     var q = state.q, found = [], filtered = state.external || state.owners || state.unmanaged;
-    if (state.view === "people") {
+    if (state.view === "people" && !q && !filtered) {
+      // Nothing to filter: every person and domain with all of their rows (the first paint).
+      for (var a = 0; a < subjects.length; a++) found.push({ label: subjects[a], rows: bySubject.get(subjects[a]) });
+    } else if (state.view === "people") {
       for (var s = 0; s < subjects.length; s++) {
         var rows = bySubject.get(subjects[s]).filter(function (i) { return rowPasses(i) && rowMatches(i, q); });
         if (rows.length) found.push({ label: subjects[s], rows: rows });
