@@ -14,7 +14,15 @@ from collections.abc import Iterator
 from typing import Literal
 
 from reconciler.company.build import location_text
-from reconciler.company.model import COMPANY_FORMAT_VERSION, AccessRow, CompanyAccess, EntryKind, Frozen, Why
+from reconciler.company.model import (
+    COMPANY_FORMAT_VERSION,
+    AccessRow,
+    CompanyAccess,
+    EntryKind,
+    Frozen,
+    RuleChange,
+    Why,
+)
 from reconciler.manifest.desired import Desired, DesiredPolicy
 from reconciler.manifest.policy import Breach, grant_breach, owner_breach
 
@@ -73,6 +81,7 @@ def audit(desired: Desired, company: CompanyAccess) -> AuditReport:
     findings: list[Finding] = []
     if desired.policy is not None:
         findings += policy_findings(desired.policy, company)
+    findings += [rule_finding(change) for change in company.rule_changes]
     return AuditReport(workspaces=company.total, managed=sum(1 for w in company.workspaces if w.address),
                        calls=company.calls, findings=tuple(findings))
 
@@ -106,3 +115,21 @@ def _policy_finding(row: AccessRow, breach: Breach, address: str | None) -> Find
                    address=address, entry_kind=row.kind, key=row.key, role=row.role,
                    wanted=breach.limit, why=row.why, problem=what,
                    message=f"{row.kind} {row.key} {row.role}: {what}")
+
+
+def rule_finding(change: RuleChange) -> Finding:
+    """A change the rules would make, as a finding."""
+    rule = change.why.rule or ""
+    if change.before is None:
+        what = f"rule {rule} would grant {change.after}"
+    elif change.after is None:
+        what = f"rule {rule} would revoke it"
+    else:
+        what = f"rule {rule} would make it {change.after}"
+    now = change.before or "no access"
+    return Finding(kind="rule", rule=rule, location=change.why.location or "", workspace_id=change.workspace_id,
+                   workspace_name=change.workspace_name, account_id=change.account_id,
+                   account_name=change.account_name, address=change.address, entry_kind=change.kind,
+                   key=change.key, role=change.before, wanted=change.after, why=change.why,
+                   problem=f"{what} (at {change.why.location})",
+                   message=f"{change.kind} {change.key} {now}: {what} (at {change.why.location})")

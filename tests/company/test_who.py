@@ -72,7 +72,7 @@ def test_the_json_is_the_answer_with_each_row_and_its_why() -> None:
     assert (doc["format_version"], doc["subject"], doc["kind"], doc["workspaces_read"], doc["calls"]) == (
         1, "jane@customer.com", "user", 3, 1)
     assert doc["access"][0]["why"] == {"source": "entry", "location": "manifests/acme.yaml:12",
-                                       "address": "group.customer-inc", "name": None, "role": "owner"}
+                                       "address": "group.customer-inc", "team": None, "rule": None, "role": "owner"}
     assert doc["access"][1]["via"] == "domain"
 
 
