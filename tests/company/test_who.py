@@ -10,10 +10,11 @@ from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace,
 from reconciler.company.who import parse_subject, render_who, who
 from reconciler.errors import ConfigError
 
+UNMANAGED = Why(source="unmanaged")
 ENTRY = Why(source="entry", location="manifests/acme.yaml:12", address="group.customer-inc", role="owner")
 
 
-def _row(wid: str, kind: str, key: str, role: str, why: Why = Why(source="unmanaged"), **extra: object) -> AccessRow:
+def _row(wid: str, kind: str, key: str, role: str, why: Why = UNMANAGED, **extra: object) -> AccessRow:
     return AccessRow(workspace_id=wid, workspace_name=f"Name {wid}", kind=kind, key=key, role=role, why=why,
                      **extra)  # type: ignore[arg-type]
 
