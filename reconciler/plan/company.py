@@ -123,6 +123,15 @@ class CompanyPlanner:
         return ManagedAccess(address=address, workspace_id=workspace_id, users=expanded.user_roles(),
                              domains=expanded.domain_roles(), via=_via(expanded))
 
+    def listed(self, address: str, access: AccessList) -> set[tuple[str, str]]:
+        """(kind, key) of every entry the list manages: granted (teams and rules
+        included) or revoked by a rule."""
+        expanded = self._expanded.get(address)
+        if expanded is None:
+            return {("user", u.email) for u in access.users} | {("domain", d.domain) for d in access.domains}
+        return ({("user", k) for k in (*expanded.users, *expanded.revoked_users)}
+                | {("domain", k) for k in (*expanded.domains, *expanded.revoked_domains)})
+
     # --- the rest of the company ------------------------------------------------------------
 
     def unmanaged_changes(self, governed: Collection[str], groups_without_list: Mapping[str, Sequence[str]],
@@ -232,13 +241,15 @@ def _entry(entry: EntryChange, expanded: ExpandedAccess, via: Mapping[str, str])
             "outranked": tuple(entry_source(a.source) for a in grant.also),
             "reason": _grant_reason(entry, grant) + drift,
         })
-    if entry.key in revoked:
+    # What put the entry there comes first (the team someone left is why a
+    # list loses them); a rule's revoke is why every other list does.
+    origin = via.get(f"{entry.kind}:{entry.key}")
+    if origin is None and entry.key in revoked:
         source = revoked[entry.key]
         return entry.model_copy(update={
             "source": entry_source(source),
             "reason": f"revoked by rule {source.rule} ({source.location}): loses {entry.before} access",
         })
-    origin = via.get(f"{entry.kind}:{entry.key}")
     if origin is None or "expired" in entry.flags:
         return entry
     kind, _, key = origin.partition(" ")

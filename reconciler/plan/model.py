@@ -65,9 +65,9 @@ class EntrySource(_Frozen):
 
     @property
     def text(self) -> str:
-        """``entry m.yaml:3``, ``team customer-success``, ``rule offboarded``, ``rule baseline via team cs``."""
+        """``entry m.yaml:3``, ``team customer-success``, ``rule offboarded``, ``rule baseline (team cs)``."""
         if self.kind == "rule":
-            return f"rule {self.rule}" + (f" via team {self.team}" if self.team else "")
+            return f"rule {self.rule}" + (f" (team {self.team})" if self.team else "")
         if self.kind == "team":
             return f"team {self.team}"
         return f"entry {self.location}" if self.location else "entry"
@@ -106,6 +106,23 @@ class EntryChange(_Frozen):
         if isinstance(data, dict) and "review" in data:
             data = {k: v for k, v in data.items() if k != "review"}
         return data
+
+    @property
+    def why(self) -> str | None:
+        """For display: the team or rule behind the entry (``via team cs``,
+        ``revoked by rule offboarded``), and what it won over; None for a
+        plain manifest entry, whose ``location`` says it all."""
+        source = self.source
+        if source is None:
+            return None
+        if self.action is Action.DELETE:
+            if source.kind == "rule" and source.location:
+                return f"revoked by rule {source.rule}"
+            return f"left team {source.team}" if source.kind == "team" else f"no longer ensured by rule {source.rule}"
+        over = f", over {', '.join(o.text for o in self.outranked)}" if self.outranked else ""
+        if source.kind == "entry":
+            return f"explicit entry{over}" if over else None
+        return f"via {source.text}{over}"
 
     @computed_field  # type: ignore[prop-decorator]
     @property

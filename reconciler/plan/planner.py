@@ -167,7 +167,7 @@ def make_plan(
             conversion_polls=sum(1 for c in changes if isinstance(c, AssetChange) and c.converts),
         ),
         warnings=tuple(warnings),
-        left_alone=_left_alone(lists, live, state),
+        left_alone=_left_alone(lists, live, state, company.listed),
         needs_person=tuple(needs_person),
         targets=tuple(targets),
         manifest_digest=desired.digest,
@@ -499,7 +499,8 @@ def _probable_warning(group: DesiredGroup, change: AccessChange, live: Live, wor
             f"workspaces (KEY: {{id: {ws.id}}}) to say so.")
 
 
-def _left_alone(lists: Sequence[tuple[str, str, AccessList]], live: Live, state: State) -> tuple[LeftAlone, ...]:
+def _left_alone(lists: Sequence[tuple[str, str, AccessList]], live: Live, state: State,
+                listed_in: Callable[[str, AccessList], set[tuple[str, str]]]) -> tuple[LeftAlone, ...]:
     """Without a state file, every live entry of a non-authoritative list that
     the manifest does not list: the plan leaves it alone, though reconciler
     may have granted it (a removal from the manifest then never happens)."""
@@ -511,7 +512,7 @@ def _left_alone(lists: Sequence[tuple[str, str, AccessList]], live: Live, state:
         if access.authoritative or ws is None:
             continue
         # Listed entries are managed (an expired one is removed), so only the others count.
-        listed = {("user", u.email) for u in access.users} | {("domain", d.domain) for d in access.domains}
+        listed = listed_in(address, access)  # teams and rules included
         for kind, entries in (("user", ws.users), ("domain", ws.domains)):
             for key, entry in sorted(entries.items()):
                 if (kind, key) not in listed:
