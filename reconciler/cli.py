@@ -295,6 +295,30 @@ def who(subject: str, path: Path, target: Target, state_path: Path | None, fmt: 
 @manifest_argument
 @connection_options
 @state_option
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json", "csv"]), default="text",
+              show_default=True,
+              help="text for people, markdown for an issue or a pull-request comment, json for machines, "
+                   "csv for a spreadsheet (cells a spreadsheet would run as a formula start with ').")
+def audit(path: Path, target: Target, state_path: Path | None, fmt: str) -> None:
+    """Check every workspace of the company, managed or not, against the policy of the manifests in
+    PATH (allowedDomains, maxRoleOutside, protectedOwners), and list what their rules would change.
+
+    Exit 0 when all is clean, 2 when anything violates the policy or differs from the rules, 1 on
+    errors. Reads the company once (one listing); never writes anything, not even the state.
+    """
+    from reconciler.company.audit_render import render_audit
+    from reconciler.company.cmd_audit import audit as run
+
+    report = run(path, target=target, state_path=state_path)
+    _say(render_audit(report, fmt), nl=False, suggestions=False)
+    if not report.clean:
+        sys.exit(EXIT_CHANGES)
+
+
+@cli.command()
+@manifest_argument
+@connection_options
+@state_option
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
               help="Directory to write access.csv, access.json and index.html to (created when missing).")
 @click.option("--internal-domain", "internal_domains", multiple=True, metavar="DOMAIN",

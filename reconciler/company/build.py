@@ -15,14 +15,15 @@ the workspaces that show the homepage's access entries (connected by hand;
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from datetime import date
+from collections.abc import Iterator
 from typing import NamedTuple
 
-from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Why
+from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, RuleChange, Why
 from reconciler.live import Live, LiveEntry, LiveWorkspace, shared_entries
 from reconciler.manifest.desired import AccessList, Desired
 from reconciler.manifest.location import SourceLocation
+from reconciler.plan.rules import matching_rules
+from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
 from reconciler.state import State
 
 
@@ -36,28 +37,25 @@ class ListReach(NamedTuple):
     probable: bool = False
 
 
-class Grant(NamedTuple):
-    """What a manifest line asks for one user or domain on one workspace."""
-
-    role: str
-    why: Why
-    expires: date | None = None
-
-
 def company_access(desired: Desired, live: Live, state: State) -> CompanyAccess:
-    """Every workspace of ``live`` (a complete listing) and every entry on it, with why."""
+    """Every workspace of ``live`` (a complete listing) and every entry on
+    it, with why; and every change the rules would make."""
     reaches = list_reaches(desired, live, state)
+    teams = {team.key: team for team in desired.teams}
     workspaces: list[CompanyWorkspace] = []
     rows: list[AccessRow] = []
+    changes: list[RuleChange] = []
     for ws in live.workspaces.values():
         reach = reaches.get(ws.id)
         workspaces.append(CompanyWorkspace(
             id=ws.id, name=ws.name, account_id=ws.account_id, account_name=ws.account_name,
             template_id=ws.template_id, group_homepage=reach.homepage if reach else None,
             probable_member=reach.probable if reach else False, address=reach.address if reach else None))
-        granted = grants(desired, reach)
-        rows += _rows(ws, reach, granted)
-    return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=live.pages_read)
+        expanded = expand_access(reach.access if reach else None, teams, matching_rules(desired.rules, ws))
+        rows += _rows(ws, reach, expanded)
+        changes += _rule_changes(ws, reach, expanded)
+    return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), rule_changes=tuple(changes),
+                         calls=live.pages_read)
 
 
 def list_reaches(desired: Desired, live: Live, state: State) -> dict[str, ListReach]:
@@ -84,25 +82,6 @@ def list_reaches(desired: Desired, live: Live, state: State) -> dict[str, ListRe
     return reaches
 
 
-def grants(desired: Desired, reach: ListReach | None) -> dict[tuple[EntryKind, str], Grant]:
-    """(kind, key) → the grant that wins for a workspace the list ``reach``
-    governs (None: a workspace no manifest names)."""
-    found: dict[tuple[EntryKind, str], Grant] = {}
-    if reach is not None and reach.access is not None:
-        for kind, key, grant in _entry_grants(reach.address, reach.access):
-            found[(kind, key)] = grant
-    return found
-
-
-def _entry_grants(address: str, access: AccessList) -> Iterator[tuple[EntryKind, str, Grant]]:
-    for user in access.users:
-        yield "user", user.email, Grant(user.role, Why(source="entry", location=location_text(user.location),
-                                                       address=address, role=user.role), user.expires)
-    for domain in access.domains:
-        yield "domain", domain.domain, Grant(domain.role, Why(source="entry", location=location_text(domain.location),
-                                                              address=address, role=domain.role), domain.expires)
-
-
 def location_text(location: SourceLocation) -> str:
     """``file:line`` unescaped: ``str(SourceLocation)`` escapes the file name
     for a terminal, while the model keeps the raw value and each renderer
@@ -113,18 +92,49 @@ def location_text(location: SourceLocation) -> str:
 _UNMANAGED = Why(source="unmanaged")
 
 
-def _rows(ws: LiveWorkspace, reach: ListReach | None,
-          granted: Mapping[tuple[EntryKind, str], Grant]) -> list[AccessRow]:
+def why(source: GrantSource, role: str | None, address: str | None) -> Why:
+    """The model's ``Why`` of a grant ``expand_access`` decided (``role``
+    None: of a revocation)."""
+    return Why(source=source.kind, location=location_text(source.location),
+               address=address if source.kind != "rule" else None, team=source.team, rule=source.rule, role=role)
+
+
+def _kinds(ws: LiveWorkspace, expanded: ExpandedAccess) -> Iterator[
+        tuple[EntryKind, dict[str, LiveEntry], dict[str, Grant], dict[str, GrantSource]]]:
+    yield "user", ws.users, expanded.users, expanded.revoked_users
+    yield "domain", ws.domains, expanded.domains, expanded.revoked_domains
+
+
+def _rows(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess) -> list[AccessRow]:
     homepage = reach.homepage if reach is not None else None
     probable = reach.probable if reach is not None else False
+    address = reach.address if reach is not None else None
     rows: list[AccessRow] = []
-    kinds: tuple[tuple[EntryKind, dict[str, LiveEntry]], ...] = (("user", ws.users), ("domain", ws.domains))
-    for kind, entries in kinds:
+    for kind, entries, granted, _ in _kinds(ws, expanded):
         for key in sorted(entries):
-            grant = granted.get((kind, key))
+            grant = granted.get(key)
             rows.append(AccessRow(
                 workspace_id=ws.id, workspace_name=ws.name, account_id=ws.account_id,
                 account_name=ws.account_name, group_homepage=homepage, probable_member=probable, kind=kind, key=key,
                 role=entries[key].role, expires=grant.expires if grant else None,
-                why=grant.why if grant else _UNMANAGED))
+                why=why(grant.source, grant.role, address) if grant else _UNMANAGED))
     return rows
+
+
+def _rule_changes(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess) -> list[RuleChange]:
+    """What the rules would change on ``ws``: an entry a rule decides (no
+    explicit entry, no team with a higher role) whose live role differs, and
+    a live entry a rule revokes.  Users before domains, each sorted."""
+    address = reach.address if reach is not None else None
+    found: list[RuleChange] = []
+    for kind, entries, granted, revoked in _kinds(ws, expanded):
+        wanted: dict[str, tuple[str | None, Why]] = {
+            key: (grant.role, why(grant.source, grant.role, address)) for key, grant in granted.items()
+            if grant.source.kind == "rule" and (key not in entries or entries[key].role != grant.role)}
+        wanted.update({key: (None, why(source, None, address))
+                       for key, source in revoked.items() if key in entries})
+        found += [RuleChange(workspace_id=ws.id, workspace_name=ws.name, account_id=ws.account_id,
+                             account_name=ws.account_name, address=address, kind=kind, key=key,
+                             before=entries[key].role if key in entries else None, after=after, why=reason)
+                  for key, (after, reason) in sorted(wanted.items())]
+    return found

@@ -38,17 +38,20 @@ class Why(Frozen):
     """The manifest line that grants an entry, or that none does.
 
     ``location`` is the ``file:line`` of that line: the list entry, the
-    team's entry in the list (``{team: NAME, role: ...}``), or the rule.
-    ``address`` is the access list's address (``group.KEY``,
-    ``workspace.KEY``) for an entry or a team; ``name`` the team's or the
-    rule's name.  ``role`` is the role the line asks for: it differs from
-    the row's live role when the service has drifted from the manifests.
+    team's entry in the list (``{team: NAME, role: ...}``), or the rule's
+    entry (its ``ensure`` or ``revoke`` line).  ``address`` is the access
+    list's address (``group.KEY``, ``workspace.KEY``) for an entry or a
+    team; ``team`` the team's name (also for a rule that ensures a team);
+    ``rule`` the rule's name.  ``role`` is the role the line asks for: it
+    differs from the row's live role when the service has drifted from the
+    manifests.
     """
 
     source: WhySource
     location: str | None = None
     address: str | None = None
-    name: str | None = None
+    team: str | None = None
+    rule: str | None = None
     role: str | None = None
 
     def text(self) -> str:
@@ -57,9 +60,10 @@ class Why(Frozen):
         if self.source == "entry":
             return f"{self.address}{at}"
         if self.source == "team":
-            return f"team {self.name} ({self.address}{at})"
+            return f"team {self.team} ({self.address}{at})"
         if self.source == "rule":
-            return f"rule {self.name}{at}"
+            via = f" via team {self.team}" if self.team else ""
+            return f"rule {self.rule}{via}{at}"
         return UNMANAGED_TEXT
 
 
@@ -101,8 +105,26 @@ class AccessRow(Frozen):
     why: Why
 
 
+class RuleChange(Frozen):
+    """A change the manifests' rules would make on one workspace: ``before``
+    is the role now (None: no access), ``after`` the role the rule ensures
+    (None: the rule revokes it).  ``why`` names the rule and its line."""
+
+    workspace_id: str
+    workspace_name: str | None = None
+    account_id: str | None = None
+    account_name: str | None = None
+    address: str | None = None  # the manifest list that governs the workspace, if any
+    kind: EntryKind
+    key: str
+    before: str | None = None
+    after: str | None = None
+    why: Why
+
+
 class CompanyAccess(Frozen):
-    """Every workspace of the company and every access entry on it.
+    """Every workspace of the company and every access entry on it, and
+    what the manifests' rules would change (``rule_changes``).
 
     ``calls`` is how many listing pages the read took (ceil(N/100) at the
     default page size); ``total`` is the number of workspaces.  Rows are in
@@ -112,6 +134,7 @@ class CompanyAccess(Frozen):
     format_version: int = COMPANY_FORMAT_VERSION
     workspaces: tuple[CompanyWorkspace, ...] = ()
     rows: tuple[AccessRow, ...] = ()
+    rule_changes: tuple[RuleChange, ...] = ()
     calls: int = 0
 
     @property

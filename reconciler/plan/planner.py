@@ -8,7 +8,7 @@ any call, with the manifest location that caused it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import date, timedelta
 
 from reconciler.errors import PlanError
@@ -16,6 +16,7 @@ from reconciler.gcpause import gc_paused
 from reconciler.live import Live, LiveEntry, shared_entries
 from reconciler.manifest import AccessList, Desired, DesiredGroup, DesiredMember
 from reconciler.plan.access import diff_entries, target_roles
+from reconciler.plan.company import UNMANAGED, CompanyPlanner
 from reconciler.plan.cost import plan_cost
 from reconciler.plan.assets import CommandPaths, plan_assets
 from reconciler.plan.model import (
@@ -29,7 +30,6 @@ from reconciler.plan.model import (
     CreateChange,
     EntryChange,
     LeftAlone,
-    ManagedAccess,
     Plan,
     PlanSummary,
     Reach,
@@ -82,12 +82,16 @@ def make_plan(
     warnings: list[str] = []
     access = {address: access for address, _, access in lists}
     probable = _ProbableMembers(live, set(wanted_workspaces(desired, state)))
+    # Teams and rules (plan/company.py): every list expanded, then the workspaces no list governs.
+    company = CompanyPlanner(desired, live, state, today=today, plan_list=plan_access,
+                             member_id=lambda a: _recorded_id(state, a))
     for group in desired.groups:
         members = plan_members(group, live, state, scope=scope, reassert=reassert)
         warnings += members.warnings
         group_access = None
         if group.address in access:
-            group_access = plan_access(group.address, group.homepage, access[group.address], live, state, today)
+            group_access = company.list_change(group.address, group.homepage, access[group.address],
+                                               company.group_workspaces(group, probable.of(group.homepage)))
             if group_access is None:
                 unchanged.append(group.address)
             else:
@@ -105,10 +109,16 @@ def make_plan(
         if not scope(ws.address):
             continue
         if ws.address in access:
-            change = plan_access(ws.address, ws.id, access[ws.address], live, state, today)
+            change = company.list_change(ws.address, ws.id, access[ws.address],
+                                         [live.workspaces[ws.id]] if ws.id in live.workspaces else [])
             changes += [change] if change is not None else []
             unchanged += [ws.address] if change is None else []
         changes += plan_settings(ws, ws.id, state, reassert=reassert)
+    if company.active:
+        changes += company.unmanaged_changes(
+            _list_governed(desired, live, state, probable), _groups_without_list(desired, live, state, probable),
+            lambda address: not targets or scope(address))
+        warnings += company.unmatched_warnings()
     asset_changes, needs_person = plan_assets(desired.assets, state, scope=scope, reassert=reassert,
                                               paths=paths or CommandPaths(manifest=str(desired.root)))
     changes += asset_changes
@@ -122,7 +132,8 @@ def make_plan(
     # One set for the whole state: building it per resource made a plan with a
     # state of N addresses quadratic (51 s at 10,000 workspaces; bench/README.md).
     named_set = set(named)
-    forgotten = () if targets else tuple(a for a in state.resources if a not in named_set)
+    forgotten = () if targets else tuple(a for a in state.resources if a not in named_set
+                                         and not a.startswith(f"{UNMANAGED}."))
     warnings += _free_plan_warning(changes, live)
     warnings += [_forgotten_warning(a, state) for a in forgotten]
     warnings += _no_state_warning(desired, state)
@@ -138,15 +149,8 @@ def make_plan(
     return Plan(
         changes=tuple(changes),
         unchanged=tuple(unchanged),
-        managed=tuple(
-            ManagedAccess(
-                address=address,
-                workspace_id=wid,
-                users={u.email: u.role for u in access.users},
-                domains={d.domain: d.role for d in access.domains},
-            )
-            for address, wid, access in lists
-        ),
+        managed=(*(company.managed(address, wid, access) for address, wid, access in lists),
+                 *company.unmanaged_managed),
         addresses=addresses,
         forgotten=forgotten,
         reassert=reassert,
@@ -163,11 +167,13 @@ def make_plan(
             conversion_polls=sum(1 for c in changes if isinstance(c, AssetChange) and c.converts),
         ),
         warnings=tuple(warnings),
-        left_alone=_left_alone(lists, live, state),
+        left_alone=_left_alone(lists, live, state, company.listed),
         needs_person=tuple(needs_person),
         targets=tuple(targets),
         manifest_digest=desired.digest,
-        live_fingerprint=live.fingerprint(wid for _, wid, _ in lists),
+        live_fingerprint=live.fingerprint([*(wid for _, wid, _ in lists),
+                                           *(c.workspace_id for c in changes
+                                             if isinstance(c, AccessChange) and c.governs == "rules")]),
         state_lineage=state.lineage,
         state_serial=state.serial,
     )
@@ -182,7 +188,7 @@ def needs_complete_listing(desired: Desired, state: State, targets: Sequence[str
         m.template is not None and m.address not in state.resources and _targeted(m.address, targets)
         for g in desired.groups
         for m in g.members
-    ) or any(g.access is not None and _targeted(g.address, targets) for g in desired.groups)
+    ) or any(g.access is not None and _targeted(g.address, targets) for g in desired.groups) or bool(desired.rules)
 
 
 def wanted_workspaces(desired: Desired, state: State) -> list[str]:
@@ -290,18 +296,22 @@ def _free_plan_warning(changes: Sequence[Change], live: Live) -> list[str]:
 
 
 def plan_access(address: str, workspace_id: str, access: AccessList, live: Live, state: State,
-                today: date | None = None) -> AccessChange | None:
+                today: date | None = None, *, revoked: tuple[Collection[str], Collection[str]] = ((), ())
+                ) -> AccessChange | None:
     """The change for one access list, or None when it already matches.
 
     Entries whose ``expires`` date has come (``today``, UTC) count as not
     listed, and as managed (an expired grant is removed even from a
-    non-authoritative list that never recorded it).
+    non-authoritative list that never recorded it); so do the ``revoked``
+    (users, domains) of the rules matching it.
     """
     ws = live.workspaces[workspace_id]
     record = state.access_record(address)
     expired = _expired(access, today)
-    owned_users = {**(record.users if record else {}), **{k: "" for kind, k in expired if kind == "user"}}
-    owned_domains = {**(record.domains if record else {}), **{k: "" for kind, k in expired if kind == "domain"}}
+    owned_users = {**(record.users if record else {}), **{k: "" for kind, k in expired if kind == "user"},
+                   **dict.fromkeys(revoked[0], "")}
+    owned_domains = {**(record.domains if record else {}), **{k: "" for kind, k in expired if kind == "domain"},
+                     **dict.fromkeys(revoked[1], "")}
     want_users = {u.email: u.role for u in access.users if ("user", u.email) not in expired}
     want_domains = {d.domain: d.role for d in access.domains if ("domain", d.domain) not in expired}
     live_users, live_domains = _roles(ws.users), _roles(ws.domains)
@@ -419,6 +429,32 @@ def _reach_of(workspace_id: str, live: Live, *, probable: bool = False) -> Reach
                  before=AccessSnapshot(users=_roles(ws.users), domains=_roles(ws.domains)))
 
 
+def _recorded_id(state: State, address: str) -> str | None:
+    recorded = state.resources.get(address)
+    return recorded.id if recorded is not None and recorded.id else None
+
+
+def _list_governed(desired: Desired, live: Live, state: State, probable: _ProbableMembers) -> set[str]:
+    """The workspace ids a manifest's access list is on: rules there merge into that list."""
+    found: set[str] = set()
+    for group in desired.groups:
+        if group.access is None:
+            continue
+        found.add(group.homepage)
+        found.update(i for i in (_member_id(m, state) for m in group.members) if i is not None)
+        found.update(probable.of(group.homepage))
+    found.update(w.id for w in desired.workspaces if w.access is not None)
+    return found
+
+
+def _groups_without_list(desired: Desired, live: Live, state: State,
+                         probable: _ProbableMembers) -> dict[str, list[str]]:
+    """Homepage -> the group's other workspaces, for each group the manifests name without a list."""
+    return {g.homepage: [*(i for i in (_member_id(m, state) for m in g.members) if i is not None),
+                         *probable.of(g.homepage)]
+            for g in desired.groups if g.access is None}
+
+
 def _member_id(member: DesiredMember, state: State) -> str | None:
     """The member's workspace id: declared, or recorded when an earlier apply created it."""
     recorded = state.resources.get(member.address)
@@ -463,7 +499,8 @@ def _probable_warning(group: DesiredGroup, change: AccessChange, live: Live, wor
             f"workspaces (KEY: {{id: {ws.id}}}) to say so.")
 
 
-def _left_alone(lists: Sequence[tuple[str, str, AccessList]], live: Live, state: State) -> tuple[LeftAlone, ...]:
+def _left_alone(lists: Sequence[tuple[str, str, AccessList]], live: Live, state: State,
+                listed_in: Callable[[str, AccessList], set[tuple[str, str]]]) -> tuple[LeftAlone, ...]:
     """Without a state file, every live entry of a non-authoritative list that
     the manifest does not list: the plan leaves it alone, though reconciler
     may have granted it (a removal from the manifest then never happens)."""
@@ -475,7 +512,7 @@ def _left_alone(lists: Sequence[tuple[str, str, AccessList]], live: Live, state:
         if access.authoritative or ws is None:
             continue
         # Listed entries are managed (an expired one is removed), so only the others count.
-        listed = {("user", u.email) for u in access.users} | {("domain", d.domain) for d in access.domains}
+        listed = listed_in(address, access)  # teams and rules included
         for kind, entries in (("user", ws.users), ("domain", ws.domains)):
             for key, entry in sorted(entries.items()):
                 if (kind, key) not in listed:
