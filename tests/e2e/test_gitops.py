@@ -135,18 +135,22 @@ def test_the_readme_runs_the_workflows_validate_plan_and_apply(workflow: dict[An
 
 # --- the workflow -------------------------------------------------------------
 
-def test_workflow_runs_on_pull_requests_on_pushes_to_main_and_nightly(workflow: dict[Any, Any]) -> None:
+def test_workflow_runs_on_pull_requests_on_pushes_to_main_nightly_monthly_and_by_hand(workflow: dict[Any, Any]) -> None:
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
-    assert set(triggers) == {"pull_request", "push", "schedule"}
-    assert triggers["schedule"] == [{"cron": "17 3 * * *"}]
+    assert set(triggers) == {"pull_request", "push", "schedule", "workflow_dispatch"}
+    assert triggers["schedule"] == [{"cron": "17 3 * * *"}, {"cron": "41 4 1 * *"}]
     assert triggers["push"]["branches"] == ["main"]
     assert triggers["pull_request"]["branches"] == ["main"]
 
 
-def test_workflow_jobs_plan_comment_on_pull_requests_apply_on_push_audit_nightly(workflow: dict[Any, Any]) -> None:
+def test_workflow_jobs_plan_comment_on_pull_requests_apply_on_push_audit_nightly_report_monthly(
+        workflow: dict[Any, Any]) -> None:
     jobs = workflow["jobs"]
-    assert set(jobs) == {"plan", "comment", "apply", "audit"}
-    assert jobs["audit"]["if"] == "github.event_name == 'schedule'"
+    assert set(jobs) == {"plan", "comment", "apply", "audit", "report"}
+    # Each schedule runs its own job: the nightly cron the audit, the monthly one (or a run by hand) the report.
+    assert jobs["audit"]["if"] == "github.event_name == 'schedule' && github.event.schedule == '17 3 * * *'"
+    assert jobs["report"]["if"] == ("(github.event_name == 'schedule' && github.event.schedule == '41 4 1 * *') "
+                                    "|| github.event_name == 'workflow_dispatch'")
     assert "pull_request" in jobs["plan"]["if"]
     assert "pull_request" in jobs["comment"]["if"] and jobs["comment"]["needs"] == "plan"
     assert jobs["apply"]["if"] == "github.event_name == 'push'"
@@ -159,6 +163,7 @@ def test_workflow_asks_for_the_least_permissions(workflow: dict[Any, Any]) -> No
     assert jobs["comment"]["permissions"] == {"pull-requests": "write"}
     assert jobs["apply"]["permissions"] == {"contents": "write", "actions": "read", "pull-requests": "read"}
     assert jobs["audit"]["permissions"] == {"contents": "read"}
+    assert jobs["report"]["permissions"] == {"contents": "read", "actions": "read"}
     writers = {job_id: scope for job_id, job in jobs.items() for scope, level in job["permissions"].items()
                if level == "write"}
     assert writers == {"comment": "pull-requests", "apply": "contents"}
@@ -176,7 +181,7 @@ def test_every_reconciler_call_is_a_documented_command(workflow: dict[Any, Any])
     for job_id, step in run_steps(workflow):
         calls.setdefault(job_id, []).extend(reconciler_commands(step["run"]))
     every = [c for commands in calls.values() for c in commands]
-    assert {c[1] for c in every} == {"validate", "plan", "apply", "audit"}
+    assert {c[1] for c in every} == {"validate", "plan", "apply", "audit", "report"}
     for command in every:
         if command[1] == "plan":
             assert "--format" in command and command[command.index("--format") + 1] == "markdown", command
@@ -185,6 +190,8 @@ def test_every_reconciler_call_is_a_documented_command(workflow: dict[Any, Any])
             assert command[2] == "--plan" and command[3].endswith("plan.json"), command
     assert [c[1] for c in calls["apply"]] == ["apply"]
     assert calls["audit"] == [["reconciler", "audit", "manifests", "--format", "markdown"]]
+    assert calls["report"] == [["reconciler", "report", "manifests", "--out", "access-report", "${SINCE:+--since",
+                                "$SINCE}"]]
     assert calls.get("comment", []) == []  # the job that can write comments never holds the token
 
 
@@ -224,6 +231,37 @@ def test_the_nightly_audit_fails_the_run_with_the_audits_exit_code(workflow: dic
     assert done.returncode == 2
     assert summary.read_text(encoding="utf-8") == "## reconciler audit\n"
     assert "::error::The audit found policy violations" in done.stdout
+
+
+def _report_argv(workflow: dict[Any, Any], tmp_path: Path, env: dict[str, str]) -> list[str]:
+    """The arguments the report step gives reconciler (a stand-in that records them)."""
+    step = next(s for s in workflow["jobs"]["report"]["steps"] if "reconciler report" in s.get("run", ""))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "reconciler").write_text('#!/bin/sh\nfor a in "$@"; do echo "$a"; done\n', encoding="utf-8")
+    (bin_dir / "reconciler").chmod(0o755)
+    done = subprocess.run(["bash", "-c", step["run"]], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **env, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"})
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_the_monthly_report_compares_with_the_last_report_when_there_is_one(workflow: dict[Any, Any],
+                                                                            tmp_path: Path) -> None:
+    assert _report_argv(workflow, tmp_path, {"SINCE": "/tmp/last report/access.json"}) == [
+        "report", "manifests", "--out", "access-report", "--since", "/tmp/last report/access.json"]
+
+
+def test_the_first_report_is_made_without_since(workflow: dict[Any, Any], tmp_path: Path) -> None:
+    assert _report_argv(workflow, tmp_path, {"SINCE": ""}) == ["report", "manifests", "--out", "access-report"]
+
+
+def test_the_report_is_kept_as_an_artifact_the_next_run_finds(workflow: dict[Any, Any]) -> None:
+    steps = workflow["jobs"]["report"]["steps"]
+    keep = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert keep["with"]["name"] == "access-report" and keep["with"]["path"] == "access-report/"
+    download = next(s for s in steps if "gh run download" in s.get("run", ""))
+    assert "name=access-report" in download["run"] and "--name access-report" in download["run"]
 
 
 def test_the_merged_state_is_committed_back_naming_the_pull_request(workflow: dict[Any, Any]) -> None:

@@ -67,14 +67,14 @@ def test_zizmor_as_run_here_does_report_an_unpinned_action(tmp_path: Path) -> No
 def test_every_action_is_pinned_to_a_commit_with_its_version_in_a_comment() -> None:
     uses = [line.split("uses:", 1)[1].strip() for line in WORKFLOW.read_text(encoding="utf-8").splitlines()
             if re.match(r"\s*(- )?uses:", line)]
-    assert len(uses) == 9
+    assert len(uses) == 12
     assert [u for u in uses if not PINNED.match(u)] == []
 
 
 def test_every_checkout_keeps_no_git_credential(workflow: dict[Any, Any]) -> None:
     checkouts = [step for job in workflow["jobs"].values() for step in job["steps"]
                  if step.get("uses", "").startswith("actions/checkout@")]
-    assert len(checkouts) == 3
+    assert len(checkouts) == 4
     assert all(step["with"]["persist-credentials"] is False for step in checkouts)
 
 
@@ -135,3 +135,11 @@ def test_only_the_push_step_authenticates_git(workflow: dict[Any, Any]) -> None:
     assert with_token == ["Download the merged pull request's plan", "Commit the state file"]
     push = next(s for s in steps if s.get("name") == "Commit the state file")["run"]
     assert "remote push origin HEAD:main" in push and "::add-mask::" in push
+
+
+def test_the_report_compares_only_with_a_report_this_repositorys_main_made(workflow: dict[Any, Any]) -> None:
+    # A fork's pull request can upload an artifact named access-report too: it must never be the baseline.
+    download = next(s for s in workflow["jobs"]["report"]["steps"] if "gh run download" in s.get("run", ""))
+    assert '.workflow_run.head_branch == \\"main\\"' in download["run"]
+    assert ".workflow_run.head_repository_id == $GITHUB_REPOSITORY_ID" in download["run"]
+    assert download["env"] == {"GH_TOKEN": "${{ github.token }}"}  # no service token in the step that downloads
