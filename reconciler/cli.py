@@ -460,11 +460,11 @@ def demo(path: Path | None) -> None:
 
 
 @cli.command()
-@click.argument("kind", type=click.Choice(["manifest", "plan"]), default="manifest", required=False,
-                metavar="[manifest|plan]")
+@click.argument("kind", type=click.Choice(["manifest", "plan", "report"]), default="manifest", required=False,
+                metavar="[manifest|plan|report]")
 def schema(kind: str) -> None:
-    """Print the JSON Schema of a manifest file ('schema manifest', the default) or of the plan
-    that 'plan --format json' writes ('schema plan').
+    """Print the JSON Schema of a manifest file ('schema manifest', the default), of the plan
+    that 'plan --format json' writes ('schema plan'), or of the access.json of 'report' ('schema report').
 
     Generated from the models this version of reconciler checks against, so it always matches it;
     write it again after an upgrade. For completion and checking in an editor that uses
@@ -480,6 +480,8 @@ def schema(kind: str) -> None:
     """
     if kind == "plan":
         from reconciler.plan.schema import plan_json_schema_text as schema_text
+    elif kind == "report":
+        from reconciler.report.schema import report_json_schema_text as schema_text
     else:
         from reconciler.manifest.schema import manifest_json_schema_text as schema_text
     click.echo(schema_text(), nl=False)

@@ -82,7 +82,8 @@ def write_report(out: Path, made: AccessReport, *, changes: ChangeSet | None, to
 
     files = {
         ACCESS_CSV: access_csv(made),
-        ACCESS_JSON: made.model_dump_json(indent=2) + "\n",
+        # Compact: at 10,000 workspaces an indented document is twice the size, for machines that do not care.
+        ACCESS_JSON: made.model_dump_json() + "\n",
         INDEX_HTML: render_page(made, today=today, changes=changes),
     }
     if changes is not None:

@@ -155,3 +155,8 @@ def test_an_out_that_is_a_file_is_refused_before_any_call(served: Served, capsys
     assert code == 1
     assert err.startswith("Error: Invalid value for '--out': Directory 'out' is a file.")
     assert served.emulator.requests == []
+
+
+def test_schema_report_prints_the_committed_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["schema", "report"], capsys)
+    assert code == 0 and out == SCHEMA.read_text(encoding="utf-8")
