@@ -22,6 +22,7 @@ import math
 import re
 import tempfile
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,7 +96,7 @@ def main() -> None:
     results = [measure(n, repeat=args.repeat) for n in args.sizes]
     print("| workspaces | " + " | ".join(f"{r.n:,}" for r in results) + " |")
     print("|---|" + "---:|" * len(results))
-    table = [
+    table: list[tuple[str, Callable[[ReportResult], str]]] = [
         ("access rows", lambda r: f"{r.rows:,} ({ENTRIES_PER_LIST} a workspace)"),
         ("listing calls (ceil(N/100))", lambda r: f"{r.calls:,}"),
         ("**report** wall / CPU (load + read + report + write)", lambda r: f"{r.total.wall:.2f} s / {r.total.cpu:.2f} s"),
