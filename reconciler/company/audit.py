@@ -3,8 +3,11 @@
 A pure view of the company read: every live entry of every workspace,
 managed or not, judged by the policy's own judgement functions
 (``reconciler.manifest.policy.grant_breach`` and ``owner_breach``, the same
-that judge the manifests' entries), and every change the rules would make.
-The findings are one value (``AuditReport``); the renderers are in
+that judge the manifests' entries); and every change the rules would make,
+taken from the plan of the same read (``reconciler.plan.make_plan``: its
+entry changes whose source is a rule, on each workspace they reach), so the
+audit says exactly what the next apply would do for the rules, no more, no
+less.  The findings are one value (``AuditReport``); the renderers are in
 ``reconciler.company.audit_render``.
 """
 
@@ -15,16 +18,17 @@ from typing import Literal
 
 from reconciler.company.build import location_text
 from reconciler.company.model import (
+    CompanyWorkspace,
     COMPANY_FORMAT_VERSION,
     AccessRow,
     CompanyAccess,
     EntryKind,
     Frozen,
-    RuleChange,
     Why,
 )
 from reconciler.manifest.desired import Desired, DesiredPolicy
 from reconciler.manifest.policy import Breach, grant_breach, owner_breach
+from reconciler.plan.model import AccessChange, EntryChange, Plan
 
 FindingKind = Literal["policy", "rule"]
 
@@ -76,12 +80,13 @@ class AuditReport(Frozen):
         return [f for f in self.findings if f.kind == kind]
 
 
-def audit(desired: Desired, company: CompanyAccess) -> AuditReport:
-    """Every policy violation of the live access, then every rule difference."""
+def audit(desired: Desired, company: CompanyAccess, plan: Plan) -> AuditReport:
+    """Every policy violation of the live access, then every change the
+    rules would make (``plan``: made from the same read)."""
     findings: list[Finding] = []
     if desired.policy is not None:
         findings += policy_findings(desired.policy, company)
-    findings += [rule_finding(change) for change in company.rule_changes]
+    findings += rule_findings(plan, company)
     return AuditReport(workspaces=company.total, managed=sum(1 for w in company.workspaces if w.address),
                        calls=company.calls, findings=tuple(findings))
 
@@ -117,19 +122,39 @@ def _policy_finding(row: AccessRow, breach: Breach, address: str | None) -> Find
                    message=f"{row.kind} {row.key} {row.role}: {what}")
 
 
-def rule_finding(change: RuleChange) -> Finding:
-    """A change the rules would make, as a finding."""
-    rule = change.why.rule or ""
-    if change.before is None:
-        what = f"rule {rule} would grant {change.after}"
-    elif change.after is None:
-        what = f"rule {rule} would revoke it"
+def rule_findings(plan: Plan, company: CompanyAccess) -> list[Finding]:
+    """Every entry change of ``plan`` that a rule causes (its ensure, its
+    revoke, or an entry it had put there and no longer ensures), on each
+    workspace the list is on whose role differs, in the plan's order."""
+    workspaces = {w.id: w for w in company.workspaces}
+    found: list[Finding] = []
+    for change in plan.access_changes:
+        reach = [(r.workspace_id, r.before) for r in change.reach if r.workspace_id] or [
+            (change.workspace_id, change.before)]
+        for entry in change.entries:
+            if entry.source is None or entry.source.kind != "rule":
+                continue
+            for workspace_id, before in reach:
+                now = (before.users if entry.kind == "user" else before.domains).get(entry.key)
+                if now != entry.after:
+                    found.append(_rule_finding(change, entry, workspace_id, now, workspaces.get(workspace_id)))
+    return found
+
+
+def _rule_finding(change: AccessChange, entry: EntryChange, workspace_id: str, now: str | None,
+                  workspace: CompanyWorkspace | None) -> Finding:
+    source = entry.source
+    assert source is not None  # rule_findings passes rule-sourced entries only
+    rule, at = source.rule or "", source.location
+    if entry.after is None:
+        what = f"rule {rule} revokes it ({at})" if at else f"rule {rule} put it there and no longer ensures it here"
     else:
-        what = f"rule {rule} would make it {change.after}"
-    now = change.before or "no access"
-    return Finding(kind="rule", rule=rule, location=change.why.location or "", workspace_id=change.workspace_id,
-                   workspace_name=change.workspace_name, account_id=change.account_id,
-                   account_name=change.account_name, address=change.address, entry_kind=change.kind,
-                   key=change.key, role=change.before, wanted=change.after, why=change.why,
-                   problem=f"{what} (at {change.why.location})",
-                   message=f"{change.kind} {change.key} {now}: {what} (at {change.why.location})")
+        what = f"rule {rule} ensures {entry.after} ({at})"
+    return Finding(kind="rule", rule=rule, location=at or "", workspace_id=workspace_id,
+                   workspace_name=workspace.name if workspace else None,
+                   account_id=workspace.account_id if workspace else None,
+                   account_name=workspace.account_name if workspace else None,
+                   address=change.address if change.governs == "list" else None, entry_kind=entry.kind,
+                   key=entry.key, role=now, wanted=entry.after,
+                   why=Why(source="rule", location=at, team=source.team, rule=rule, role=entry.after),
+                   problem=what, message=f"{entry.kind} {entry.key} {now or 'no access'}: {what}")

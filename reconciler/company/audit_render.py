@@ -75,8 +75,8 @@ def render_text(report: AuditReport) -> str:
                   f"{printable(f.why.text() if f.why else '')}" for f in policy]
     if rules:
         lines += ["", f"What the rules would change ({len(rules):,}):"]
-        lines += [f"  {printable(_workspace(f))}: {printable(_rule_change(f))} "
-                  f"(rule {printable(f.rule)} at {printable(f.location)})" for f in rules]
+        lines += [f"  {printable(_workspace(f))}: {printable(_rule_change(f))}: {printable(f.problem)}"
+                  for f in rules]
     return "\n".join(lines) + "\n"
 
 
@@ -96,7 +96,7 @@ def render_markdown(report: AuditReport) -> str:
                   "| Workspace | Account | Entry | Now | After | Rule |", "|---|---|---|---|---|---|"]
         lines += [f"| {_md_workspace(f)} | {_md_account(f)} | {f.entry_kind} {md_code(f.key, cell=True)} "
                   f"| {md_text(f.role or 'no access')} | {md_text(f.wanted or 'no access')} "
-                  f"| {md_code(f.rule, cell=True)} at {md_code(f.location, cell=True)} |" for f in rules]
+                  f"| {md_text(f.problem)} |" for f in rules]
     return "\n".join(lines) + "\n"
 
 

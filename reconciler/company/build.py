@@ -1,7 +1,9 @@
 """Who has access where, and why: the company read as a pure function.
 
 ``company_access(desired, live, state)`` pairs each live entry of each
-workspace with the manifest line that grants it.  It does no I/O: the
+workspace with the manifest line that grants it, as the plan decides it
+(``reconciler.plan.teams.expand_access`` over the list's teams and the rules
+matching any workspace the list is on).  It does no I/O: the
 listing is read before (``reconciler.company.read``), so a test can build
 all three inputs by hand.
 
@@ -18,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, RuleChange, Why
+from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Why
 from reconciler.live import Live, LiveEntry, LiveWorkspace, shared_entries
-from reconciler.manifest.desired import AccessList, Desired
+from reconciler.manifest.desired import AccessList, Desired, DesiredRule
 from reconciler.manifest.location import SourceLocation
 from reconciler.plan.rules import matching_rules
 from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
@@ -38,24 +40,34 @@ class ListReach(NamedTuple):
 
 
 def company_access(desired: Desired, live: Live, state: State) -> CompanyAccess:
-    """Every workspace of ``live`` (a complete listing) and every entry on
-    it, with why; and every change the rules would make."""
+    """Every workspace of ``live`` (a complete listing) and every entry on it, with why."""
     reaches = list_reaches(desired, live, state)
     teams = {team.key: team for team in desired.teams}
+    rules = _list_rules(desired, live, reaches)
     workspaces: list[CompanyWorkspace] = []
     rows: list[AccessRow] = []
-    changes: list[RuleChange] = []
     for ws in live.workspaces.values():
         reach = reaches.get(ws.id)
         workspaces.append(CompanyWorkspace(
             id=ws.id, name=ws.name, account_id=ws.account_id, account_name=ws.account_name,
             template_id=ws.template_id, group_homepage=reach.homepage if reach else None,
             probable_member=reach.probable if reach else False, address=reach.address if reach else None))
-        expanded = expand_access(reach.access if reach else None, teams, matching_rules(desired.rules, ws))
-        rows += _rows(ws, reach, expanded)
-        changes += _rule_changes(ws, reach, expanded)
-    return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), rule_changes=tuple(changes),
-                         calls=live.pages_read)
+        matching = rules[reach.address] if reach is not None else matching_rules(desired.rules, ws)
+        rows += _rows(ws, reach, expand_access(reach.access if reach else None, teams, matching))
+    return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=live.pages_read)
+
+
+def _list_rules(desired: Desired, live: Live, reaches: dict[str, ListReach]) -> dict[str, tuple[DesiredRule, ...]]:
+    """Manifest list address → the rules matching any of its workspaces: a
+    group's list is on every member, so a rule matching one member is on the
+    list (as the plan reads it, ``reconciler.plan.company``)."""
+    spaces: dict[str, list[LiveWorkspace]] = {}
+    for workspace_id, reach in reaches.items():
+        if workspace_id in live.workspaces:
+            spaces.setdefault(reach.address, []).append(live.workspaces[workspace_id])
+    found = {address: {rule.key for ws in members for rule in matching_rules(desired.rules, ws)}
+             for address, members in spaces.items()}
+    return {address: tuple(r for r in desired.rules if r.key in keys) for address, keys in found.items()}
 
 
 def list_reaches(desired: Desired, live: Live, state: State) -> dict[str, ListReach]:
@@ -105,6 +117,7 @@ def _kinds(ws: LiveWorkspace, expanded: ExpandedAccess) -> Iterator[
     yield "domain", ws.domains, expanded.domains, expanded.revoked_domains
 
 
+
 def _rows(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess) -> list[AccessRow]:
     homepage = reach.homepage if reach is not None else None
     probable = reach.probable if reach is not None else False
@@ -119,22 +132,3 @@ def _rows(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess) 
                 role=entries[key].role, expires=grant.expires if grant else None,
                 why=why(grant.source, grant.role, address) if grant else _UNMANAGED))
     return rows
-
-
-def _rule_changes(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess) -> list[RuleChange]:
-    """What the rules would change on ``ws``: an entry a rule decides (no
-    explicit entry, no team with a higher role) whose live role differs, and
-    a live entry a rule revokes.  Users before domains, each sorted."""
-    address = reach.address if reach is not None else None
-    found: list[RuleChange] = []
-    for kind, entries, granted, revoked in _kinds(ws, expanded):
-        wanted: dict[str, tuple[str | None, Why]] = {
-            key: (grant.role, why(grant.source, grant.role, address)) for key, grant in granted.items()
-            if grant.source.kind == "rule" and (key not in entries or entries[key].role != grant.role)}
-        wanted.update({key: (None, why(source, None, address))
-                       for key, source in revoked.items() if key in entries})
-        found += [RuleChange(workspace_id=ws.id, workspace_name=ws.name, account_id=ws.account_id,
-                             account_name=ws.account_name, address=address, kind=kind, key=key,
-                             before=entries[key].role if key in entries else None, after=after, why=reason)
-                  for key, (after, reason) in sorted(wanted.items())]
-    return found

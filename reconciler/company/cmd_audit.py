@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,11 +12,20 @@ if TYPE_CHECKING:
     from reconciler.target import Target
 
 
-def audit(path: Path, *, target: Target, state_path: Path | None = None) -> AuditReport:
+def audit(path: Path, *, target: Target, state_path: Path | None = None, today: date | None = None) -> AuditReport:
     """Read the company once and judge it against the manifests' policy and
-    rules.  Nothing is written: no state, no lock."""
+    rules (what the plan of that read would change for them).  Nothing is
+    written: no state, no lock.  ``today`` (UTC; default: now) decides
+    which grants have expired, as for ``plan``."""
     from reconciler.company.audit import audit as judge
     from reconciler.company.read import load_and_read
+    from reconciler.plan import make_plan
 
     read = load_and_read(path, target=target, state_path=state_path)
-    return judge(read.desired, read.company)
+    plan = make_plan(read.desired, read.live, read.state, today=today or _utc_today())
+    return judge(read.desired, read.company, plan)
+
+
+def _utc_today() -> date:
+    # The plan's own notion of today (commands.utc_today), without importing the command module.
+    return datetime.datetime.now(datetime.UTC).date()

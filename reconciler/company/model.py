@@ -105,26 +105,8 @@ class AccessRow(Frozen):
     why: Why
 
 
-class RuleChange(Frozen):
-    """A change the manifests' rules would make on one workspace: ``before``
-    is the role now (None: no access), ``after`` the role the rule ensures
-    (None: the rule revokes it).  ``why`` names the rule and its line."""
-
-    workspace_id: str
-    workspace_name: str | None = None
-    account_id: str | None = None
-    account_name: str | None = None
-    address: str | None = None  # the manifest list that governs the workspace, if any
-    kind: EntryKind
-    key: str
-    before: str | None = None
-    after: str | None = None
-    why: Why
-
-
 class CompanyAccess(Frozen):
-    """Every workspace of the company and every access entry on it, and
-    what the manifests' rules would change (``rule_changes``).
+    """Every workspace of the company and every access entry on it.
 
     ``calls`` is how many listing pages the read took (ceil(N/100) at the
     default page size); ``total`` is the number of workspaces.  Rows are in
@@ -134,7 +116,6 @@ class CompanyAccess(Frozen):
     format_version: int = COMPANY_FORMAT_VERSION
     workspaces: tuple[CompanyWorkspace, ...] = ()
     rows: tuple[AccessRow, ...] = ()
-    rule_changes: tuple[RuleChange, ...] = ()
     calls: int = 0
 
     @property

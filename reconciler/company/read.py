@@ -13,29 +13,37 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from reconciler.company.build import company_access
 from reconciler.company.model import CompanyAccess
-from reconciler.live import ACCESS_PROPERTIES, fetch_live
+from reconciler.live import PLAN_PROPERTIES, Live, fetch_live
 from reconciler.manifest.desired import Desired
+
+from reconciler.state import State
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reconciler.api.client import WorkspaceClient
-    from reconciler.state import State
     from reconciler.target import Target
 
-# Access, plus what people read a row by (the account) and what rules match
-# on (account, template).
-COMPANY_PROPERTIES: tuple[str, ...] = (*ACCESS_PROPERTIES, "accountId", "account.name", "templateId")
+# What the plan reads (access, account, template, the fields fixed at
+# creation: the audit plans from this same read), and the account's name,
+# which people read a row by.
+COMPANY_PROPERTIES: tuple[str, ...] = (*PLAN_PROPERTIES, "account.name")
+
+
+def read_live(client: WorkspaceClient) -> Live:
+    """Every workspace of the company, in one paginated listing."""
+    return fetch_live(client, (), complete=True, properties=COMPANY_PROPERTIES)
 
 
 def read_company(client: WorkspaceClient, desired: Desired, state: State) -> CompanyAccess:
     """List every workspace once and attribute each entry (``company_access``)."""
-    live = fetch_live(client, (), complete=True, properties=COMPANY_PROPERTIES)
-    return company_access(desired, live, state)
+    return company_access(desired, read_live(client), state)
 
 
 class CompanyRead(NamedTuple):
-    """The manifests and the company read from them, for one command."""
+    """The manifests, the state, the listing and the company read from them, for one command."""
 
     desired: Desired
+    state: State
+    live: Live
     company: CompanyAccess
 
 
@@ -49,4 +57,5 @@ def load_and_read(path: Path, *, target: Target, state_path: Path | None = None)
     desired = load_desired(path)
     state = load_state(state_path or default_state_path(path))
     with open_client(target) as client:
-        return CompanyRead(desired, read_company(client, desired, state))
+        live = read_live(client)
+    return CompanyRead(desired, state, live, company_access(desired, live, state))

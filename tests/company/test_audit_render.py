@@ -18,8 +18,9 @@ from markdown_it import MarkdownIt
 
 from reconciler.company.audit import AuditReport, audit
 from reconciler.company.audit_render import CSV_COLUMNS, csv_cell, render_audit
-from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, RuleChange, Why
+from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, Why
 from reconciler.manifest import load_desired
+from reconciler.plan.model import AccessChange, AccessSnapshot, Action, EntryChange, EntrySource, Plan
 
 POLICY = """\
 version: 1
@@ -28,23 +29,28 @@ policy:
   maxRoleOutside: viewer
   protectedOwners: [ceo@acme.com]
 """
-RULE = Why(source="rule", location="rules.yaml:4", rule="security-baseline", role="viewer")
+# What the plan of the read says for the rules: security@ is added to ws_1, no manifest's list.
+RULE_PLAN = Plan(changes=(AccessChange(
+    address="unmanaged.ws_1", governs="rules", rules=("security-baseline",), workspace_id="ws_1",
+    strategy="replace", authoritative=False,
+    entries=(EntryChange(kind="user", key="security@acme.com", action=Action.CREATE, after="viewer",
+                         source=EntrySource(kind="rule", location="rules.yaml:4", rule="security-baseline")),),
+    before=AccessSnapshot(users={"eve@gmail.com": "editor"}),
+    after=AccessSnapshot(users={"eve@gmail.com": "editor", "security@acme.com": "viewer"})),))
 
 
 def _report(tmp_path: Path, name: str = "Side project") -> AuditReport:
     (tmp_path / "policy.yaml").write_text(POLICY, encoding="utf-8")
     company = CompanyAccess(
-        workspaces=(CompanyWorkspace(id="ws_1", name=name, address=None),
+        workspaces=(CompanyWorkspace(id="ws_1", name=name, account_name="Partner Co", address=None),
                     CompanyWorkspace(id="ws_2", name="Home", address="group.home")),
         rows=(AccessRow(workspace_id="ws_1", workspace_name=name, account_name="Partner Co", kind="user",
                         key="eve@gmail.com", role="editor", why=Why(source="unmanaged")),
               AccessRow(workspace_id="ws_2", workspace_name="Home", kind="user", key="ceo@acme.com",
                         role="editor", why=Why(source="entry", location="home.yaml:7", address="group.home",
                                                role="owner"))),
-        rule_changes=(RuleChange(workspace_id="ws_1", workspace_name=name, account_name="Partner Co", kind="user",
-                                 key="security@acme.com", after="viewer", why=RULE),),
         calls=1)
-    return audit(load_desired(tmp_path), company)
+    return audit(load_desired(tmp_path), company, RULE_PLAN)
 
 
 def _at(tmp_path: Path, line: int) -> str:
@@ -64,7 +70,7 @@ def test_a_company_with_no_policy_and_no_rule_change_is_clean(tmp_path: Path) ->
     (tmp_path / "m.yaml").write_text("version: 1\n", encoding="utf-8")
     company = CompanyAccess(rows=(AccessRow(workspace_id="ws_1", kind="user", key="eve@gmail.com", role="owner",
                                             why=Why(source="unmanaged")),), calls=1)
-    assert audit(load_desired(tmp_path), company).clean
+    assert audit(load_desired(tmp_path), company, Plan()).clean
 
 
 def test_the_text_lists_violations_then_rule_changes(tmp_path: Path) -> None:
@@ -80,8 +86,8 @@ def test_the_text_lists_violations_then_rule_changes(tmp_path: Path) -> None:
         "holds editor, not owner; group.home at home.yaml:7\n"
         "\n"
         "What the rules would change (1):\n"
-        '  ws_1 "Side project" (account Partner Co): + user security@acme.com viewer (rule security-baseline at '
-        "rules.yaml:4)\n")
+        '  ws_1 "Side project" (account Partner Co): + user security@acme.com viewer: rule security-baseline '
+        "ensures viewer (rules.yaml:4)\n")
 
 
 def test_the_markdown_is_a_table_per_kind_of_finding(tmp_path: Path) -> None:
@@ -99,7 +105,7 @@ def test_the_markdown_is_a_table_per_kind_of_finding(tmp_path: Path) -> None:
           "group.home at home.yaml:7"]],
         [["Workspace", "Account", "Entry", "Now", "After", "Rule"],
          ["ws_1 Side project", "Partner Co", "user security@acme.com", "no access", "viewer",
-          "security-baseline at rules.yaml:4"]],
+          "rule security-baseline ensures viewer (rules.yaml:4)"]],
     ]
 
 
@@ -112,8 +118,8 @@ def test_the_json_is_the_report_with_its_findings(tmp_path: Path) -> None:
         "entry_kind": "user", "key": "security@acme.com", "role": None, "wanted": "viewer",
         "why": {"source": "rule", "location": "rules.yaml:4", "address": None, "team": None,
                 "rule": "security-baseline", "role": "viewer"},
-        "problem": "rule security-baseline would grant viewer (at rules.yaml:4)",
-        "message": "user security@acme.com no access: rule security-baseline would grant viewer (at rules.yaml:4)"}
+        "problem": "rule security-baseline ensures viewer (rules.yaml:4)",
+        "message": "user security@acme.com no access: rule security-baseline ensures viewer (rules.yaml:4)"}
 
 
 def test_the_csv_has_a_header_and_one_row_per_finding(tmp_path: Path) -> None:

@@ -13,10 +13,12 @@ import pytest
 
 from reconciler.clock import VirtualClock
 from reconciler.company.audit import audit
-from reconciler.company.read import read_company
+from reconciler.company.build import company_access
+from reconciler.company.read import read_live
 from reconciler.emulator import Emulator
 from reconciler.emulator.server import start_background_server
 from reconciler.manifest import load_desired
+from reconciler.plan import make_plan
 from reconciler.state import State
 from tests.e2e.conftest import TOKEN, client_for, run_cli
 
@@ -176,8 +178,8 @@ def test_audit_exits_2_when_a_rule_would_change_a_workspace(
         code, out, _ = run_cli(["audit", str(manifest)], capsys)
     assert code == 2
     assert out.splitlines()[-1] == (
-        f'  ws_side "Side project" (account Partner Co): + user security@acme.com viewer (rule security-baseline '
-        f"at {manifest}:{_line('security@acme.com')})")
+        f'  ws_side "Side project" (account Partner Co): + user security@acme.com viewer: rule security-baseline '
+        f"ensures viewer ({manifest}:{_line('security@acme.com')})")
 
 
 def test_audit_exits_1_on_a_manifest_error_before_any_call(clean_company: Emulator, tmp_path: Path, capsys) -> None:
@@ -223,7 +225,9 @@ def test_a_company_of_1000_workspaces_is_read_in_10_listing_calls(
 def test_the_in_process_read_of_1000_workspaces_takes_10_calls(manifest: Path) -> None:
     clock = VirtualClock()
     emulator = Emulator.from_seed(_thousand(), clock=clock)
-    company = read_company(client_for(emulator, clock), load_desired(manifest), State())
+    desired = load_desired(manifest)
+    live = read_live(client_for(emulator, clock))
+    company = company_access(desired, live, State())
     assert emulator.request_count() == emulator.request_count("GET", "/v1/workspaces") == 10
     assert (company.calls, company.total, len(company.rows)) == (10, 1000, 2 * 1000 + 2)
-    assert audit(load_desired(manifest), company).clean
+    assert audit(desired, company, make_plan(desired, live, State())).clean
