@@ -160,3 +160,30 @@ def test_an_out_that_is_a_file_is_refused_before_any_call(served: Served, capsys
 def test_schema_report_prints_the_committed_schema(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(["schema", "report"], capsys)
     assert code == 0 and out == SCHEMA.read_text(encoding="utf-8")
+
+
+HOSTILE_NAME = '=HYPERLINK("http://evil.example","x") <script>alert(1)</script> "quoted" </script>'
+
+
+def test_a_hostile_workspace_name_from_the_service_is_neutralised_in_every_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import yaml
+
+    monkeypatch.delenv("RECONCILER_BASE_URL", raising=False)
+    monkeypatch.delenv("RECONCILER_TOKEN", raising=False)
+    seed = {"companies": {"acme": {"token": TOKEN, "verified": True, "plan": "paid", "credits": 1, "workspaces": [
+        {"id": "ws_evil", "name": HOSTILE_NAME, "published": True,
+         "users": [{"email": "jane@acme.com", "role": "owner"}]}]}}}
+    (tmp_path / "seed.yaml").write_text(yaml.safe_dump(seed), encoding="utf-8")
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "empty.yaml").write_text("version: 1\n", encoding="utf-8")
+    code, _, err = run_cli(["report", str(tmp_path / "manifests"), "--emulator", str(tmp_path / "emu.yaml"),
+                            "--seed", str(tmp_path / "seed.yaml"), "--out", str(tmp_path / "out")], capsys)
+    assert code == 0, err
+    csv_text = (tmp_path / "out" / "access.csv").read_text(encoding="utf-8")
+    assert csv_text.splitlines()[1].startswith(
+        '''ws_evil,"'=HYPERLINK(""http://evil.example"",""x"") <script>alert(1)</script> ""quoted"" </script>",''')
+    page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert page.count("<script") == 2 and page.count("</script>") == 2
+    assert json.loads((tmp_path / "out" / "access.json").read_text(encoding="utf-8"))["workspaces"][0]["name"] \
+        == HOSTILE_NAME
