@@ -64,6 +64,14 @@ def view_data(report: AccessReport) -> dict[str, Any]:
     kind 0 user/1 domain, email or domain, role, external 0/1, why index, expires]."""
     owners = fig.owner_counts(report)
     index = {w.id: i for i, w in enumerate(report.workspaces)}
+    shown: dict[str, str] = {}  # printable() once per distinct value: emails, roles and why lines repeat
+
+    def show(value: str) -> str:
+        found = shown.get(value)
+        if found is None:
+            found = shown[value] = printable(value)
+        return found
+
     workspaces: list[list[Any]] = [
         [printable(w.id), printable(w.name or ""), printable(w.account_name or w.account_id or ""),
          printable(w.group_homepage or ""), int(w.managed), owners.get(w.id, 0)]
@@ -75,8 +83,8 @@ def view_data(report: AccessReport) -> dict[str, Any]:
         if r.workspace_id not in index:  # a row always has its workspace; kept safe for a hand-made report
             index[r.workspace_id] = len(workspaces)
             workspaces.append([printable(r.workspace_id), printable(r.workspace_name or ""), "", "", 0, 0])
-        why = whys.setdefault(printable(r.managed_by), len(whys))
-        rows.append([index[r.workspace_id], int(r.kind == "domain"), printable(r.key), printable(r.role),
+        why = whys.setdefault(show(r.managed_by), len(whys))
+        rows.append([index[r.workspace_id], int(r.kind == "domain"), show(r.key), show(r.role),
                      int(r.external), why, r.expires.isoformat() if r.expires else ""])
     return {"w": workspaces, "r": rows, "why": list(whys), "unmanaged": 0}
 

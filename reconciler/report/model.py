@@ -90,16 +90,25 @@ def make_report(company: CompanyAccess, *, generated_at: datetime.datetime,
                         managed=w.address is not None or w.id in managed_ids)
         for w in company.workspaces
     ]
-    rows = [
-        ReportRow(workspace_id=r.workspace_id, workspace_name=r.workspace_name, account_id=r.account_id,
-                  account_name=r.account_name, group_homepage=r.group_homepage, kind=r.kind, key=r.key,
-                  role=r.role, external=not is_internal(subject_domain(r.kind, r.key), internal),
-                  managed_by=managed_by(r.why), why=r.why, expires=r.expires)
-        for r in company.rows
-    ]
+    # Each domain judged once, each Why's line written once: both repeat on every workspace.
+    external: dict[str, bool] = {}
+    lines: dict[Why, str] = {}
+    ordered = sorted(company.rows, key=lambda r: (r.workspace_id, r.kind != "user", r.key))
+    rows = []
+    for r in ordered:
+        domain = subject_domain(r.kind, r.key)
+        outside = external.get(domain)
+        if outside is None:
+            outside = external[domain] = not is_internal(domain, internal)
+        line = lines.get(r.why)
+        if line is None:
+            line = lines[r.why] = managed_by(r.why)
+        rows.append(ReportRow(
+            workspace_id=r.workspace_id, workspace_name=r.workspace_name, account_id=r.account_id,
+            account_name=r.account_name, group_homepage=r.group_homepage, kind=r.kind, key=r.key, role=r.role,
+            external=outside, managed_by=line, why=r.why, expires=r.expires))
     return AccessReport(generated_at=generated_at, internal_domains=internal,
-                        workspaces=tuple(sorted(workspaces, key=lambda w: w.id)),
-                        rows=tuple(sorted(rows, key=ReportRow.sort_key)))
+                        workspaces=tuple(sorted(workspaces, key=lambda w: w.id)), rows=tuple(rows))
 
 
 def managed_by(why: Why) -> str:
