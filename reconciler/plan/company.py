@@ -197,12 +197,16 @@ class CompanyPlanner:
 
 
 def _flat(access: AccessList, expanded: ExpandedAccess) -> AccessList:
-    """``access`` with its teams and rules expanded into plain entries, each at the line that decided it."""
+    """``access`` with its teams and rules expanded into plain entries, each at the line that decided it.
+
+    Explicit entries always win, so the list's own entries are kept as they
+    are and only the others are made (most of a company's entries are explicit)."""
     return access._replace(
-        users=tuple(UserAccess(email=g.key, role=g.role, location=g.source.location, expires=g.expires)
-                    for g in expanded.users.values()),
-        domains=tuple(DomainAccess(domain=g.key, role=g.role, location=g.source.location, expires=g.expires)
-                      for g in expanded.domains.values()),
+        users=(*access.users, *(UserAccess(email=g.key, role=g.role, location=g.source.location, expires=g.expires)
+                                for g in expanded.users.values() if g.source.kind != "entry")),
+        domains=(*access.domains, *(DomainAccess(domain=g.key, role=g.role, location=g.source.location,
+                                                 expires=g.expires)
+                                    for g in expanded.domains.values() if g.source.kind != "entry")),
         teams=(),
     )
 

@@ -122,13 +122,15 @@ def expand_access(
     """
     users: list[_Candidate] = []
     domains: list[_Candidate] = []
-    explicit_users: list[_Candidate] = []
-    explicit_domains: list[_Candidate] = []
+    explicit_users: dict[str, Grant] = {}
+    explicit_domains: dict[str, Grant] = {}
     if access is not None:
-        explicit_users = [_Candidate(u.email, u.role, GrantSource("entry", u.location), u.expires)
-                          for u in access.users]
-        explicit_domains = [_Candidate(d.domain, d.role, GrantSource("entry", d.location), d.expires)
-                            for d in access.domains]
+        # Grants made directly (no candidate in between): most entries of a
+        # company's lists are explicit, and this runs for every list.
+        explicit_users = {u.email: Grant(u.email, u.role, GrantSource("entry", u.location), u.expires)
+                          for u in access.users}
+        explicit_domains = {d.domain: Grant(d.domain, d.role, GrantSource("entry", d.location), d.expires)
+                            for d in access.domains}
         users += _members(access.teams, teams, None)
     revoked_users: dict[str, GrantSource] = {}
     revoked_domains: dict[str, GrantSource] = {}
@@ -161,11 +163,11 @@ def _members(refs: Iterable[TeamAccess], teams: Mapping[str, DesiredTeam], rule:
     return found
 
 
-def _decide(explicit: list[_Candidate], others: list[_Candidate]) -> dict[str, Grant]:
+def _decide(explicit: dict[str, Grant], others: list[_Candidate]) -> dict[str, Grant]:
     """One grant per key: explicit entries win, then the highest role, then the first."""
-    decided: dict[str, Grant] = {c.key: Grant(c.key, c.role, c.source, c.expires) for c in explicit}
     if not others:
-        return decided
+        return explicit
+    decided = dict(explicit)
     for c in others:
         held = decided.get(c.key)
         if held is None:
