@@ -124,7 +124,7 @@ class _Builder:
             except_ids=spec.match.except_,
             location=self.at(raw, "match"),
         )
-        ensure, revoke = raw.get("ensure", LineDict()), raw.get("revoke", LineDict())
+        ensure, revoke = raw.get("ensure") or LineDict(), raw.get("revoke") or LineDict()  # ensure: null is absent
         ensured = spec.ensure or RuleEnsureSpec()
         revoked = spec.revoke or RuleRevokeSpec()
         users, domains = self.items(ensure, "users"), self.items(ensure, "domains")

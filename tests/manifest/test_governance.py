@@ -367,3 +367,16 @@ def test_a_rule_ensuring_a_domain_outside_the_allowed_ones_is_refused(write_mani
         f"{path}:6: rule.r: domain gmail.com is outside the allowed domains (policy allowedDomains at {path}:2) "
         "and may not be granted access"
     ]
+
+
+def test_an_ensure_written_as_null_is_read_as_absent(write_manifest: Write, problems_of: Problems) -> None:
+    # Found by the schema fuzz test: 'ensure: null' crashed the build of the rule.
+    path = write_manifest("""
+        version: 1
+        rules:
+          r:
+            match: {all: true}
+            ensure: null
+            revoke: {users: [x@acme.com]}
+    """)
+    assert load_desired(path).rules[0].ensure_users == ()
