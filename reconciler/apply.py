@@ -444,8 +444,8 @@ def _apply_access(client: WorkspaceClient, change: AccessChange, ws: LiveWorkspa
 
 
 def _inputs(snapshot: AccessSnapshot) -> tuple[list[AccessUserInput], list[AccessDomainInput]]:
-    return ([AccessUserInput(email=k, role=r) for k, r in snapshot.users.items()],  # type: ignore[arg-type]
-            [AccessDomainInput(domain=k, role=r) for k, r in snapshot.domains.items()])  # type: ignore[arg-type]
+    return ([AccessUserInput(email=k, role=r) for k, r in snapshot.users.items()],
+            [AccessDomainInput(domain=k, role=r) for k, r in snapshot.domains.items()])
 
 
 def _check_lists(address: str, call: str, expected: AccessSnapshot, got: AccessSnapshot) -> None:
@@ -480,9 +480,9 @@ def _create(run: _Run, change: CreateChange) -> None:
     body = CreateFromTemplate(
         templateId=change.template_id,
         name=change.name,
-        startDate=change.start_date,  # type: ignore[arg-type]
-        targetEndDate=change.target_end_date,  # type: ignore[arg-type]
-        actualEndDate=change.actual_end_date,  # type: ignore[arg-type]
+        startDate=change.start_date,
+        targetEndDate=change.target_end_date,
+        actualEndDate=change.actual_end_date,
         crmOneDealId=change.crm_one_deal_id,
         crmTwoOpportunityId=change.crm_two_opportunity_id,
         workspaceUsers=tuple(users) if users is not None else None,
@@ -562,7 +562,9 @@ def _recorded(old: ResourceState | None, managed: ManagedAccess, today: str) -> 
     same = old is not None and old.id == managed.workspace_id
     known = old.access.since if same and old is not None and old.access is not None else {}
     keys = [f"user:{k}" for k in managed.users] + [f"domain:{k}" for k in managed.domains]
-    access = AccessRecord(users=managed.users, domains=managed.domains,
+    users: dict[str, str] = dict(managed.users)  # the state keeps roles as the words they are
+    domains: dict[str, str] = dict(managed.domains)
+    access = AccessRecord(users=users, domains=domains,
                           since={k: known.get(k, today) for k in keys})
     if same and old is not None:
         return old.model_copy(update={"access": access})

@@ -253,8 +253,8 @@ class Requester:
                     uncertain = True
                     self.pause(self.backoff.delay(attempt))
                     continue
-                failure = ConnectionFailed if to_service else UploadFailed
-                raise failure(
+                failed: type[ConnectionFailed | UploadFailed] = ConnectionFailed if to_service else UploadFailed
+                raise failed(
                     method=method, path=path, message=self._redact(f"{type(exc).__name__}: {exc}"),
                     attempts=attempt, outcome=_outcome(method, retry_safe),
                 ) from exc

@@ -17,18 +17,18 @@ from typing import Literal
 
 from reconciler.live import LiveEntry
 from reconciler.plan.model import Action, EntryChange, EntryKind
-from reconciler.roles import privilege
+from reconciler.vocabulary import Role, privilege
 
 _ORDER = {Action.DELETE: 0, Action.UPDATE: 1, Action.CREATE: 2}
 
 
 def target_roles(
-    live: Mapping[str, str],
-    desired: Mapping[str, str],
+    live: Mapping[str, Role],
+    desired: Mapping[str, Role],
     owned: Mapping[str, str],
     *,
     authoritative: bool,
-) -> dict[str, str]:
+) -> dict[str, Role]:
     """The whole list as it should be once applied.
 
     Authoritative: exactly ``desired``.  Otherwise live entries stay, except
@@ -46,7 +46,7 @@ def target_roles(
 def diff_entries(
     kind: EntryKind,
     live: Mapping[str, LiveEntry],
-    target: Mapping[str, str],
+    target: Mapping[str, Role],
     locations: Mapping[str, str],
     since: Mapping[str, str] | None = None,
 ) -> list[EntryChange]:
@@ -78,7 +78,7 @@ def diff_entries(
     return sorted(changes, key=lambda c: (_ORDER[c.action], c.kind, c.key))
 
 
-def _flags(kind: EntryKind, before: str | None, after: str | None) -> tuple[Literal["owner", "domain-wide"], ...]:
+def _flags(kind: EntryKind, before: Role | None, after: Role | None) -> tuple[Literal["owner", "domain-wide"], ...]:
     flags: list[Literal["owner", "domain-wide"]] = []
     if "owner" in (before, after):
         flags.append("owner")
@@ -87,7 +87,7 @@ def _flags(kind: EntryKind, before: str | None, after: str | None) -> tuple[Lite
     return tuple(flags)
 
 
-def _reason(action: Action, kind: EntryKind, entry: LiveEntry | None, after: str | None) -> str:
+def _reason(action: Action, kind: EntryKind, entry: LiveEntry | None, after: Role | None) -> str:
     if action is Action.CREATE:
         return f"listed in the manifest as {after}, has no access"
     if action is Action.DELETE:

@@ -7,12 +7,13 @@ value and compute nothing of their own.
 
 from __future__ import annotations
 
+from datetime import date
 from enum import Enum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
-from reconciler.roles import Privilege
+from reconciler.vocabulary import Privilege, Role
 
 # 2: changes of every kind (access, connect, create, section, page, task),
 # each with ``kind``, ``depends_on`` and ``calls``.
@@ -51,13 +52,13 @@ class EntryChange(_Frozen):
     kind: EntryKind
     key: str  # email or domain
     action: Action
-    before: str | None = None  # role before; None for CREATE
-    after: str | None = None  # role after; None for DELETE
+    before: Role | None = None  # role before; None for CREATE
+    after: Role | None = None  # role after; None for DELETE
     entry_id: str | None = None  # the live workspace-user/-domain id, when it exists
     location: str | None = None  # manifest file:line of the desired entry
     managed_since: str | None = None  # a removal from a non-authoritative list: listed since this date
     reason: str = ""  # for display only: never drives apply
-    privilege: Privilege = "grant"  # grant, escalation, downgrade or revocation (reconciler.roles)
+    privilege: Privilege = "grant"  # grant, escalation, downgrade or revocation (reconciler.vocabulary)
     # owner: the owner role is given or taken; domain-wide: everyone of a domain;
     # expired: removed because its grant expired; drift: undoes a change made
     # outside reconciler since its last apply.
@@ -78,7 +79,7 @@ class EntryChange(_Frozen):
         """Why a reviewer must read this entry first (a revocation, an
         escalation, a new owner, an owner downgraded), or None."""
         if self.privilege in ("revocation", "escalation"):
-            return self.privilege  # type: ignore[return-value]
+            return self.privilege
         if self.privilege == "grant" and self.after == "owner":
             return "owner-grant"
         if self.privilege == "downgrade" and self.before == "owner":
@@ -100,8 +101,8 @@ class ApiCall(_Frozen):
 class AccessSnapshot(_Frozen):
     """Who has which role on one access list (email/domain → role)."""
 
-    users: dict[str, str] = Field(default_factory=dict)
-    domains: dict[str, str] = Field(default_factory=dict)
+    users: dict[str, Role] = Field(default_factory=dict)
+    domains: dict[str, Role] = Field(default_factory=dict)
 
     def owners(self) -> list[str]:
         return [k for k, r in {**self.users, **self.domains}.items() if r == "owner"]
@@ -132,7 +133,7 @@ class LeftAlone(_Frozen):
     workspace_id: str
     kind: EntryKind
     key: str  # email or domain
-    role: str
+    role: Role
     location: str | None = None  # the list's manifest file:line
 
     @property
@@ -206,9 +207,10 @@ class CreateChange(_Change):
     homepage_id: str
     template_id: str
     name: str
-    start_date: str | None = None
-    target_end_date: str | None = None
-    actual_end_date: str | None = None
+    # Typed from the manifest to the request body; JSON writes them as ISO dates.
+    start_date: date | None = None
+    target_end_date: date | None = None
+    actual_end_date: date | None = None
     crm_one_deal_id: str | None = None
     crm_two_opportunity_id: str | None = None
     access: AccessSnapshot | None = None  # the group's final lists, riding on this creation
@@ -318,8 +320,8 @@ class ManagedAccess(_Frozen):
 
     address: str
     workspace_id: str
-    users: dict[str, str] = Field(default_factory=dict)
-    domains: dict[str, str] = Field(default_factory=dict)
+    users: dict[str, Role] = Field(default_factory=dict)
+    domains: dict[str, Role] = Field(default_factory=dict)
 
 
 class Cost(_Frozen):

@@ -24,9 +24,10 @@ from reconciler.plan.model import (
     Review,
     SettingChange,
 )
-from reconciler.plan.cost import DEFAULT_LIMITS, STORAGE_CLASS
+from reconciler.plan.cost import STORAGE_CLASS
 from reconciler.plan.people import entry_workspaces, people, totals
 from reconciler.text import plural, printable
+from reconciler.vocabulary import DEFAULT_LIMITS, FILE_RETRIEVAL
 
 _ANSI = {"create": "32", "update": "33", "delete": "1;31", "bold": "1", "dim": "2"}
 
@@ -111,7 +112,7 @@ def review_found(plan: Plan) -> list[tuple[AccessChange, EntryChange]]:
     """The entries whose ``review`` class puts them first, in REVIEW_ORDER
     (revocations, owner downgrades, escalations, new owners), each class in plan order."""
     found = [(c, e) for c in plan.access_changes for e in c.entries if e.review is not None]
-    return sorted(found, key=lambda item: REVIEW_ORDER.index(item[1].review))  # type: ignore[arg-type]
+    return sorted(found, key=lambda item: REVIEW_ORDER.index(item[1].review or REVIEW_ORDER[0]))
 
 
 def review_words(review: Review) -> str:
@@ -236,16 +237,20 @@ def cost_line(cost: Cost) -> str:
         sentence += f" The rate limits make it take at least {_duration(cost.min_seconds)}."
     n = cost.conversion_polls
     if n:
-        sentence += (f" With apply --wait, at least {plural(n, 'more call')} in the file_retrieval "
-                     f"class (60/min) follow{'s' if n == 1 else ''} the conversion of {count_words(n, 'file')}.")
+        sentence += (f" With apply --wait, at least {plural(n, 'more call')} in the {FILE_RETRIEVAL} "
+                     f"class ({_limit(FILE_RETRIEVAL, cost)}/min) follow{'s' if n == 1 else ''} the conversion of {count_words(n, 'file')}.")
     return sentence
 
 
 def _class_words(cls: str, n: int, cost: Cost) -> str:
     if cls == STORAGE_CLASS:
         return f"{plural(n, 'upload')} to the storage provider (outside the service's limits)"
-    limit = cost.limits.get(cls, DEFAULT_LIMITS.get(cls))
-    return f"{n} in the {cls} rate class ({limit}/min)"
+    return f"{n} in the {cls} rate class ({_limit(cls, cost)}/min)"
+
+
+def _limit(cls: str, cost: Cost) -> int | None:
+    """The requests per minute the plan's least time assumed for ``cls``."""
+    return cost.limits.get(cls, DEFAULT_LIMITS.get(cls))
 
 
 def _join(parts: list[str]) -> str:
@@ -361,7 +366,7 @@ def _value(value: object) -> str:
 
 def create_fields(change: CreateChange) -> list[tuple[str, str]]:
     """The fields a creation sends besides the template and name, as (key, value)."""
-    fields = [(k, v) for k, v in (("startDate", change.start_date), ("targetEndDate", change.target_end_date),
+    fields = [(k, str(v)) for k, v in (("startDate", change.start_date), ("targetEndDate", change.target_end_date),
                                   ("actualEndDate", change.actual_end_date),
                                   ("crmOneDealId", change.crm_one_deal_id),
                                   ("crmTwoOpportunityId", change.crm_two_opportunity_id)) if v is not None]

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import date
 
 from reconciler.live import Live, LiveWorkspace
 from reconciler.manifest import DesiredGroup, DesiredMember, DesiredWorkspace
-from reconciler.plan.model import ApiCall, ConnectChange, CreateChange, SettingChange
+from reconciler.plan.model import ApiCall, ConnectChange, CreateChange, SettingChange, SettingKind
 from reconciler.state import State
+from reconciler.vocabulary import WORKSPACE_CREATION
 
 Scope = Callable[[str], bool]
-
-CONNECT_CLASS = "workspace_creation"
 
 
 @dataclass
@@ -98,9 +98,9 @@ def _create(group: DesiredGroup, member: DesiredMember) -> CreateChange:
         homepage_id=group.homepage,
         template_id=member.template,
         name=member.name,
-        start_date=_iso(member.start_date),
-        target_end_date=_iso(member.target_end_date),
-        actual_end_date=_iso(member.actual_end_date),
+        start_date=member.start_date,
+        target_end_date=member.target_end_date,
+        actual_end_date=member.actual_end_date,
         crm_one_deal_id=deal.crm_one_deal_id if deal else None,
         crm_two_opportunity_id=deal.crm_two_opportunity_id if deal else None,
         calls=(_connect_call(group.homepage),),
@@ -109,7 +109,7 @@ def _create(group: DesiredGroup, member: DesiredMember) -> CreateChange:
 
 
 def _connect_call(homepage: str) -> ApiCall:
-    return ApiCall(method="POST", path=f"/workspaces/{homepage}/connected-workspaces", limit_class=CONNECT_CLASS)
+    return ApiCall(method="POST", path=f"/workspaces/{homepage}/connected-workspaces", limit_class=WORKSPACE_CREATION)
 
 
 def plan_settings(
@@ -146,7 +146,7 @@ def plan_settings(
     return changes
 
 
-def _settings(node: DesiredMember | DesiredWorkspace) -> Iterator[tuple[str, str, bool, str]]:
+def _settings(node: DesiredMember | DesiredWorkspace) -> Iterator[tuple[SettingKind, str, bool, str]]:
     for s in node.sections:
         yield "section", s.id, s.hidden, str(s.location)
     for p in node.pages:
@@ -215,5 +215,6 @@ def duplicate_problems(groups: tuple[DesiredGroup, ...], live: Live, state: Stat
     return problems
 
 
-def _iso(value: object) -> str | None:
-    return None if value is None else value.isoformat()  # type: ignore[attr-defined]
+def _iso(value: date | None) -> str | None:
+    """A date as the service writes it (the live side keeps the service's strings)."""
+    return None if value is None else value.isoformat()
