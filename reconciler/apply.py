@@ -61,7 +61,7 @@ from reconciler.plan.model import (
     Plan,
     SettingChange,
 )
-from reconciler.plan.planner import patch_order
+from reconciler.plan.workspaces import Identity, namesakes
 from reconciler.plan.render_text import needs_person_lines
 from reconciler.progress import ApplyProgress, as_progress
 from reconciler.state import (
@@ -414,7 +414,7 @@ def _compare_lists(client: WorkspaceClient, plan: Plan,
 def _apply_access(client: WorkspaceClient, change: AccessChange, ws: LiveWorkspace) -> None:
     if change.strategy == "patch":
         made: list[str] = []
-        for entry in patch_order(change.entries):
+        for entry in change.entries:  # in the order the plan sends them (promotions to owner first)
             entries = ws.users if entry.kind == "user" else ws.domains
             entry_id = entries[entry.key].id
             assert entry.after is not None  # patch strategy holds updates only
@@ -511,8 +511,8 @@ def _record_created(run: _Run, change: CreateChange, workspace_id: str) -> None:
 def _find_created(run: _Run, change: CreateChange, exc: ApiError) -> str:
     listed = list(run.client.list_workspaces(properties=LOOKUP_PROPERTIES))
     account = next((w.accountId for w in listed if w.id == change.homepage_id), None)
-    found = [w.id for w in listed if not run.state.knows_id(w.id) and w.accountId == account
-             and w.templateId == change.template_id and w.name == change.name]
+    found = namesakes(((w.id, Identity(w.accountId, w.templateId, w.name)) for w in listed),
+                      run.state.knows_id).get(Identity(account, change.template_id, change.name), [])
     if len(found) == 1:
         return found[0]
     if not found:

@@ -64,3 +64,9 @@ RATE_CLASSES: Final[tuple[RateClass, ...]] = get_args(RateClass)
 DEFAULT_LIMITS: Final[Mapping[str, int]] = MappingProxyType(
     {DEFAULT: 120, WORKSPACE_CREATION: 30, FILE_RETRIEVAL: 60}
 )
+
+
+# -- plans ------------------------------------------------------------------------
+
+# The free plan's workspaces in total, active and archived; past it the service refuses a creation with 403.
+FREE_PLAN_WORKSPACES: Final = 10

@@ -1,4 +1,8 @@
-"""Diff one access list: desired vs live, with the state's ownership record.
+"""Plan one access list: desired vs live, with the state's ownership record.
+
+``plan_access`` is the rule for one list (expired grants, the entries this
+tool manages, drift since the last apply, patch or replace); the helpers
+below it are its steps.
 
 Both sides are flat ``email → role`` (and ``domain → role``) maps, so the
 diff is a keyed comparison: a key only in the service is a removal, a key
@@ -12,14 +16,121 @@ both).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from datetime import date
 from typing import Literal
 
-from reconciler.live import LiveEntry
-from reconciler.plan.model import Action, EntryChange, EntryKind
+from reconciler.live import Live, LiveEntry
+from reconciler.manifest import AccessList
+from reconciler.plan.model import AccessChange, AccessSnapshot, Action, ApiCall, EntryAction, EntryChange, EntryKind
+from reconciler.state import State
 from reconciler.vocabulary import Role, privilege
 
 _ORDER = {Action.DELETE: 0, Action.UPDATE: 1, Action.CREATE: 2}
+
+# An entry whose grant has expired, by (kind, key): the date it expired on.
+Expired = Mapping[tuple[EntryKind, str], date]
+
+
+def plan_access(address: str, workspace_id: str, access: AccessList, live: Live, state: State,
+                today: date | None = None) -> AccessChange | None:
+    """The change for one access list, or None when it already matches.
+
+    Entries whose ``expires`` date has come (``today``, UTC) count as not
+    listed, and as managed (an expired grant is removed even from a
+    non-authoritative list that never recorded it).  The entries are in the
+    order apply sends them.
+    """
+    ws = live.workspaces[workspace_id]
+    record = state.access_record(address)
+    expired = expired_entries(access, today)
+    owned_users = {**(record.users if record else {}), **{k: "" for kind, k in expired if kind == "user"}}
+    owned_domains = {**(record.domains if record else {}), **{k: "" for kind, k in expired if kind == "domain"}}
+    want_users = {u.email: u.role for u in access.users if ("user", u.email) not in expired}
+    want_domains = {d.domain: d.role for d in access.domains if ("domain", d.domain) not in expired}
+    live_users, live_domains = roles(ws.users), roles(ws.domains)
+    users = target_roles(live_users, want_users, owned_users, authoritative=access.authoritative)
+    domains = target_roles(live_domains, want_domains, owned_domains, authoritative=access.authoritative)
+    if users == live_users and domains == live_domains:
+        return None  # most lists match: skip building the per-entry diff and its locations
+
+    since = record.since if record is not None and not access.authoritative else None
+    entries = diff_entries("user", ws.users, users, {u.email: str(u.location) for u in access.users}, since)
+    entries += diff_entries("domain", ws.domains, domains, {d.domain: str(d.location) for d in access.domains},
+                            since)
+    if not entries:
+        return None
+    if record is not None:
+        entries = [_mark_drift(e, record.users if e.kind == "user" else record.domains) for e in entries]
+    if expired:
+        entries = [_mark_expired(e, expired) for e in entries]
+    patch = all(e.action is Action.UPDATE for e in entries)
+    if patch:
+        entries = patch_order(entries)
+    return AccessChange(
+        address=address,
+        workspace_id=workspace_id,
+        workspace_name=ws.name,
+        location=str(access.location),
+        authoritative=access.authoritative,
+        strategy="patch" if patch else "replace",
+        entries=tuple(entries),
+        before=AccessSnapshot(users=live_users, domains=live_domains),
+        after=AccessSnapshot(users=users, domains=domains),
+        notify=access.notify,
+        message=access.message,
+        notified=tuple(e.key for e in entries if access.notify and e.kind == "user" and e.action is Action.CREATE),
+        calls=tuple(_calls(patch, workspace_id, entries)),
+    )
+
+
+def expired_entries(access: AccessList, today: date | None) -> dict[tuple[EntryKind, str], date]:
+    """The listed entries whose grant has expired by ``today`` (none without a date)."""
+    if today is None:
+        return {}
+    found: dict[tuple[EntryKind, str], date] = {}
+    for u in access.users:
+        if u.expires is not None and u.expires <= today:
+            found[("user", u.email)] = u.expires
+    for d in access.domains:
+        if d.expires is not None and d.expires <= today:
+            found[("domain", d.domain)] = d.expires
+    return found
+
+
+def _mark_expired(entry: EntryChange, expired: Expired) -> EntryChange:
+    when = expired.get((entry.kind, entry.key))
+    if when is None or entry.action is not Action.DELETE:
+        return entry
+    return entry.model_copy(update={"flags": (*entry.flags, "expired"),
+                                    "reason": f"expired on {when.isoformat()}"})
+
+
+def _mark_drift(entry: EntryChange, last_applied: Mapping[str, str]) -> EntryChange:
+    """Flag a change that undoes what someone did outside the tool since its
+    last apply: the service no longer holds what was applied."""
+    if last_applied.get(entry.key) == entry.before:
+        return entry
+    return entry.model_copy(update={"flags": (*entry.flags, "drift"),
+                                    "reason": f"{entry.reason}; changed outside reconciler since its last apply"})
+
+
+def patch_order(entries: Iterable[EntryChange]) -> list[EntryChange]:
+    """Promotions to owner go first, so a list never passes through a
+    moment without an owner while an ownership moves from one entry to another."""
+    return sorted(entries, key=lambda e: 0 if e.after == "owner" else 1)
+
+
+def _calls(patch: bool, workspace_id: str, entries: list[EntryChange]) -> list[ApiCall]:
+    """One PATCH per entry, in the entries' order, or one POST of the whole list."""
+    if not patch:
+        return [ApiCall(method="POST", path=f"/workspaces/{workspace_id}/access")]
+    return [ApiCall(method="PATCH", path=f"/workspace-{e.kind}s/{e.entry_id}") for e in entries]
+
+
+def roles(entries: Mapping[str, LiveEntry]) -> dict[str, Role]:
+    """Who has which role on one side of a live list, sorted by email or domain."""
+    return {k: e.role for k, e in sorted(entries.items())}
 
 
 def target_roles(
@@ -51,7 +162,7 @@ def diff_entries(
     since: Mapping[str, str] | None = None,
 ) -> list[EntryChange]:
     """The entry changes that turn ``live`` into ``target``, removals first."""
-    found: list[tuple[str, Action]] = [
+    found: list[tuple[str, EntryAction]] = [
         (key, Action.DELETE if key not in target else Action.UPDATE)
         for key, entry in live.items()
         if key not in target or target[key] != entry.role
@@ -87,7 +198,7 @@ def _flags(kind: EntryKind, before: Role | None, after: Role | None) -> tuple[Li
     return tuple(flags)
 
 
-def _reason(action: Action, kind: EntryKind, entry: LiveEntry | None, after: Role | None) -> str:
+def _reason(action: EntryAction, kind: EntryKind, entry: LiveEntry | None, after: Role | None) -> str:
     if action is Action.CREATE:
         return f"listed in the manifest as {after}, has no access"
     if action is Action.DELETE:

@@ -29,15 +29,41 @@ SettingKind = Literal["section", "page", "task"]
 
 
 class Action(str, Enum):
-    """The closed set of things a plan can do to one access entry."""
+    """The closed set of things a plan can do to one thing: every change and
+    every access entry says which (``change.action``), so summaries,
+    renderers, progress and audit ask it rather than its class.
+
+    NOOP is what an address already in line gets; the plan lists those in
+    ``unchanged``, not as changes, so no change carries it.
+    """
 
     CREATE = "create"
     UPDATE = "update"
+    REPLACE = "replace"
+    CONNECT = "connect"
     DELETE = "delete"
+    NOOP = "no-op"
 
     @property
     def symbol(self) -> str:
-        return {"create": "+", "update": "~", "delete": "-"}[self.value]
+        """Terraform's mark for it: ``+``, ``~``, ``-/+``, ``-``."""
+        return _SYMBOLS[self]
+
+    @property
+    def done(self) -> str:
+        """The word for it once made: ``created``, ``connected``..."""
+        return _DONE[self]
+
+
+_SYMBOLS = {Action.CREATE: "+", Action.UPDATE: "~", Action.REPLACE: "-/+", Action.CONNECT: "+",
+            Action.DELETE: "-", Action.NOOP: " "}
+_DONE = {Action.CREATE: "created", Action.UPDATE: "updated", Action.REPLACE: "replaced",
+         Action.CONNECT: "connected", Action.DELETE: "deleted", Action.NOOP: "unchanged"}
+# What one access entry can undergo.
+EntryAction = Literal[Action.CREATE, Action.UPDATE, Action.DELETE]
+# What a change is made to, for summaries: an access list, a workspace, a
+# section/page/task value, an asset.
+Subject = Literal["access", "workspace", "setting", "asset"]
 
 
 class _Frozen(BaseModel):
@@ -51,7 +77,7 @@ class EntryChange(_Frozen):
 
     kind: EntryKind
     key: str  # email or domain
-    action: Action
+    action: EntryAction
     before: Role | None = None  # role before; None for CREATE
     after: Role | None = None  # role after; None for DELETE
     entry_id: str | None = None  # the live workspace-user/-domain id, when it exists
@@ -167,6 +193,7 @@ class AccessChange(_Change):
     """
 
     kind: Literal["access"] = "access"
+    action: Literal[Action.UPDATE] = Action.UPDATE  # its entries say what each gains or loses
     workspace_id: str
     workspace_name: str | None = None
     authoritative: bool = True
@@ -188,21 +215,31 @@ class AccessChange(_Change):
     def removals(self) -> tuple[EntryChange, ...]:
         return tuple(e for e in self.entries if e.action is Action.DELETE)
 
+    @property
+    def subject(self) -> Subject:
+        return "access"
+
 
 class ConnectChange(_Change):
     """Connect an existing workspace into a group (a 200, already connected, is success)."""
 
     kind: Literal["connect"] = "connect"
+    action: Literal[Action.CONNECT] = Action.CONNECT
     group: str  # the group's address
     homepage_id: str
     workspace_id: str
     workspace_name: str | None = None
+
+    @property
+    def subject(self) -> Subject:
+        return "workspace"
 
 
 class CreateChange(_Change):
     """Create a workspace from a template inside a group: uses one credit."""
 
     kind: Literal["create"] = "create"
+    action: Literal[Action.CREATE] = Action.CREATE
     group: str
     homepage_id: str
     template_id: str
@@ -217,6 +254,10 @@ class CreateChange(_Change):
     access_address: str | None = None  # the group access change those lists belong to
     credits: int = 1
 
+    @property
+    def subject(self) -> Subject:
+        return "workspace"
+
 
 class SettingChange(_Change):
     """Hide or show a section or page, complete or reopen a task.
@@ -226,6 +267,7 @@ class SettingChange(_Change):
     """
 
     kind: SettingKind
+    action: Literal[Action.UPDATE] = Action.UPDATE
     workspace_address: str
     workspace_id: str
     item_id: str
@@ -235,6 +277,10 @@ class SettingChange(_Change):
     @property
     def field(self) -> str:
         return "completed" if self.kind == "task" else "hidden"
+
+    @property
+    def subject(self) -> Subject:
+        return "setting"
 
 
 AssetField = Literal["name", "description", "tags", "internal"]
@@ -252,7 +298,7 @@ class AssetChange(_Change):
     """
 
     kind: Literal["asset"] = "asset"
-    action: Literal["create", "replace", "update"]
+    action: Literal[Action.CREATE, Action.REPLACE, Action.UPDATE]
     asset_type: str
     asset_id: str | None = None
     name: str | None = None
@@ -271,6 +317,10 @@ class AssetChange(_Change):
     patch: tuple[AssetField, ...] = ()  # fields PATCHed (after the creation, for a new asset)
     before: dict[str, str | bool | list[str] | None] = Field(default_factory=dict)
     converts: bool = False  # docx/ppt/xlsx: converted in the background after creation
+
+    @property
+    def subject(self) -> Subject:
+        return "asset"
 
 
 Change = Annotated[

@@ -30,6 +30,9 @@ from reconciler.text import plural, printable
 from reconciler.vocabulary import DEFAULT_LIMITS, FILE_RETRIEVAL
 
 _ANSI = {"create": "32", "update": "33", "delete": "1;31", "bold": "1", "dim": "2"}
+# The colour of each action: what is added green, changed yellow, taken away (or replaced) red.
+STYLE = {Action.CREATE: "create", Action.CONNECT: "create", Action.UPDATE: "update", Action.REPLACE: "delete",
+         Action.DELETE: "delete", Action.NOOP: "dim"}
 
 
 class _Paint:
@@ -267,15 +270,16 @@ def change_lines(change: Change, paint: Callable[[str, str], str]) -> list[str]:
     if isinstance(change, AccessChange):
         return _access_lines(change, paint)
     where = f" ({change.location})" if change.location else ""
+    mark, style = change.action.symbol, STYLE[change.action]
     if isinstance(change, CreateChange):
         head = [paint(f"  # {change.address}: new workspace in {change.group}{where}", "bold"),
                 paint(f"  # {_calls(change)}; uses {plural(change.credits, 'workspace credit')}", "dim")]
-        title = f'  + workspace "{change.name}" from template {change.template_id}'
+        title = f'  {mark} workspace "{change.name}" from template {change.template_id}'
         fields = create_fields(change)
         if not fields:  # nothing but the template and the name: no empty { } block
-            return [*head, paint(title, "create")]
-        return [*head, paint(f"{title} {{", "create"),
-                *(paint(f"      {key:<14} {value}", "create") for key, value in fields), paint("    }", "create")]
+            return [*head, paint(title, style)]
+        return [*head, paint(f"{title} {{", style),
+                *(paint(f"      {key:<14} {value}", style) for key, value in fields), paint("    }", style)]
     if isinstance(change, AssetChange):
         return _asset_lines(change, where, paint)
     if isinstance(change, ConnectChange):
@@ -283,23 +287,23 @@ def change_lines(change: Change, paint: Callable[[str, str], str]) -> list[str]:
         return [
             paint(f"  # {change.address}: workspace {change.workspace_id}{name}{where}", "bold"),
             paint(f"  # {_calls(change)}; {change.reason}", "dim"),
-            paint(f"  + connect to {change.group} (homepage {change.homepage_id})", "create"),
+            paint(f"  {mark} connect to {change.group} (homepage {change.homepage_id})", style),
         ]
     return [
         paint(f"  # {change.address}{where}", "bold"),
         paint(f"  # {_calls(change)}{'; ' + change.reason if change.reason else ''}", "dim"),
-        paint(f"  ~ {setting_text(change)}", "update"),
+        paint(f"  {mark} {setting_text(change)}", style),
     ]
 
 
 def _asset_lines(change: AssetChange, where: str, paint: Callable[[str, str], str]) -> list[str]:
     head = [paint(f"  # {change.address}{where}", "bold"),
             paint(f"  # {_calls(change)}{'; ' + change.reason if change.reason else ''}", "dim")]
-    if change.action == "update":
+    symbol, style = change.action.symbol, STYLE[change.action]
+    if change.action is Action.UPDATE:
         rows = [(f, f"{_value(change.before.get(f))} -> {_value(asset_value(change, f))}") for f in change.patch]
-        return [*head, paint(f"  ~ asset {change.asset_id} {{", "update"),
-                *(paint(f"      {k:<12} {v}", "update") for k, v in rows), paint("    }", "update")]
-    symbol, style = ("-/+", "delete") if change.action == "replace" else ("+", "create")
+        return [*head, paint(f"  {symbol} asset {change.asset_id} {{", style),
+                *(paint(f"      {k:<12} {v}", style) for k, v in rows), paint("    }", style)]
     fields = asset_fields(change)
     if not fields:
         return [*head, paint(f"  {symbol} {asset_title(change)}", style)]
@@ -334,7 +338,7 @@ def asset_fields(change: AssetChange) -> list[tuple[str, str]]:
         fields.append(("internal", "true"))
     if change.converts:
         fields.append(("conversion", "converted to PDF in the background (apply --wait follows it)"))
-    if change.action == "replace":
+    if change.action is Action.REPLACE:
         fields.append(("replaces", f"asset {change.asset_id}, which stays in the service: remove it in the web app"))
     return fields
 
@@ -404,10 +408,10 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
                            f"{', '.join(change.reaches)}", "dim"))
     if change.notified:
         lines.append(paint(f"  # emails {', '.join(change.notified)}", "dim"))
-    lines.append(paint("  ~ access {", "update"))
+    lines.append(paint(f"  {change.action.symbol} access {{", STYLE[change.action]))
     width = max(len(e.key) for e in change.entries)
     lines += [_entry_line(e, width, paint) for e in change.entries]
-    lines.append(paint("    }", "update"))
+    lines.append(paint("    }", STYLE[change.action]))
     return lines
 
 
