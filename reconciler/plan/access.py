@@ -20,10 +20,10 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Literal
 
-from reconciler.live import Live, LiveEntry
+from reconciler.live import Live, LiveEntry, LiveWorkspace
 from reconciler.manifest import AccessList
 from reconciler.plan.model import AccessChange, AccessSnapshot, Action, ApiCall, EntryAction, EntryChange, EntryKind
-from reconciler.state import State
+from reconciler.state import AccessRecord, State
 from reconciler.vocabulary import Role, privilege
 
 _ORDER = {Action.DELETE: 0, Action.UPDATE: 1, Action.CREATE: 2}
@@ -44,26 +44,19 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
     ws = live.workspaces[workspace_id]
     record = state.access_record(address)
     expired = expired_entries(access, today)
-    owned_users = {**(record.users if record else {}), **{k: "" for kind, k in expired if kind == "user"}}
-    owned_domains = {**(record.domains if record else {}), **{k: "" for kind, k in expired if kind == "domain"}}
-    want_users = {u.email: u.role for u in access.users if ("user", u.email) not in expired}
-    want_domains = {d.domain: d.role for d in access.domains if ("domain", d.domain) not in expired}
     live_users, live_domains = roles(ws.users), roles(ws.domains)
-    users = target_roles(live_users, want_users, owned_users, authoritative=access.authoritative)
-    domains = target_roles(live_domains, want_domains, owned_domains, authoritative=access.authoritative)
+    users = target_roles(live_users, {u.email: u.role for u in access.users if ("user", u.email) not in expired},
+                         _owned("user", record.users if record else {}, expired),
+                         authoritative=access.authoritative)
+    domains = target_roles(live_domains,
+                           {d.domain: d.role for d in access.domains if ("domain", d.domain) not in expired},
+                           _owned("domain", record.domains if record else {}, expired),
+                           authoritative=access.authoritative)
     if users == live_users and domains == live_domains:
         return None  # most lists match: skip building the per-entry diff and its locations
-
-    since = record.since if record is not None and not access.authoritative else None
-    entries = diff_entries("user", ws.users, users, {u.email: str(u.location) for u in access.users}, since)
-    entries += diff_entries("domain", ws.domains, domains, {d.domain: str(d.location) for d in access.domains},
-                            since)
+    entries = _entries(access, ws, users, domains, record, expired)
     if not entries:
         return None
-    if record is not None:
-        entries = [_mark_drift(e, record.users if e.kind == "user" else record.domains) for e in entries]
-    if expired:
-        entries = [_mark_expired(e, expired) for e in entries]
     patch = all(e.action is Action.UPDATE for e in entries)
     if patch:
         entries = patch_order(entries)
@@ -82,6 +75,26 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
         notified=tuple(e.key for e in entries if access.notify and e.kind == "user" and e.action is Action.CREATE),
         calls=tuple(_calls(patch, workspace_id, entries)),
     )
+
+
+def _owned(kind: EntryKind, recorded: Mapping[str, str], expired: Expired) -> dict[str, str]:
+    """The entries of ``kind`` this tool manages: those the state recorded, and expired ones."""
+    return {**recorded, **{key: "" for k, key in expired if k == kind}}
+
+
+def _entries(access: AccessList, ws: LiveWorkspace, users: Mapping[str, Role], domains: Mapping[str, Role],
+             record: AccessRecord | None, expired: Expired) -> list[EntryChange]:
+    """The entry changes from the live list to the target, removals first,
+    each flagged when it undoes drift or removes an expired grant."""
+    since = record.since if record is not None and not access.authoritative else None
+    entries = diff_entries("user", ws.users, users, {u.email: str(u.location) for u in access.users}, since)
+    entries += diff_entries("domain", ws.domains, domains, {d.domain: str(d.location) for d in access.domains},
+                            since)
+    if record is not None:
+        entries = [_mark_drift(e, record.users if e.kind == "user" else record.domains) for e in entries]
+    if expired:
+        entries = [_mark_expired(e, expired) for e in entries]
+    return entries
 
 
 def expired_entries(access: AccessList, today: date | None) -> dict[tuple[EntryKind, str], date]:
