@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from reconciler.manifest.desired import AccessList, Desired, DesiredPolicy
 from reconciler.manifest.governance import team_references
-from reconciler.roles import rank
+from reconciler.vocabulary import rank
 
 
 def policy_problems(desired: Desired) -> list[str]:

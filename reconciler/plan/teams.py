@@ -12,7 +12,7 @@ an explicit entry and anything):
 
 - an explicit ``users:`` entry of the list wins, whatever the others say
   (a manifest's own line is the most specific statement there is);
-- otherwise the highest role wins (reconciler.roles); on equal roles, the
+- otherwise the highest role wins (reconciler.vocabulary); on equal roles, the
   first source in list order (the list's teams in order, then the rules in
   manifest order, each its users before its teams).
 
@@ -28,8 +28,8 @@ from typing import Literal, NamedTuple
 
 from reconciler.manifest.desired import AccessList, DesiredRule, DesiredTeam, TeamAccess
 from reconciler.manifest.location import SourceLocation
-from reconciler.manifest.models import Role
-from reconciler.roles import rank
+from reconciler.vocabulary import Role
+from reconciler.vocabulary import rank
 
 SourceKind = Literal["entry", "team", "rule"]
 
@@ -94,10 +94,10 @@ class ExpandedAccess(NamedTuple):
     revoked_users: dict[str, GrantSource]
     revoked_domains: dict[str, GrantSource]
 
-    def user_roles(self) -> dict[str, str]:
+    def user_roles(self) -> dict[str, Role]:
         return {k: g.role for k, g in self.users.items()}
 
-    def domain_roles(self) -> dict[str, str]:
+    def domain_roles(self) -> dict[str, Role]:
         return {k: g.role for k, g in self.domains.items()}
 
 
