@@ -33,6 +33,7 @@ from reconciler.manifest.desired import (
     TeamAccess,
     TeamMember,
     UserAccess,
+    V,
     VisibilitySetting,
 )
 from reconciler.manifest.location import SourceLocation
@@ -124,7 +125,7 @@ class _Builder:
             except_ids=spec.match.except_,
             location=self.at(raw, "match"),
         )
-        ensure, revoke = raw.get("ensure", LineDict()), raw.get("revoke", LineDict())
+        ensure, revoke = raw.get("ensure") or LineDict(), raw.get("revoke") or LineDict()  # ensure: null is absent
         ensured = spec.ensure or RuleEnsureSpec()
         revoked = spec.revoke or RuleRevokeSpec()
         users, domains = self.items(ensure, "users"), self.items(ensure, "domains")
@@ -148,10 +149,10 @@ class _Builder:
             return None
         raw = document["policy"]
 
-        def one(key: str, value: object) -> PolicyValue | None:
-            return None if value is None else PolicyValue(value=value, location=self.at(raw, key))  # type: ignore[arg-type]
+        def one(key: str, value: V | None) -> PolicyValue[V] | None:
+            return None if value is None else PolicyValue(value=value, location=self.at(raw, key))
 
-        def many(key: str, values: tuple[str, ...] | None) -> tuple[PolicyValue, ...] | None:
+        def many(key: str, values: tuple[str, ...] | None) -> tuple[PolicyValue[str], ...] | None:
             if values is None:
                 return None
             items = raw[key]

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import date
-from typing import Protocol
 
 from reconciler.live import Live, LiveWorkspace
 from reconciler.manifest.desired import (
@@ -34,6 +33,7 @@ from reconciler.manifest.desired import (
     UserAccess,
 )
 from reconciler.manifest.location import SourceLocation
+from reconciler.plan.access import plan_access
 from reconciler.plan.model import AccessChange, Action, EntryChange, EntrySource, ManagedAccess
 from reconciler.plan.rules import rule_matches
 from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
@@ -47,23 +47,14 @@ def unmanaged_address(workspace_id: str) -> str:
     return f"{UNMANAGED}.{workspace_id}"
 
 
-class PlanList(Protocol):
-    """The planner's ``plan_access``: one list's change, or None when it matches."""
-
-    def __call__(self, address: str, workspace_id: str, access: AccessList, live: Live, state: State,
-                 today: date | None = None, *, revoked: tuple[Collection[str], Collection[str]] = ((), ())
-                 ) -> AccessChange | None: ...
-
-
 class CompanyPlanner:
     """Governance for one plan: built once, asked per list, then for the rest of the company."""
 
     def __init__(self, desired: Desired, live: Live, state: State, *, today: date | None,
-                 plan_list: PlanList, member_id: Callable[[str], str | None]) -> None:
+                 member_id: Callable[[str], str | None]) -> None:
         self._live = live
         self._state = state
         self._today = today
-        self._plan_list = plan_list
         self._member_id = member_id  # a member's address -> its workspace id (declared or recorded)
         self._desired = desired
         self.teams = {t.key: t for t in desired.teams}
@@ -103,10 +94,10 @@ class CompanyPlanner:
                     workspaces: Iterable[LiveWorkspace]) -> AccessChange | None:
         """The change of a manifest's list, its teams and matching rules included."""
         if not self.active:
-            return self._plan_list(address, workspace_id, access, self._live, self._state, self._today)
+            return plan_access(address, workspace_id, access, self._live, self._state, self._today)
         expanded = expand_access(access, self.teams, self.rules_for(workspaces))
         self._expanded[address] = expanded
-        change = self._plan_list(address, workspace_id, _flat(access, expanded), self._live, self._state,
+        change = plan_access(address, workspace_id, _flat(access, expanded), self._live, self._state,
                                  self._today, revoked=(expanded.revoked_users, expanded.revoked_domains))
         if change is None:
             return None
@@ -175,7 +166,7 @@ class CompanyPlanner:
             domains=expanded.domain_roles(), via=_via(expanded)))
         location = rules[0].location if rules else SourceLocation("", 0)
         access = _flat(AccessList(location=location, authoritative=False), expanded)
-        change = self._plan_list(address, workspace_id, access, self._live, self._state, self._today,
+        change = plan_access(address, workspace_id, access, self._live, self._state, self._today,
                                  revoked=(expanded.revoked_users, expanded.revoked_domains))
         if change is None:
             return None
@@ -197,12 +188,16 @@ class CompanyPlanner:
 
 
 def _flat(access: AccessList, expanded: ExpandedAccess) -> AccessList:
-    """``access`` with its teams and rules expanded into plain entries, each at the line that decided it."""
+    """``access`` with its teams and rules expanded into plain entries, each at the line that decided it.
+
+    Explicit entries always win, so the list's own entries are kept as they
+    are and only the others are made (most of a company's entries are explicit)."""
     return access._replace(
-        users=tuple(UserAccess(email=g.key, role=g.role, location=g.source.location, expires=g.expires)
-                    for g in expanded.users.values()),
-        domains=tuple(DomainAccess(domain=g.key, role=g.role, location=g.source.location, expires=g.expires)
-                      for g in expanded.domains.values()),
+        users=(*access.users, *(UserAccess(email=g.key, role=g.role, location=g.source.location, expires=g.expires)
+                                for g in expanded.users.values() if g.source.kind != "entry")),
+        domains=(*access.domains, *(DomainAccess(domain=g.key, role=g.role, location=g.source.location,
+                                                 expires=g.expires)
+                                    for g in expanded.domains.values() if g.source.kind != "entry")),
         teams=(),
     )
 
@@ -287,3 +282,29 @@ def _short(source: GrantSource) -> str:
     if source.kind == "team":
         return f"team {source.team}"
     return f"rule {source.rule}" + (f" via team {source.team}" if source.team else "")
+
+
+def company_governed(desired: Desired, live: Live, state: State, named: set[str]) -> set[str]:
+    """The workspace ids a manifest's access list is on: rules there merge into that list."""
+    from reconciler.plan.groups import ProbableMembers, member_id  # groups imports the steps, which name this module
+
+    probable = ProbableMembers(live, named)
+    found: set[str] = set()
+    for group in desired.groups:
+        if group.access is None:
+            continue
+        found.add(group.homepage)
+        found.update(i for i in (member_id(m, state) for m in group.members) if i is not None)
+        found.update(probable.of(group.homepage))
+    found.update(w.id for w in desired.workspaces if w.access is not None)
+    return found
+
+
+def company_groups_without_list(desired: Desired, live: Live, state: State, named: set[str]) -> dict[str, list[str]]:
+    """Homepage -> the group's other workspaces, for each group the manifests name without a list."""
+    from reconciler.plan.groups import ProbableMembers, member_id
+
+    probable = ProbableMembers(live, named)
+    return {g.homepage: [*(i for i in (member_id(m, state) for m in g.members) if i is not None),
+                         *probable.of(g.homepage)]
+            for g in desired.groups if g.access is None}

@@ -12,7 +12,7 @@ an explicit entry and anything):
 
 - an explicit ``users:`` entry of the list wins, whatever the others say
   (a manifest's own line is the most specific statement there is);
-- otherwise the highest role wins (reconciler.roles); on equal roles, the
+- otherwise the highest role wins (reconciler.vocabulary); on equal roles, the
   first source in list order (the list's teams in order, then the rules in
   manifest order, each its users before its teams).
 
@@ -28,8 +28,8 @@ from typing import Literal, NamedTuple
 
 from reconciler.manifest.desired import AccessList, DesiredRule, DesiredTeam, TeamAccess
 from reconciler.manifest.location import SourceLocation
-from reconciler.manifest.models import Role
-from reconciler.roles import rank
+from reconciler.vocabulary import Role
+from reconciler.vocabulary import rank
 
 SourceKind = Literal["entry", "team", "rule"]
 
@@ -94,10 +94,10 @@ class ExpandedAccess(NamedTuple):
     revoked_users: dict[str, GrantSource]
     revoked_domains: dict[str, GrantSource]
 
-    def user_roles(self) -> dict[str, str]:
+    def user_roles(self) -> dict[str, Role]:
         return {k: g.role for k, g in self.users.items()}
 
-    def domain_roles(self) -> dict[str, str]:
+    def domain_roles(self) -> dict[str, Role]:
         return {k: g.role for k, g in self.domains.items()}
 
 
@@ -122,13 +122,15 @@ def expand_access(
     """
     users: list[_Candidate] = []
     domains: list[_Candidate] = []
-    explicit_users: list[_Candidate] = []
-    explicit_domains: list[_Candidate] = []
+    explicit_users: dict[str, Grant] = {}
+    explicit_domains: dict[str, Grant] = {}
     if access is not None:
-        explicit_users = [_Candidate(u.email, u.role, GrantSource("entry", u.location), u.expires)
-                          for u in access.users]
-        explicit_domains = [_Candidate(d.domain, d.role, GrantSource("entry", d.location), d.expires)
-                            for d in access.domains]
+        # Grants made directly (no candidate in between): most entries of a
+        # company's lists are explicit, and this runs for every list.
+        explicit_users = {u.email: Grant(u.email, u.role, GrantSource("entry", u.location), u.expires)
+                          for u in access.users}
+        explicit_domains = {d.domain: Grant(d.domain, d.role, GrantSource("entry", d.location), d.expires)
+                            for d in access.domains}
         users += _members(access.teams, teams, None)
     revoked_users: dict[str, GrantSource] = {}
     revoked_domains: dict[str, GrantSource] = {}
@@ -161,11 +163,11 @@ def _members(refs: Iterable[TeamAccess], teams: Mapping[str, DesiredTeam], rule:
     return found
 
 
-def _decide(explicit: list[_Candidate], others: list[_Candidate]) -> dict[str, Grant]:
+def _decide(explicit: dict[str, Grant], others: list[_Candidate]) -> dict[str, Grant]:
     """One grant per key: explicit entries win, then the highest role, then the first."""
-    decided: dict[str, Grant] = {c.key: Grant(c.key, c.role, c.source, c.expires) for c in explicit}
     if not others:
-        return decided
+        return explicit
+    decided = dict(explicit)
     for c in others:
         held = decided.get(c.key)
         if held is None:

@@ -331,3 +331,52 @@ def test_an_except_id_that_is_not_an_id_is_refused_at_its_line(write_manifest: W
     """)
     (problem,) = problems_of(path)
     assert problem.startswith(f"{path}:6: rules.r.match.except[1]: 'a/b' is not an id as the service shows it")
+
+
+def test_a_team_member_outside_the_allowed_domains_is_refused_at_the_members_line(
+        write_manifest: Write, problems_of: Problems) -> None:
+    path = write_manifest("""
+        version: 1
+        policy: {allowedDomains: [acme.com]}
+        teams:
+          t: [ana@acme.com, guest@gmail.com]
+        workspaces:
+          w:
+            id: ws_1
+            access:
+              users: [{email: jane@acme.com, role: owner}]
+              teams: [{team: t, role: viewer}]
+    """)
+    assert problems_of(path) == [
+        f"{path}:4: workspace.w (team t, {path}:10): user guest@gmail.com is outside the allowed domains "
+        f"(policy allowedDomains at {path}:2) and may not be granted access"
+    ]
+
+
+def test_a_rule_ensuring_a_domain_outside_the_allowed_ones_is_refused(write_manifest: Write,
+                                                                       problems_of: Problems) -> None:
+    path = write_manifest("""
+        version: 1
+        policy: {allowedDomains: [acme.com]}
+        rules:
+          r:
+            match: {all: true}
+            ensure: {domains: [{domain: gmail.com, role: viewer}]}
+    """)
+    assert problems_of(path) == [
+        f"{path}:6: rule.r: domain gmail.com is outside the allowed domains (policy allowedDomains at {path}:2) "
+        "and may not be granted access"
+    ]
+
+
+def test_an_ensure_written_as_null_is_read_as_absent(write_manifest: Write, problems_of: Problems) -> None:
+    # Found by the schema fuzz test: 'ensure: null' crashed the build of the rule.
+    path = write_manifest("""
+        version: 1
+        rules:
+          r:
+            match: {all: true}
+            ensure: null
+            revoke: {users: [x@acme.com]}
+    """)
+    assert load_desired(path).rules[0].ensure_users == ()
