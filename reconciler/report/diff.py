@@ -5,7 +5,7 @@ the company then; a state file holds the entries the last apply put on each
 managed list.  Either becomes a mapping (workspace, kind, email or domain)
 → role, compared with the report's rows: an entry that appeared is a grant,
 one that went a revocation, a role raised an escalation and a role lowered a
-downgrade (``reconciler.roles``).  Against a state file only the lists it
+downgrade (``reconciler.vocabulary``).  Against a state file only the lists it
 records are compared (it knows nothing of the rest of the company), and an
 entry on them that the last apply did not put there counts as a grant.
 """
@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from reconciler.company.model import EntryKind
 from reconciler.errors import ConfigError
 from reconciler.report.model import REPORT_KIND, AccessReport, ReportRow, is_internal, managed_by, subject_domain
-from reconciler.roles import Privilege, privilege
+from reconciler.vocabulary import Privilege, privilege
 
 # The order the page and changes.csv list them in: what a reviewer looks for first.
 CHANGE_ORDER: tuple[Privilege, ...] = ("grant", "escalation", "revocation", "downgrade")

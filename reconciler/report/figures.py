@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from typing import NamedTuple
 
 from reconciler.report.model import AccessReport, ReportRow
-from reconciler.roles import ROLE_ORDER
+from reconciler.vocabulary import ROLE_ORDER
 
 # Within this many days an expiring grant is counted (and listed) as due.
 EXPIRY_WINDOW_DAYS = 30
