@@ -23,10 +23,11 @@ class ChromiumMissing(RuntimeError):
     """/usr/bin/chromium is not installed."""
 
 
-def open_page(page: Path, *, screenshot: Path | None = None, window: tuple[int, int] = (1280, 2000),
-              timeout: float = TIMEOUT_SECONDS) -> str:
-    """The DOM of ``page`` (a local file) after its scripts ran; with ``screenshot``, a PNG of
-    the window there too.  ``subprocess.TimeoutExpired`` after ``timeout`` seconds."""
+def open_page(page: Path, *, fragment: str = "", screenshot: Path | None = None,
+              window: tuple[int, int] = (1280, 2000), timeout: float = TIMEOUT_SECONDS) -> str:
+    """The DOM of ``page`` (a local file, with ``#fragment`` when given) after its scripts ran; with
+    ``screenshot``, a PNG of the window there too.  ``subprocess.TimeoutExpired`` after ``timeout``
+    seconds."""
     if not CHROMIUM.exists():
         raise ChromiumMissing(f"{CHROMIUM} is missing: run .ci/ensure-chromium (or make test, which runs it).")
     with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
@@ -34,7 +35,7 @@ def open_page(page: Path, *, screenshot: Path | None = None, window: tuple[int, 
                 "--dump-dom"]
         if screenshot is not None:
             argv.append(f"--screenshot={screenshot}")
-        argv.append(page.resolve().as_uri())
+        argv.append(page.resolve().as_uri() + (f"#{fragment}" if fragment else ""))
         done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"chromium exited {done.returncode}: {done.stderr[-2000:]}")

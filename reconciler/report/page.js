@@ -32,6 +32,31 @@
   var state = { view: "people", q: "", external: false, owners: false, unmanaged: false, page: 0 };
   var cache = null;
 
+  // The view and filters live in the address's fragment (#view=workspaces&external=1&q=acme), so a
+  // reviewer can send a link to exactly what they look at; the page reads it when it opens.
+  function readFragment() {
+    var params = new URLSearchParams(location.hash.slice(1));
+    state.view = params.get("view") === "workspaces" ? "workspaces" : "people";
+    state.q = (params.get("q") || "").trim().toLowerCase();
+    ["external", "owners", "unmanaged"].forEach(function (name) { state[name] = params.get(name) === "1"; });
+    document.getElementById("search").value = state.q;
+    ["external", "owners", "unmanaged"].forEach(function (name) {
+      document.getElementById("only-" + name).checked = state[name];
+    });
+    document.querySelectorAll(".tabs button").forEach(function (b) {
+      b.setAttribute("aria-pressed", String(b.getAttribute("data-view") === state.view));
+    });
+  }
+
+  function writeFragment() {
+    var params = new URLSearchParams();
+    if (state.view !== "people") params.set("view", state.view);
+    ["external", "owners", "unmanaged"].forEach(function (name) { if (state[name]) params.set(name, "1"); });
+    if (state.q) params.set("q", state.q);
+    var hash = params.toString();
+    try { history.replaceState(null, "", hash ? "#" + hash : location.pathname + location.search); } catch (e) { /* a file: URL may refuse */ }
+  }
+
   function rowPasses(i) {
     var row = R[i];
     return (!state.external || row[KEXT] === 1) && (!state.owners || row[KROLE] === "owner") &&
@@ -177,7 +202,7 @@
     document.getElementById("next").disabled = state.page >= pages - 1;
   }
 
-  function refilter() { state.page = 0; render(); }
+  function refilter() { state.page = 0; writeFragment(); render(); }
 
   var timer = null;
   document.getElementById("search").addEventListener("input", function (e) {
@@ -199,6 +224,7 @@
   document.getElementById("prev").addEventListener("click", function () { state.page--; render(); });
   document.getElementById("next").addEventListener("click", function () { state.page++; render(); });
 
+  readFragment();
   render();
   // When the first rows are on screen, for the tests and the benchmark to read.
   document.documentElement.setAttribute("data-first-rows-ms", performance.now().toFixed(0));

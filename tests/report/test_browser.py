@@ -72,13 +72,14 @@ def png_colours(data: bytes, *, limit: int = 2) -> int:
     return len(seen)
 
 
-def test_the_onboarding_page_shows_its_figures_and_a_persons_rows_in_chromium(
+def test_the_onboarding_page_shows_its_figures_and_the_external_peoples_rows_in_chromium(
         served: Served, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:  # noqa: F811
     code, _, err = run_cli(["report", "onboarding", "--base-url", served.url, "--out", "out",
                             "--internal-domain", "acme.com"], capsys)
     assert code == 0, err
     shot = tmp_path / "report.png"
-    dom = open_page(served.root / "out" / "index.html", screenshot=shot)
+    # Opened with the "external only" filter in the address, as a reviewer's link would.
+    dom = open_page(served.root / "out" / "index.html", fragment="external=1", screenshot=shot)
 
     figures = dict(re.findall(r'data-figure="([a-z-]+)"><span class="value">([^<]*)<', dom))
     assert figures == {"workspaces": "4", "people": "5", "external-people": "2", "domain-grants": "2",
@@ -92,7 +93,10 @@ def test_the_onboarding_page_shows_its_figures_and_a_persons_rows_in_chromium(
         "group.customer-inc at onboarding/groups.yaml:13", "",
         'Customer Inc – Welcome <span class="id">ws_welcome</span>', "Customer Inc", "viewer",
         "group.customer-inc at onboarding/groups.yaml:13", ""]
-    assert "people and domains 1–6 of 6" in dom
+    # The filter applied: the external people and domains only, people first.
+    assert re.findall(r'<tbody class="group" data-person="([^"]+)">', dom) == [
+        "old.contractor@agency.io", "raj@customer.com", "domain customer.com"]
+    assert "people and domains 1–3 of 3" in dom
 
     data = shot.read_bytes()
     assert png_colours(data) > 1, "the screenshot is one colour: nothing was drawn"
