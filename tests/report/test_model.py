@@ -43,3 +43,18 @@ def test_a_workspace_is_managed_when_a_manifest_list_governs_it_or_a_row_is_mana
         rows=(row("ws_row", "user", "jane@acme.com", "owner", ENTRY), row("ws_none", "user", "x@acme.com", "owner")))
     made = make_report(company, generated_at=GENERATED, internal_domains=())
     assert [(w.id, w.managed) for w in made.workspaces] == [("ws_list", True), ("ws_none", False), ("ws_row", True)]
+
+
+def test_source_date_epoch_dates_the_report_and_a_bad_one_is_refused() -> None:
+    import datetime
+
+    import pytest
+
+    from reconciler.errors import ConfigError
+    from reconciler.report.command import source_date
+
+    assert source_date({"SOURCE_DATE_EPOCH": "1800000000"}) == datetime.datetime(2027, 1, 15, 8, 0,
+                                                                                  tzinfo=datetime.UTC)
+    assert source_date({}) is None
+    with pytest.raises(ConfigError, match=r"SOURCE_DATE_EPOCH='soon' is not a number of seconds"):
+        source_date({"SOURCE_DATE_EPOCH": "soon"})
