@@ -214,9 +214,9 @@ def validate(path: Path, max_file_mib: int, strict: bool) -> None:
 
     Needs no token and makes no network call. Warnings follow the summary; --strict makes them errors.
     """
-    from reconciler import commands
+    from reconciler.commands.validate import validate as validate_command
 
-    click.echo(commands.validate(path, max_file_bytes=max_file_mib * 2**20, strict=strict), nl=False)
+    click.echo(validate_command(path, max_file_bytes=max_file_mib * 2**20, strict=strict), nl=False)
 
 
 @cli.command()
@@ -250,19 +250,20 @@ def plan(path: Path, target: Target, state_path: Path | None, targets: tuple[str
          out: Path | None, expiry_warning_days: int, show_unmanaged: bool, by_person: bool,
          detailed_exitcode: bool, require_state: bool) -> None:
     """Show what differs between the manifests in PATH and the live service."""
-    from reconciler import commands
+    from reconciler.commands.plan import plan as plan_command
+    from reconciler.commands.plan import render
 
     try:
-        result = commands.plan(path, target=target, state_path=state_path, targets=targets,
+        result = plan_command(path, target=target, state_path=state_path, targets=targets,
                                max_removals=max_removals, out=out, reassert=reassert,
                                max_file_bytes=max_file_mib * 2**20, show_unmanaged=show_unmanaged,
                                allow=_parse_allow(allow), expiry_warning_days=expiry_warning_days,
                                require_state=require_state)
     except PlanRefused as refused:
         # A refused plan is still shown, so the reviewer sees what was refused.
-        _say(commands.render(refused.plan, fmt=fmt, color=_color(), by_person=by_person), nl=False)  # type: ignore[arg-type]
+        _say(render(refused.plan, fmt=fmt, color=_color(), by_person=by_person), nl=False)  # type: ignore[arg-type]
         raise
-    _say(commands.render(result, fmt=fmt, color=_color(), by_person=by_person), nl=False)
+    _say(render(result, fmt=fmt, color=_color(), by_person=by_person), nl=False)
     if out is not None:
         click.echo(_saved_plan_notice(out), err=True)
     if detailed_exitcode and not result.settled:
@@ -319,26 +320,28 @@ def apply(path: Path | None, target: Target, state_path: Path | None, targets: t
     import contextlib
     import dataclasses
 
-    from reconciler import commands
-    from reconciler.audit import AuditLog
-    from reconciler.progress import progress_for
+    from reconciler.apply.audit import AuditLog
+    from reconciler.apply.progress import progress_for
+    from reconciler.commands.apply import apply as apply_command
+    from reconciler.commands.plan import render
+    from reconciler.commands.saved_plan import saved_manifest_path
 
     # A bar on a terminal, one plain line per finished change otherwise (both on stderr).
     shown = progress_for(sys.stderr, lambda line: click.echo(line, err=True))
     if path is None and plan_file is not None:
         # The manifests are the plan's own: suggested commands must name them.
         global _INVOCATION
-        _INVOCATION = dataclasses.replace(_INVOCATION or Invocation(), path=commands.saved_manifest_path(plan_file))
+        _INVOCATION = dataclasses.replace(_INVOCATION or Invocation(), path=saved_manifest_path(plan_file))
     with AuditLog(audit_log) if audit_log is not None else contextlib.nullcontext() as audit:
         try:
-            outcome = commands.apply(path, target=dataclasses.replace(target, audit=audit), state_path=state_path,
+            outcome = apply_command(path, target=dataclasses.replace(target, audit=audit), state_path=state_path,
                                      targets=targets, max_removals=max_removals, plan_file=plan_file,
                                      confirm=confirm, color=_color(), progress=shown, reassert=reassert, wait=wait,
                                      allow=_parse_allow(allow), require_state=require_state,
                                      max_file_bytes=max_file_mib * 2**20)
         except PlanRefused as refused:
             # Shown before the refusal, as plan does: the reviewer sees what was refused.
-            _say(commands.render(refused.plan, fmt="text", color=_color()), nl=False)  # type: ignore[arg-type]
+            _say(render(refused.plan, fmt="text", color=_color()), nl=False)  # type: ignore[arg-type]
             raise
         finally:
             shown.close()
@@ -366,7 +369,7 @@ def demo(path: Path | None) -> None:
     import shutil
     import tempfile
 
-    from reconciler import commands
+    from reconciler.commands.demo import demo_steps
     from reconciler.target import Target
 
     if path is None:
@@ -377,7 +380,7 @@ def demo(path: Path | None) -> None:
         # env={}: a RECONCILER_TOKEN of a real company in the shell must not reach the demo's emulator.
         target = Target(emulator_file=workdir / "emulator.yaml", emulator_seed=seed, env={})
         state_path = workdir / "reconciler.state.json"
-        for title, step in commands.demo_steps(path, target=target, state_path=state_path, color=_color()):
+        for title, step in demo_steps(path, target=target, state_path=state_path, color=_color()):
             click.echo(click.style(f"$ {title}", bold=True))
             click.echo(step())
     finally:
@@ -446,7 +449,7 @@ def state() -> None:
 def state_list(path: Path, state_path: Path | None) -> None:
     """List every address the state records, with its workspace id."""
     from reconciler.state import default_state_path
-    from reconciler.state_commands import state_list as list_state
+    from reconciler.commands.state import state_list as list_state
 
     click.echo(list_state(state_path or default_state_path(path)), nl=False)
 
@@ -458,7 +461,7 @@ def state_list(path: Path, state_path: Path | None) -> None:
 def state_show(address: str, path: Path, state_path: Path | None) -> None:
     """Show everything the state records for ADDRESS, as JSON."""
     from reconciler.state import default_state_path
-    from reconciler.state_commands import state_show as show_state
+    from reconciler.commands.state import state_show as show_state
 
     click.echo(show_state(state_path or default_state_path(path), address), nl=False)
 
@@ -474,7 +477,7 @@ def state_rm(address: str, path: Path, state_path: Path | None) -> None:
     and write-only values are sent again. To adopt an existing workspace instead, use import.
     """
     from reconciler.state import default_state_path
-    from reconciler.state_commands import state_rm as rm_state
+    from reconciler.commands.state import state_rm as rm_state
 
     click.echo(rm_state(state_path or default_state_path(path), address), nl=False)
 
@@ -495,7 +498,7 @@ def import_(address: str, workspace_id: str, path: Path, target: Target, state_p
     read back, so an asset id is taken as given and its fields are PATCHed by the next apply.
     """
     from reconciler.state import default_state_path
-    from reconciler.state_commands import import_workspace
+    from reconciler.commands.import_ import import_workspace
 
     click.echo(import_workspace(path, address, workspace_id, target=target,
                                 state_path=state_path or default_state_path(path)), nl=False)
@@ -514,7 +517,7 @@ def force_unlock(lock_id: str, path: Path, state_path: Path | None) -> None:
     the command that held the lock may have changed the service without recording it.
     """
     from reconciler.state import default_state_path
-    from reconciler.state_commands import force_unlock as unlock
+    from reconciler.commands.state import force_unlock as unlock
 
     click.echo(unlock(state_path or default_state_path(path), lock_id), nl=False)
 
@@ -550,9 +553,9 @@ def emulator_serve(host: str, port: int, seed: Path | None, data: Path | None, f
     as RECONCILER_BASE_URL. A --host other than loopback while a company still has the built-in
     demo token (publicly known) prints a warning on stderr.
     """
-    from reconciler import commands
+    from reconciler.commands.emulator import serve_emulator
 
-    commands.serve_emulator(host=host, port=port, seed=seed, data=data, faults=faults, fault_seed=fault_seed,
+    serve_emulator(host=host, port=port, seed=seed, data=data, faults=faults, fault_seed=fault_seed,
                             time_scale=time_scale, announce=lambda line: click.echo(line, nl=True),
                             warn=lambda line: click.echo(line, err=True))
 

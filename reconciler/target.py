@@ -21,7 +21,7 @@ from reconciler.api.ratelimit import RateLimits
 from reconciler.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from reconciler.audit import AuditLog
+    from reconciler.apply.audit import AuditLog
 
 IN_PROCESS_BASE_URL = "http://emulator.invalid"
 TOKEN_ENV = "RECONCILER_TOKEN"

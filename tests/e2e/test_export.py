@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from reconciler import commands
+from reconciler.commands.plan import plan as plan_command
 from reconciler.clock import VirtualClock
 from reconciler.emulator import Emulator
 from reconciler.export import EXPORT_PROPERTIES, ExportResult, export_manifests
@@ -38,7 +38,7 @@ def export_from(target: Target, out_dir: Path) -> ExportResult:
 
 
 def plan_has_changes(out_dir: Path, target: Target, tmp_path: Path) -> bool:
-    result = commands.plan(out_dir, target=target, state_path=tmp_path / "reconciler.state.json")
+    result = plan_command(out_dir, target=target, state_path=tmp_path / "reconciler.state.json")
     return result.has_changes
 
 
