@@ -17,13 +17,13 @@ from reconciler.text import plural
 if TYPE_CHECKING:
     from reconciler.apply.progress import ApplyProgress
     from reconciler.plan import Plan
-    from reconciler.target import Target
+    from reconciler.service import Service
 
 
 def apply(
     path: Path | None,
     *,
-    target: Target,
+    service: Service,
     state_path: Path | None,
     targets: tuple[str, ...],
     max_removals: int | None,
@@ -39,7 +39,7 @@ def apply(
 ) -> str:
     """Plan, confirm, apply.  ``progress`` is an ``ApplyProgress`` (opened and
     closed by the caller) or a function given one line per change; an
-    ``AuditLog`` in ``target.audit`` logs every call, with the address of the
+    ``AuditLog`` in ``service.audit`` logs every call, with the address of the
     change it belongs to."""
     saved, path = _saved_plan(plan_file, path, targets)
     if saved is not None:
@@ -48,7 +48,7 @@ def apply(
     from reconciler.apply import apply_plan
     from reconciler.plan import render_text
     from reconciler.state import StateLock, default_state_path, load_state, require_state_file
-    from reconciler.target import open_client
+    from reconciler.service import open_client
 
     state_file = state_path or default_state_path(path)
     if require_state:
@@ -57,7 +57,7 @@ def apply(
         state = load_state(state_file)
         desired = load_desired(path, max_file_bytes=max_file_bytes)
         check_targets(desired, targets)
-        fresh = plan_desired(desired, target=target, state=state, targets=targets, reassert=reassert,
+        fresh = plan_desired(desired, service=service, state=state, targets=targets, reassert=reassert,
                       paths=command_paths(path, state_path))
         if saved is not None:
             # The saved plan is an approval, never a program: what is applied,
@@ -69,14 +69,14 @@ def apply(
         chosen = fresh
         check_safety(chosen, desired, max_removals=max_removals, allow=allow or {})
         if not chosen.has_changes:
-            with open_client(target) as client:
+            with open_client(service) as client:
                 apply_plan(chosen, client=client, state=state, state_path=state_file)
             return render_text(chosen, color=color).rstrip("\n")
         if not confirm(render_text(chosen, color=color) + "\n"):
             raise ApplyError("Apply cancelled; nothing was changed.")
-        with open_client(target) as client:
+        with open_client(service) as client:
             result = apply_plan(chosen, client=client, state=state, state_path=state_file, progress=progress,
-                                wait=wait, on_change=target.audit.follow(chosen) if target.audit else None)
+                                wait=wait, on_change=service.audit.follow(chosen) if service.audit else None)
     # The total is what the progress bar counted: the re-reads of the lists are calls too.
     reads = f" ({result.reads} of them re-reading the lists before and after writing)" if result.reads else ""
     return f"Apply complete: {applied_line(chosen)}, in {plural(result.calls, 'API call')}{reads}."

@@ -15,13 +15,15 @@ from reconciler.commands.state import closest
 from reconciler.errors import ConfigError
 from reconciler.live import PLAN_PROPERTIES, LiveWorkspace, fetch_live
 from reconciler.manifest import Desired, DesiredAsset, DesiredGroup, DesiredMember, DesiredWorkspace, load_desired
-from reconciler.state import State, StateLock, load_state, write_state
-from reconciler.target import Target, open_client
+from reconciler.state import State, StateLock, default_state_path, load_state, write_state
+from reconciler.service import Service, open_client
 
 
-def import_workspace(path: Path, address: str, workspace_id: str, *, target: Target, state_path: Path) -> str:
+def import_workspace(path: Path, address: str, workspace_id: str, *, service: Service, state_path: Path | None) -> str:
     """Bind ``address`` to the existing workspace ``workspace_id`` (or, for
-    an ``asset.*`` address, to the asset of that id)."""
+    an ``asset.*`` address, to the asset of that id).  The state is
+    ``state_path``, else the default one beside the manifests in ``path``."""
+    state_path = state_path or default_state_path(path)
     desired = load_desired(path)
     asset = next((a for a in desired.assets if a.address == address), None)
     if asset is not None:
@@ -31,7 +33,7 @@ def import_workspace(path: Path, address: str, workspace_id: str, *, target: Tar
         state = load_state(state_path)
         _refuse_rebinding(state, address, workspace_id)
         wanted = [workspace_id] + ([group.homepage] if group is not None else [])
-        with open_client(target) as client:
+        with open_client(service) as client:
             live = fetch_live(client, wanted, properties=PLAN_PROPERTIES)
         ws = live.workspaces.get(workspace_id)
         if ws is None:

@@ -23,13 +23,13 @@ if TYPE_CHECKING:
     from reconciler.plan import Plan
     from reconciler.plan.assets import CommandPaths
     from reconciler.state import State
-    from reconciler.target import Target
+    from reconciler.service import Service
 
 
 def plan(
     path: Path,
     *,
-    target: Target,
+    service: Service,
     state_path: Path | None = None,
     targets: tuple[str, ...] = (),
     max_removals: int | None = None,
@@ -51,7 +51,7 @@ def plan(
         require_state_file(state_file)
     state = load_state(state_file)
     stopped = dead_lock_warning(state_file)  # plan takes no lock, but must not hide one a killed apply left
-    result = plan_desired(desired, target=target, state=state, targets=targets, reassert=reassert,
+    result = plan_desired(desired, service=service, state=state, targets=targets, reassert=reassert,
                    show_unmanaged=show_unmanaged, today=today, expiry_warning_days=expiry_warning_days,
                    paths=command_paths(path, state_path))
     if stopped is not None:
@@ -64,17 +64,31 @@ def plan(
     return result
 
 
-def plan_desired(desired: Desired, *, target: Target, state: State, targets: tuple[str, ...],
+def parse_allow(values: Sequence[str]) -> dict[str, int]:
+    """``--allow CLASS=N`` flags as a mapping, each CLASS one the policy knows."""
+    from reconciler.plan.policy import ALLOW_CLASSES
+
+    allowed: dict[str, int] = {}
+    for value in values:
+        name, _, number = value.partition("=")
+        if name not in ALLOW_CLASSES or not number.isdigit():
+            raise ConfigError(f"--allow {value!r} is not CLASS=N with CLASS one of {', '.join(ALLOW_CLASSES)} "
+                              "and N a whole number.")
+        allowed[name] = int(number)
+    return allowed
+
+
+def plan_desired(desired: Desired, *, service: Service, state: State, targets: tuple[str, ...],
           reassert: bool = False, show_unmanaged: bool = False, today: date | None = None,
           expiry_warning_days: int = 14, paths: CommandPaths | None = None) -> Plan:
-    """Read the service through ``target`` and plan ``desired`` against it and ``state``."""
-    from reconciler.target import open_client
+    """Read ``service`` and plan ``desired`` against it and ``state``."""
+    from reconciler.service import open_client
 
-    with open_client(target) as client:
+    with open_client(service) as client:
         made = plan_with_client(client, desired, state, targets=targets, reassert=reassert,
-                                limits=target.limits().per_minute(), show_unmanaged=show_unmanaged, today=today,
+                                limits=service.limits().per_minute(), show_unmanaged=show_unmanaged, today=today,
                                 expiry_warning_days=expiry_warning_days, paths=paths)
-    return made.model_copy(update={"service": target.service_label()})
+    return made.model_copy(update={"service": service.label()})
 
 
 def plan_with_client(client: WorkspaceClient, desired: Desired, state: State, *, targets: Sequence[str] = (),

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from reconciler.errors import ConfigError, StateError
 from reconciler.state import (
+    default_state_path,
     LockHolder,
     ResourceState,
     State,
@@ -32,8 +33,10 @@ from reconciler.state import (
 )
 
 
-def state_list(state_path: Path) -> str:
-    """One line per address: the address and its workspace id, sorted."""
+def state_list(*, path: Path, state_path: Path | None) -> str:
+    """One line per address: the address and its workspace id, sorted.  The
+    state is ``state_path``, else the default one beside the manifests in ``path``."""
+    state_path = state_path or default_state_path(path)
     state = load_state(state_path)
     if not state.resources and not os.path.lexists(state_path) and not os.path.lexists(journal_path(state_path)):
         return (f"There is no state file at {state_path}: nothing was applied with it yet, or the state is kept "
@@ -44,14 +47,16 @@ def state_list(state_path: Path) -> str:
     return "".join(f"{a:<{width}}  {r.id}\n" for a, r in sorted(state.resources.items()))
 
 
-def state_show(state_path: Path, address: str) -> str:
+def state_show(*, path: Path, state_path: Path | None, address: str) -> str:
     """Everything the state records for ``address``, as JSON."""
+    state_path = state_path or default_state_path(path)
     resource = _resource(load_state(state_path), address, state_path)
     return json.dumps({"address": address, **resource.model_dump(exclude_none=True)}, indent=2) + "\n"
 
 
-def state_rm(state_path: Path, address: str) -> str:
+def state_rm(*, path: Path, state_path: Path | None, address: str) -> str:
     """Forget ``address`` in the state; the service is not touched."""
+    state_path = state_path or default_state_path(path)
     with StateLock(state_path, command="reconciler state rm"):
         state = load_state(state_path)
         resource = _resource(state, address, state_path)
@@ -78,13 +83,14 @@ def _asset_removed(address: str, resource: ResourceState, state_path: Path) -> s
             f"The next apply creates {address} as the manifest says.\n")
 
 
-def force_unlock(state_path: Path, lock_id: str) -> str:
+def force_unlock(*, path: Path, state_path: Path | None, lock_id: str) -> str:
     """Remove the lock of ``state_path`` when its ID is ``lock_id``.
 
     Refused when there is no lock, when its ID is another (so a lock taken
     since the ID was read is never broken by mistake), when the lock has no
     ID, and when its holder still runs on this host.
     """
+    state_path = state_path or default_state_path(path)
     lock = lock_path(state_path)
     holder = LockHolder.read(lock)
     if holder is None:

@@ -301,7 +301,7 @@ def _load_workspace(ld: _Loader, company: Company, raw: Any, where: str) -> Work
 
 def _load_access(ld: _Loader, w: Mapping[str, Any], where: str) -> AccessList:
     access = AccessList()
-    for attr, key, prefix, target in (("users", "email", "wu", access.users), ("domains", "domain", "wd", access.domains)):
+    for attr, key, prefix, entries in (("users", "email", "wu", access.users), ("domains", "domain", "wd", access.domains)):
         for i, e in enumerate(_list(w.get(attr), f"{where}.{attr}")):
             place = f"{where}.{attr}[{i}]"
             e = _check(e, {"id", key, "role", "createdAt", "updatedAt"}, place, (key, "role"))
@@ -309,7 +309,7 @@ def _load_access(ld: _Loader, w: Mapping[str, Any], where: str) -> AccessList:
                 raise SeedError(f"{place}.role: {e['role']!r} is not one of {', '.join(ROLES)}")
             entry = AccessEntry("", str(e[key]).lower(), e["role"], *ld.stamps(e))
             entry.id = ld.id_of(e, prefix, lambda v, o=entry: setattr(o, "id", v))
-            target.append(entry)
+            entries.append(entry)
     return access
 
 

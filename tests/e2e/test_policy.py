@@ -13,7 +13,7 @@ from reconciler.commands.apply import apply as apply_command
 from reconciler.commands.plan import plan as plan_command
 from reconciler.commands.validate import validate as validate_command
 from reconciler.errors import ManifestError, PlanRefused
-from reconciler.target import Target
+from reconciler.service import Service
 from tests.e2e.conftest import QUICKSTART, run_cli
 
 
@@ -28,8 +28,8 @@ def emu(project: Path) -> list[str]:
     return ["--emulator", str(project / "emulator.yaml"), "--seed", str(project / "seed.yaml")]
 
 
-def target(project: Path) -> Target:
-    return Target(emulator_file=project / "emulator.yaml", emulator_seed=project / "seed.yaml", env={})
+def service(project: Path) -> Service:
+    return Service(emulator_file=project / "emulator.yaml", emulator_seed=project / "seed.yaml", env={})
 
 
 def add_policy(project: Path, text: str) -> Path:
@@ -139,7 +139,7 @@ def test_taking_ownership_from_a_protected_owner_is_refused(project: Path) -> No
          "        - {email: temp@acme.com, role: owner}")
     edit(project, "authoritative: false", "authoritative: true")
     with pytest.raises(PlanRefused) as refused:
-        plan_command(project, target=target(project), state_path=project / "s.json")
+        plan_command(project, service=service(project), state_path=project / "s.json")
     assert "policy protectedOwners: workspace.partner-portal would revoke protected owner ops@acme.com" in str(
         refused.value)
 
@@ -149,7 +149,7 @@ def test_notifying_more_people_than_allowed_is_refused_and_lists_them(project: P
     edit(project, "authoritative: false", "authoritative: false\n      notify: true")
     with pytest.raises(PlanRefused, match=r"policy maxNotified \(0\): the plan emails 1 people "
                                           r"\(lee@partner.io \(workspace.partner-portal\)\)"):
-        plan_command(project, target=target(project), state_path=project / "s.json")
+        plan_command(project, service=service(project), state_path=project / "s.json")
 
 
 # --- expiring grants --------------------------------------------------------------------------------
@@ -159,11 +159,11 @@ def test_an_expired_grant_is_removed_and_labelled_expired(project: Path) -> None
     edit(project, "{email: lee@partner.io, role: commenter}",
          "{email: lee@partner.io, role: commenter, expires: 2099-03-01}")
     state = project / "s.json"
-    apply_command(project, target=target(project), state_path=state, targets=(), max_removals=None,
+    apply_command(project, service=service(project), state_path=state, targets=(), max_removals=None,
                    plan_file=None, confirm=lambda _t: True, color=False, progress=lambda _m: None)
-    assert not plan_command(project, target=target(project), state_path=state,
+    assert not plan_command(project, service=service(project), state_path=state,
                              today=date(2099, 2, 28)).has_changes
-    later = plan_command(project, target=target(project), state_path=state, today=date(2099, 3, 1))
+    later = plan_command(project, service=service(project), state_path=state, today=date(2099, 3, 1))
     (change,) = later.access_changes
     (entry,) = change.entries
     assert (entry.key, entry.privilege, entry.flags, entry.reason) == (
@@ -174,7 +174,7 @@ def test_an_expired_grant_never_applied_is_removed_from_a_non_authoritative_list
     # The service has temp@acme.com (never applied by this tool); the manifest lists it as expired.
     edit(project, "{email: lee@partner.io, role: commenter}",
          "{email: temp@acme.com, role: editor, expires: 2026-01-01}")
-    plan = plan_command(project, target=target(project), state_path=project / "s.json", today=date(2026, 2, 1))
+    plan = plan_command(project, service=service(project), state_path=project / "s.json", today=date(2026, 2, 1))
     (entry,) = plan.access_changes[-1].entries
     assert (entry.key, entry.action.value, entry.flags) == ("temp@acme.com", "delete", ("expired",))
 
@@ -182,9 +182,9 @@ def test_an_expired_grant_never_applied_is_removed_from_a_non_authoritative_list
 def test_every_plan_lists_grants_expiring_within_14_days(project: Path) -> None:
     edit(project, "{email: lee@partner.io, role: commenter}",
          "{email: lee@partner.io, role: commenter, expires: 2026-03-10}")
-    soon = plan_command(project, target=target(project), state_path=project / "s.json", today=date(2026, 3, 1))
+    soon = plan_command(project, service=service(project), state_path=project / "s.json", today=date(2026, 3, 1))
     assert any("the grant to user lee@partner.io expires on 2026-03-10 (in 9 days)" in w for w in soon.warnings)
-    later = plan_command(project, target=target(project), state_path=project / "s.json", today=date(2026, 2, 1))
+    later = plan_command(project, service=service(project), state_path=project / "s.json", today=date(2026, 2, 1))
     assert not any("expires on" in w for w in later.warnings)
 
 

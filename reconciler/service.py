@@ -1,7 +1,9 @@
 """Where a command points: the real service, or the embedded emulator.
 
-The CLI turns flags and environment into a ``Target``; this module turns a
-Target into a ``WorkspaceClient``.  It is the one place that knows both the
+The CLI turns flags and environment into a ``Service``; this module turns a
+``Service`` into a ``WorkspaceClient``.  ("Service", not "target": in this
+tool a target is only ever an address given to ``--target``; and not
+"connection", which is ``api/connection.py``, the HTTP client it makes.)  It is the one place that knows both the
 client and the emulator (the client must not know the emulator exists).
 """
 
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +31,9 @@ BASE_URL_ENV = "RECONCILER_BASE_URL"
 
 
 @dataclass(frozen=True)
-class Target:
+class Service:
+    """The service a command talks to, and how: address or emulator file, token, limits, timeouts."""
+
     base_url: str | None = None
     token_file: Path | None = None
     emulator_file: Path | None = None
@@ -47,7 +51,7 @@ class Target:
     trace: Callable[[str], None] | None = None  # --debug: one line per request and answer
     audit: AuditLog | None = None  # apply --audit-log: one JSON line per request, on every client opened
 
-    def service_label(self) -> str:
+    def label(self) -> str:
         """Which service a plan was made against: the normalised address, or
         the emulator's data file (a saved plan is refused elsewhere)."""
         if self.emulator_file is not None:
@@ -63,67 +67,83 @@ class Target:
         return RateLimits.from_mapping(self.rate_limits)
 
 
-def warn_if_seed_ignored(target: Target) -> None:
-    """Say on ``target.notice`` when ``--seed`` will have no effect: the seed
+def parse_rate_limits(values: Sequence[str]) -> dict[str, int]:
+    """``--rate-limit CLASS=N`` flags as a mapping; the classes and values are
+    judged by ``RateLimits.from_mapping``, the one place that knows them."""
+    limits: dict[str, int] = {}
+    for value in values:
+        name, _, number = value.partition("=")
+        if not number.isdigit():
+            raise ConfigError(f"--rate-limit {value!r} is not CLASS=N with N a whole number of requests per minute.")
+        limits[name] = int(number)
+    try:
+        RateLimits.from_mapping(limits)
+    except ConfigError as exc:
+        raise ConfigError(f"--rate-limit: {exc}") from None
+    return limits
+
+
+def warn_if_seed_ignored(service: Service) -> None:
+    """Say on ``service.notice`` when ``--seed`` will have no effect: the seed
     only creates a missing ``--emulator`` FILE, and an existing FILE is used as
     it is, so an edited seed would otherwise be silently ignored.  Called once,
     when the command starts (not from ``open_client``, which a command may call
     twice, after its first call has created the file)."""
-    if target.emulator_seed is None or target.emulator_file is None or target.notice is None:
+    if service.emulator_seed is None or service.emulator_file is None or service.notice is None:
         return
-    if target.emulator_file.exists():
-        target.notice(f"Warning: --seed {target.emulator_seed} is ignored: the emulator data file "
-                      f"{target.emulator_file} already exists and is used as it is (a seed only creates a missing "
-                      f"file). To start afresh from the seed, delete {target.emulator_file}.")
+    if service.emulator_file.exists():
+        service.notice(f"Warning: --seed {service.emulator_seed} is ignored: the emulator data file "
+                       f"{service.emulator_file} already exists and is used as it is (a seed only creates a missing "
+                       f"file). To start afresh from the seed, delete {service.emulator_file}.")
 
 
 @contextmanager
-def open_client(target: Target) -> Iterator[WorkspaceClient]:
-    """A client for ``target``; closes its HTTP connections afterwards."""
-    limits = target.limits()
-    if target.emulator_file is not None:
-        if target.base_url:
+def open_client(service: Service) -> Iterator[WorkspaceClient]:
+    """A client for ``service``; closes its HTTP connections afterwards."""
+    limits = service.limits()
+    if service.emulator_file is not None:
+        if service.base_url:
             raise ConfigError("Give either --emulator or --base-url, not both.")
         from reconciler.emulator import Emulator, emulator_transport
 
-        emulator = Emulator.from_file(target.emulator_file, seed_path=target.emulator_seed)
-        token = _read_token(target, required=False) or _only_company_token(emulator, target.emulator_file)
+        emulator = Emulator.from_file(service.emulator_file, seed_path=service.emulator_seed)
+        token = _read_token(service, required=False) or _only_company_token(emulator, service.emulator_file)
         http = make_http_client(IN_PROCESS_BASE_URL, token, transport=emulator_transport(emulator),
-                                trace=target.trace)
+                                trace=service.trace)
     else:
-        base_url = target.base_url or target.env.get(BASE_URL_ENV)
+        base_url = service.base_url or service.env.get(BASE_URL_ENV)
         if not base_url:
             raise ConfigError(
                 "No service to talk to: set RECONCILER_BASE_URL (or --base-url) to the service address "
                 "and RECONCILER_TOKEN to its token, or pass --emulator FILE to rehearse against the "
                 "embedded emulator. reconciler never falls back to the emulator on its own."
             )
-        token = _read_token(target, required=True)
+        token = _read_token(service, required=True)
         assert token is not None
-        http = make_http_client(base_url, token, timeout=target.timeout, connect_timeout=target.connect_timeout,
-                                verify=str(target.ca_bundle) if target.ca_bundle else True, trace=target.trace)
-    if target.audit is not None:
-        target.audit.install(http)
+        http = make_http_client(base_url, token, timeout=service.timeout, connect_timeout=service.connect_timeout,
+                                verify=str(service.ca_bundle) if service.ca_bundle else True, trace=service.trace)
+    if service.audit is not None:
+        service.audit.install(http)
     with http:
-        yield WorkspaceClient(http, rate_limits=limits, page_size=target.page_size,
-                              max_attempts=target.retries + 1,
-                              on_slow=target.notice if target.emulator_file is None else None)
+        yield WorkspaceClient(http, rate_limits=limits, page_size=service.page_size,
+                              max_attempts=service.retries + 1,
+                              on_slow=service.notice if service.emulator_file is None else None)
 
 
-def _read_token(target: Target, *, required: bool) -> str | None:
-    if target.token_file is not None:
+def _read_token(service: Service, *, required: bool) -> str | None:
+    if service.token_file is not None:
         try:
-            token = target.token_file.read_text(encoding="utf-8").strip()
-            mode = target.token_file.stat().st_mode
+            token = service.token_file.read_text(encoding="utf-8").strip()
+            mode = service.token_file.stat().st_mode
         except OSError as exc:
-            raise ConfigError(f"Cannot read the token file {target.token_file}: {exc.strerror}.") from exc
-        if mode & 0o077 and target.notice is not None:
-            target.notice(f"Warning: the token file {target.token_file} can be read by other users of this "
-                          f"machine (mode {stat.filemode(mode)}); 'chmod 600 {target.token_file}' keeps it yours.")
+            raise ConfigError(f"Cannot read the token file {service.token_file}: {exc.strerror}.") from exc
+        if mode & 0o077 and service.notice is not None:
+            service.notice(f"Warning: the token file {service.token_file} can be read by other users of this "
+                          f"machine (mode {stat.filemode(mode)}); 'chmod 600 {service.token_file}' keeps it yours.")
         if not token:
-            raise ConfigError(f"The token file {target.token_file} is empty.")
+            raise ConfigError(f"The token file {service.token_file} is empty.")
         return token
-    token = target.env.get(TOKEN_ENV, "").strip()
+    token = service.env.get(TOKEN_ENV, "").strip()
     if token:
         return token
     if required:
