@@ -13,7 +13,7 @@ from typing import Any
 from reconciler.emulator import validation
 from reconciler.emulator.context import RequestContext
 from reconciler.emulator.errors import bad_request, forbidden
-from reconciler.emulator.store import Account, Deal, PlanItem, Template, Workspace
+from reconciler.emulator.entities import Account, Deal, PlanItem, Template, Workspace
 
 FREE_PLAN_WORKSPACES = 10
 DATE_FIELDS = (("startDate", "start_date"), ("targetEndDate", "target_end_date"), ("actualEndDate", "actual_end_date"))

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from reconciler.emulator.store import AccessEntry, AccessList, PlanItem, Workspace
+    from reconciler.emulator.entities import AccessEntry, AccessList, PlanItem, Workspace
 
 PLAN_ITEM_KINDS = ("sections", "pages", "tasks")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from reconciler.emulator import properties, render
 from reconciler.emulator.context import RequestContext
 from reconciler.emulator.errors import not_found
-from reconciler.emulator.store import Workspace
+from reconciler.emulator.entities import Workspace
 
 
 def workspace(ctx: RequestContext, wid: str) -> Workspace:

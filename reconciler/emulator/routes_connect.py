@@ -13,7 +13,7 @@ from reconciler.emulator import access, creation, lookups, properties, validatio
 from reconciler.emulator.context import RequestContext
 from reconciler.emulator.errors import bad_request, conflict
 from reconciler.emulator.routing import WORKSPACE_CREATION, Route
-from reconciler.emulator.store import AccessList, Group, Workspace
+from reconciler.emulator.entities import AccessList, Group, Workspace
 
 _TEMPLATE_ONLY = ("name", "crmOneDealId", "crmTwoOpportunityId", "startDate", "targetEndDate", "actualEndDate",
                   "workspaceUsers", "workspaceDomains")

@@ -16,10 +16,22 @@ from typing import Any
 
 from reconciler.emulator import plan_items
 from reconciler.emulator.validation import ROLES
-from reconciler.emulator.store import (
-    AccessEntry, AccessList, Account, Asset, Company, CustomField, Deal, File, Group, IdSource,
-    PlanItem, Store, Tag, Template, User, Workspace,
+from reconciler.emulator.entities import (
+    AccessEntry,
+    AccessList,
+    Account,
+    Asset,
+    CustomField,
+    Deal,
+    File,
+    Group,
+    PlanItem,
+    Tag,
+    Template,
+    User,
+    Workspace,
 )
+from reconciler.emulator.store import Company, IdSource, Store
 from reconciler.errors import ConfigError
 
 
