@@ -9,4 +9,8 @@ Each module imports at its top only what ``reconciler validate`` and
 ``--help`` may load (the manifests, text helpers); the client, the state, the
 emulator and apply are imported by the functions that use them, so the
 command line starts fast (tests/test_startup_imports.py).
+
+May import: manifest/, plan/, state, service, api/, apply/, live, export,
+emulator/ (demo and ``emulator serve``), owned_files, clock, text, errors;
+never click (the map in docs/design.md; tests/test_import_graph.py).
 """
