@@ -24,6 +24,7 @@ from reconciler.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
     from reconciler.apply.audit import AuditLog
+    from reconciler.emulator import Emulator
 
 IN_PROCESS_BASE_URL = "http://emulator.invalid"
 TOKEN_ENV = "RECONCILER_TOKEN"
@@ -118,9 +119,7 @@ def open_client(service: Service) -> Iterator[WorkspaceClient]:
                 "and RECONCILER_TOKEN to its token, or pass --emulator FILE to rehearse against the "
                 "embedded emulator. reconciler never falls back to the emulator on its own."
             )
-        token = _read_token(service, required=True)
-        assert token is not None
-        http = make_http_client(base_url, token, timeout=service.timeout, connect_timeout=service.connect_timeout,
+        http = make_http_client(base_url, _required_token(service), timeout=service.timeout, connect_timeout=service.connect_timeout,
                                 verify=str(service.ca_bundle) if service.ca_bundle else True, trace=service.trace)
     if service.audit is not None:
         service.audit.install(http)
@@ -154,8 +153,14 @@ def _read_token(service: Service, *, required: bool) -> str | None:
     return None
 
 
-def _only_company_token(emulator: object, data_file: Path) -> str:
-    tokens = emulator.company_tokens()  # type: ignore[attr-defined]
+def _required_token(service: Service) -> str:
+    token = _read_token(service, required=True)
+    assert token is not None  # required: a missing token raised ConfigError
+    return token
+
+
+def _only_company_token(emulator: Emulator, data_file: Path) -> str:
+    tokens = emulator.company_tokens()
     if len(tokens) == 1:
         return next(iter(tokens.values()))
     raise ConfigError(

@@ -32,7 +32,7 @@ import datetime
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard, get_args
 
 from reconciler.api.bodies import ConnectExisting, CreateFromTemplate
 from reconciler.api.errors import (
@@ -47,7 +47,7 @@ from reconciler.api.errors import (
 )
 from reconciler.apply.assets import PartlyMade as _PartlyMade
 from reconciler.apply.assets import apply_asset_in_place
-from reconciler.api.models import AccessDomainInput, AccessUserInput
+from reconciler.api.models import AccessDomainInput, AccessUserInput, Role
 from reconciler.errors import ApplyError, ReconcilerError
 from reconciler.live import ACCESS_PROPERTIES, Live, LiveWorkspace, fetch_live, read_workspace
 from reconciler.plan.model import (
@@ -417,12 +417,13 @@ def _apply_access(client: WorkspaceClient, change: AccessChange, ws: LiveWorkspa
         for entry in patch_order(change.entries):
             entries = ws.users if entry.kind == "user" else ws.domains
             entry_id = entries[entry.key].id
-            assert entry.after is not None  # patch strategy holds updates only
+            role = entry.after
+            assert role is not None and _is_role(role)  # patch strategy holds updates to a role only
             try:
                 if entry.kind == "user":
-                    client.update_workspace_user(entry_id, role=entry.after)
+                    client.update_workspace_user(entry_id, role=role)
                 else:
-                    client.update_workspace_domain(entry_id, role=entry.after)
+                    client.update_workspace_domain(entry_id, role=role)
             except ApiError as exc:
                 if made:
                     raise _PartlyMade(exc, f"the role changes of {', '.join(made)} were made") from exc
@@ -584,3 +585,8 @@ def _record_all(state: StateBuilder, plan: Plan, today: str) -> None:
         for address, resource in state.items():
             if resource.access is not None and address not in with_lists:
                 state.put(address, resource.model_copy(update={"access": None}))
+
+
+def _is_role(value: str) -> TypeGuard[Role]:
+    """A role the API takes (the plan's entries hold the manifests' roles, all of them)."""
+    return value in get_args(Role)

@@ -39,8 +39,8 @@ def make_served_emulator(*, seed: Path | None, data: Path | None, faults: tuple[
     from reconciler.emulator import Emulator
 
     clock = SystemClock() if time_scale == 1.0 else ScaledClock(time_scale)
-    options = {"clock": clock, "fault_seed": fault_seed}
-    emulator = Emulator.from_file(data, seed_path=seed, **options) if data else Emulator.from_seed_file(seed, **options)
+    emulator = (Emulator.from_file(data, seed_path=seed, clock=clock, fault_seed=fault_seed) if data
+                else Emulator.from_seed_file(seed, clock=clock, fault_seed=fault_seed))
     for spec in faults:
         try:
             emulator.faults.inject_spec(spec)

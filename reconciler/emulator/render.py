@@ -144,6 +144,7 @@ def file(base: str, f: File) -> dict[str, Any]:
 
 
 def asset(base: str, company: Company, a: Asset) -> dict[str, Any]:
+    asset_url: str | None
     if a.file_id:
         asset_url = f"{base}/downloads/{a.file_id}"
     else:

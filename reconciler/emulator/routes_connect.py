@@ -45,7 +45,7 @@ def _group_of(ctx: RequestContext, addressed: Workspace) -> Group:
     return group
 
 
-def _connect_existing(ctx: RequestContext, addressed: Workspace, other_id: Any, selected: list[str]) -> tuple[int, dict]:
+def _connect_existing(ctx: RequestContext, addressed: Workspace, other_id: Any, selected: list[str]) -> tuple[int, dict[str, Any]]:
     if not isinstance(other_id, str):
         raise bad_request("workspaceId must be a string.")
     other = ctx.co.workspace(other_id)
@@ -73,7 +73,7 @@ def _connect_existing(ctx: RequestContext, addressed: Workspace, other_id: Any, 
 
 
 def _create_from_template(ctx: RequestContext, addressed: Workspace, body: dict[str, Any],
-                          selected: list[str]) -> tuple[int, dict]:
+                          selected: list[str]) -> tuple[int, dict[str, Any]]:
     tpl = creation.template(ctx, body["templateId"])
     name = validation.string_field(body, "name", min_length=1) or tpl.workspace_title or tpl.name
     dates = creation.dates(body)

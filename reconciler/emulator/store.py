@@ -20,8 +20,9 @@ both the replace and the report).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from reconciler.emulator.entities import (
     AccessEntry,
@@ -39,6 +40,8 @@ from reconciler.emulator.entities import (
     Asset,
 )
 from reconciler.emulator.index import ById, CompanyIndex
+
+T = TypeVar("T")
 
 
 def iso(seconds: float) -> str:
@@ -75,35 +78,36 @@ class Company:
     _index: CompanyIndex = field(default_factory=CompanyIndex, init=False, repr=False, compare=False)
     _by_id: dict[str, ById[Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def _lookup(self, collection: str, key: str) -> Any:
+    def _lookup(self, collection: str, items: Sequence[T], key: str) -> T | None:
         index = self._by_id.get(collection)
         if index is None:
             index = self._by_id[collection] = ById()
-        return index.get(getattr(self, collection), key)
+        found: T | None = index.get(items, key)
+        return found
 
     def workspace(self, wid: str) -> Workspace | None:
         return self._index.workspace(self.workspaces, wid)
 
     def account(self, aid: str | None) -> Account | None:
-        return self._lookup("accounts", aid) if aid else None
+        return self._lookup("accounts", self.accounts, aid) if aid else None
 
     def deal(self, did: str | None) -> Deal | None:
-        return self._lookup("deals", did) if did else None
+        return self._lookup("deals", self.deals, did) if did else None
 
     def template(self, tid: str) -> Template | None:
-        return self._lookup("templates", tid)
+        return self._lookup("templates", self.templates, tid)
 
     def tag(self, tid: str) -> Tag | None:
-        return self._lookup("tags", tid)
+        return self._lookup("tags", self.tags, tid)
 
     def file(self, fid: str) -> File | None:
-        return self._lookup("files", fid)
+        return self._lookup("files", self.files, fid)
 
     def asset(self, aid: str) -> Asset | None:
-        return self._lookup("assets", aid)
+        return self._lookup("assets", self.assets, aid)
 
     def custom_field(self, cid: str) -> CustomField | None:
-        return self._lookup("custom_fields", cid)
+        return self._lookup("custom_fields", self.custom_fields, cid)
 
     def access_entry(self, entry_id: str, *, domains: bool) -> tuple[AccessList, AccessEntry] | None:
         """The list and the user (or domain) entry with ``entry_id``: the
