@@ -1,7 +1,7 @@
 """An in-process, stateful emulator of the Workspace Collaboration Service.
 
 A second, independent reading of the service's API description: it may
-import clock, gcpause, text and errors, and nothing of api/, plan/, apply/,
+import vocabulary, clock, gcpause, text and errors, and nothing of api/, plan/, apply/,
 commands/ (the map in docs/design.md; tests/test_import_graph.py).  Use it
 through ``emulator_transport`` in-process, or over HTTP with
 ``reconciler.emulator.server``.  Choices made where the description says

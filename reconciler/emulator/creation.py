@@ -14,8 +14,9 @@ from reconciler.emulator import validation
 from reconciler.emulator.context import RequestContext
 from reconciler.emulator.errors import bad_request, forbidden
 from reconciler.emulator.entities import Account, Deal, PlanItem, Template, Workspace
+from reconciler.vocabulary import FREE_PLAN_WORKSPACES
 
-FREE_PLAN_WORKSPACES = 10
+
 def require_verified(ctx: RequestContext) -> None:
     if not ctx.co.verified:
         raise forbidden("The company must be verified to publish workspaces.")

@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from reconciler.emulator import plan_items
-from reconciler.emulator.validation import ROLES
 from reconciler.emulator.entities import (
     AccessEntry,
     AccessList,
@@ -34,6 +33,7 @@ from reconciler.emulator.entities import (
 )
 from reconciler.emulator.store import Company, IdSource, Store
 from reconciler.errors import ConfigError
+from reconciler.vocabulary import ROLES
 
 
 class SeedError(ConfigError, ValueError):

@@ -4,7 +4,7 @@ No network and no token: ``reconciler validate`` runs on this package alone.
 Every problem in every file is reported at once in one ``ManifestError``,
 each as ``file:line: message``.
 
-May import roles, gcpause, text, errors, and nothing of the network (the
+May import vocabulary, gcpause, text, errors, and nothing of the network (the
 map in docs/design.md; tests/test_import_graph.py).
 """
 
@@ -24,7 +24,8 @@ from reconciler.manifest.desired import (
 )
 from reconciler.manifest.load import load_desired, manifest_digest, manifest_files
 from reconciler.manifest.location import SourceLocation
-from reconciler.manifest.models import ASSET_TYPES, ROLES
+from reconciler.manifest.models import ASSET_TYPES
+from reconciler.vocabulary import ROLES
 
 __all__ = [
     "ASSET_TYPES",
