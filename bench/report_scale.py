@@ -32,7 +32,7 @@ from bench.service import make_emulator, open_session
 from bench.sizes import Timing, best_of
 from reconciler.company.read import read_company
 from reconciler.manifest import load_desired
-from reconciler.report.command import write_report
+from reconciler.report.files import write_report
 from reconciler.report.model import make_report
 from reconciler.state import State
 
@@ -70,7 +70,7 @@ def measure(n: int, *, repeat: int = 1) -> ReportResult:
             del desired
             made = make_report(company, generated_at=MOMENT, internal_domains=("acme.com",))
             calls = company.calls
-            del company  # as reconciler.report.command does
+            del company  # as reconciler.commands.report does
             write_report(out, made, changes=None, today=MOMENT.date())
             return calls
 

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from reconciler.company.audit import AuditReport
-    from reconciler.target import Target
+    from reconciler.service import Service
 
 
-def audit(path: Path, *, target: Target, state_path: Path | None = None, today: date | None = None) -> AuditReport:
+def audit(path: Path, *, service: Service, state_path: Path | None = None, today: date | None = None) -> AuditReport:
     """Read the company once and judge it against the manifests' policy and
     rules (what the plan of that read would change for them).  Nothing is
     written: no state, no lock.  ``today`` (UTC; default: now) decides
@@ -21,7 +21,7 @@ def audit(path: Path, *, target: Target, state_path: Path | None = None, today: 
     from reconciler.company.read import load_and_read
     from reconciler.plan import make_plan
 
-    read = load_and_read(path, target=target, state_path=state_path)
+    read = load_and_read(path, service=service, state_path=state_path)
     plan = make_plan(read.desired, read.live, read.state, today=today or _utc_today())
     return judge(read.desired, read.company, plan)
 

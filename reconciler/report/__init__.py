@@ -3,6 +3,7 @@
 ``model``: the report document, made from the company read
 (``reconciler.company``); ``figures`` and ``svg``: the headline figures and
 the pictures, pure; ``spreadsheet``, ``html``: the renderers; ``diff``: what
-changed since an earlier report or state file; ``command``: ``reconciler
-report``, which reads the company once and writes the files.
+changed since an earlier report or state file; ``files``: writing them.
+``reconciler.commands.report`` is the command: it reads the company once and
+writes the files.
 """

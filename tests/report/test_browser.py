@@ -19,7 +19,7 @@ import pytest
 
 from bench.chromium import CHROMIUM, open_page
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, Why
-from reconciler.report.command import write_report
+from reconciler.report.files import write_report
 from reconciler.report.model import make_report
 from tests.e2e.conftest import ROOT, run_cli
 from tests.report.test_command import Served, served  # noqa: F401  # the fixture

@@ -51,7 +51,7 @@ def test_source_date_epoch_dates_the_report_and_a_bad_one_is_refused() -> None:
     import pytest
 
     from reconciler.errors import ConfigError
-    from reconciler.report.command import source_date
+    from reconciler.commands.report import source_date
 
     assert source_date({"SOURCE_DATE_EPOCH": "1800000000"}) == datetime.datetime(2027, 1, 15, 8, 0,
                                                                                   tzinfo=datetime.UTC)

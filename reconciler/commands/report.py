@@ -1,4 +1,5 @@
-"""``reconciler report``: read the company once, write the access review's files.
+"""``reconciler report``: read the company once, write the access review's files
+(``reconciler.report.files``).
 
 The ``--since`` file is read and checked before any call, and the output
 directory is checked too, so a mistake costs no request.  The company is read
@@ -9,29 +10,21 @@ nothing is written to the service or the state.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from reconciler.errors import ConfigError
 from reconciler.text import plural
 
 if TYPE_CHECKING:
     from reconciler.report.diff import ChangeSet
+    from reconciler.report.files import ReportFiles
     from reconciler.report.model import AccessReport
-    from reconciler.target import Target
-
-ACCESS_CSV, ACCESS_JSON, INDEX_HTML, CHANGES_CSV = "access.csv", "access.json", "index.html", "changes.csv"
+    from reconciler.service import Service
 
 
-class ReportFiles(NamedTuple):
-    """What ``write_report`` wrote, for the summary."""
-
-    out: Path
-    names: tuple[str, ...]
-
-
-def report(path: Path, *, target: Target, out: Path, state_path: Path | None = None,
+def report(path: Path, *, service: Service, out: Path, state_path: Path | None = None,
            internal_domains: tuple[str, ...] = (), since: Path | None = None,
            now: datetime.datetime | None = None) -> str:
     """Write access.csv, access.json and index.html (and changes.csv with ``since``) to ``out``;
@@ -42,11 +35,12 @@ def report(path: Path, *, target: Target, out: Path, state_path: Path | None = N
     summary says so)."""
     from reconciler.company.read import load_and_read
     from reconciler.report.diff import changes_since, load_baseline
+    from reconciler.report.files import write_report
     from reconciler.report.model import make_report
 
     check_out_dir(out)
     baseline = load_baseline(since) if since is not None else None
-    read = load_and_read(path, target=target, state_path=state_path)
+    read = load_and_read(path, service=service, state_path=state_path)
     policy = read.desired.policy
     allowed = policy.allowed_domains if policy is not None else None
     domains = internal_domains or tuple(str(v.value) for v in allowed or ())
@@ -74,33 +68,6 @@ def check_out_dir(out: Path) -> None:
     """``--out`` must be a directory or not exist yet (it is created)."""
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file; give a directory (created when missing) for the report's files.")
-
-
-def write_report(out: Path, made: AccessReport, *, changes: ChangeSet | None, today: datetime.date) -> ReportFiles:
-    """Write the files, each atomically and never through a link planted at its name."""
-    from reconciler.owned_files import write_owned
-    from reconciler.report.html import render_page
-    from reconciler.report.spreadsheet import access_csv, changes_csv
-
-    # Made and written one at a time, so only one file's text is in memory (30-100 MiB each at
-    # 10,000 workspaces).
-    files: dict[str, Callable[[], str]] = {
-        ACCESS_CSV: lambda: access_csv(made),
-        # Compact: at 10,000 workspaces an indented document is twice the size, for machines that do not care.
-        ACCESS_JSON: lambda: made.model_dump_json() + "\n",
-        INDEX_HTML: lambda: render_page(made, today=today, changes=changes),
-    }
-    if changes is not None:
-        files[CHANGES_CSV] = lambda: changes_csv(changes.changes)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"Cannot create the report directory {out}: {exc.strerror or exc}.") from exc
-    for name, render in files.items():
-        # A value the service sent may hold a lone surrogate, which UTF-8 cannot carry: replaced, not fatal.
-        write_owned(out / name, render().encode("utf-8", errors="replace"), what="report file", error=ConfigError,
-                    mode=0o644)
-    return ReportFiles(out, tuple(files))
 
 
 def summary(made: AccessReport, written: ReportFiles, *, calls: int, changes: ChangeSet | None) -> str:

@@ -1,0 +1,20 @@
+"""``reconciler schema``: the JSON Schema of a manifest, of a JSON plan, or of a report's access.json."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+
+def schema(*, kind: Literal["manifest", "plan", "report"]) -> str:
+    """The JSON Schema text, generated from the models this version checks against."""
+    if kind == "report":
+        from reconciler.report.schema import report_json_schema_text
+
+        return report_json_schema_text()
+    if kind == "plan":
+        from reconciler.plan.schema import plan_json_schema_text
+
+        return plan_json_schema_text()
+    from reconciler.manifest.schema import manifest_json_schema_text
+
+    return manifest_json_schema_text()
