@@ -26,9 +26,10 @@ demo: install
 # (nothing when it is there already).
 test: install
 	$(BIN)/ruff check reconciler tests bench
+	$(BIN)/mypy
 	.ci/ensure-chromium
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache
+	rm -rf $(VENV) *.egg-info .pytest_cache .mypy_cache .ruff_cache
 	find reconciler bench tests -name __pycache__ -prune -exec rm -rf {} +
