@@ -251,16 +251,16 @@ def plan(path: Path, service: Service, state_path: Path | None, targets: tuple[s
 @state_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text for people, json for machines.")
-def who(subject: str, path: Path, target: Target, state_path: Path | None, fmt: str) -> None:
+def who(subject: str, path: Path, service: Service, state_path: Path | None, fmt: str) -> None:
     """Where EMAIL (or everyone of DOMAIN) has access now, across every workspace of the company,
     each with its role and why: the manifest line in PATH, the team, the rule, or not managed.
 
     A person reached through a domain entry of their email's domain is listed too, said so.
     Reads the company once (one listing); never writes anything, not even the state.
     """
-    from reconciler.company.cmd_who import who as run
+    from reconciler.commands.who import who as who_command
 
-    _say(run(subject, path, target=target, state_path=state_path, fmt=fmt), nl=False, suggestions=False)
+    _say(who_command(subject, path, service=service, state_path=state_path, fmt=fmt), nl=False, suggestions=False)
 
 
 @cli.command()
@@ -271,18 +271,18 @@ def who(subject: str, path: Path, target: Target, state_path: Path | None, fmt: 
               show_default=True,
               help="text for people, markdown for an issue or a pull-request comment, json for machines, "
                    "csv for a spreadsheet (cells a spreadsheet would run as a formula start with ').")
-def audit(path: Path, target: Target, state_path: Path | None, fmt: str) -> None:
+def audit(path: Path, service: Service, state_path: Path | None, fmt: str) -> None:
     """Check every workspace of the company, managed or not, against the policy of the manifests in
     PATH (allowedDomains, maxRoleOutside, protectedOwners), and list what their rules would change.
 
     Exit 0 when all is clean, 2 when anything violates the policy or differs from the rules, 1 on
     errors. Reads the company once (one listing); never writes anything, not even the state.
     """
-    from reconciler.company.audit_render import render_audit
-    from reconciler.company.cmd_audit import audit as run
+    from reconciler.commands.audit import audit as audit_command
+    from reconciler.commands.audit import render
 
-    report = run(path, target=target, state_path=state_path)
-    _say(render_audit(report, fmt), nl=False, suggestions=False)
+    report = audit_command(path, service=service, state_path=state_path)
+    _say(render(report, fmt), nl=False, suggestions=False)
     if not report.clean:
         sys.exit(EXIT_CHANGES)
 

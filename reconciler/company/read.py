@@ -20,7 +20,7 @@ from reconciler.state import State
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reconciler.api.client import WorkspaceClient
-    from reconciler.target import Target
+    from reconciler.service import Service
 
 # What the plan reads (access, account, template, the fields fixed at
 # creation: the audit plans from this same read), and the account's name,
@@ -47,15 +47,15 @@ class CompanyRead(NamedTuple):
     company: CompanyAccess
 
 
-def load_and_read(path: Path, *, target: Target, state_path: Path | None = None) -> CompanyRead:
+def load_and_read(path: Path, *, service: Service, state_path: Path | None = None) -> CompanyRead:
     """Load the manifests in ``path`` and the state (read, never written or
-    locked), then read the company through ``target``."""
+    locked), then read the company through ``service``."""
     from reconciler.manifest import load_desired
     from reconciler.state import default_state_path, load_state
-    from reconciler.target import open_client
+    from reconciler.service import open_client
 
     desired = load_desired(path)
     state = load_state(state_path or default_state_path(path))
-    with open_client(target) as client:
+    with open_client(service) as client:
         live = read_live(client)
     return CompanyRead(desired, state, live, company_access(desired, live, state))

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from reconciler.target import Target
+    from reconciler.service import Service
 
 
-def who(subject: str, path: Path, *, target: Target, state_path: Path | None = None, fmt: str = "text") -> str:
+def who(subject: str, path: Path, *, service: Service, state_path: Path | None = None, fmt: str = "text") -> str:
     """Where ``subject`` (an email or a domain) has access now, and why.
 
     The subject is checked before any call; the company is read once
@@ -20,5 +20,5 @@ def who(subject: str, path: Path, *, target: Target, state_path: Path | None = N
     from reconciler.company.who import who as answer
 
     kind, key = parse_subject(subject)
-    read = load_and_read(path, target=target, state_path=state_path)
+    read = load_and_read(path, service=service, state_path=state_path)
     return render_who(answer(read.company, kind, key), fmt=fmt)
