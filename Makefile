@@ -24,8 +24,9 @@ demo: install
 # The linters first (seconds), then the suite: a lint error fails fast.
 test: install
 	$(BIN)/ruff check reconciler tests bench
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache
+	rm -rf $(VENV) *.egg-info .pytest_cache .mypy_cache .ruff_cache
 	find reconciler bench tests -name __pycache__ -prune -exec rm -rf {} +
