@@ -169,6 +169,8 @@ def cli() -> None:
     state     list, show or forget what the state file records
     force-unlock  remove a lock left by a killed apply (by its lock ID)
     export    write manifests from the live service (to adopt an existing setup)
+    who       where a person or a domain has access now, and why
+    audit     check every workspace of the company against the policy and the rules
     emulator  run the service emulator as a local HTTP server
 
     Connection: RECONCILER_BASE_URL (or --base-url) and RECONCILER_TOKEN (or --token-file),
@@ -239,6 +241,49 @@ def plan(path: Path, service: Service, state_path: Path | None, targets: tuple[s
     if out is not None:
         click.echo(_saved_plan_notice(out), err=True)
     if detailed_exitcode and not result.settled:
+        sys.exit(EXIT_CHANGES)
+
+
+@cli.command()
+@click.argument("subject", metavar="EMAIL|DOMAIN")
+@manifest_argument
+@connection_options
+@state_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text for people, json for machines.")
+def who(subject: str, path: Path, service: Service, state_path: Path | None, fmt: str) -> None:
+    """Where EMAIL (or everyone of DOMAIN) has access now, across every workspace of the company,
+    each with its role and why: the manifest line in PATH, the team, the rule, or not managed.
+
+    A person reached through a domain entry of their email's domain is listed too, said so.
+    Reads the company once (one listing); never writes anything, not even the state.
+    """
+    from reconciler.commands.who import who as who_command
+
+    _say(who_command(subject, path, service=service, state_path=state_path, fmt=fmt), nl=False, suggestions=False)
+
+
+@cli.command()
+@manifest_argument
+@connection_options
+@state_option
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json", "csv"]), default="text",
+              show_default=True,
+              help="text for people, markdown for an issue or a pull-request comment, json for machines, "
+                   "csv for a spreadsheet (cells a spreadsheet would run as a formula start with ').")
+def audit(path: Path, service: Service, state_path: Path | None, fmt: str) -> None:
+    """Check every workspace of the company, managed or not, against the policy of the manifests in
+    PATH (allowedDomains, maxRoleOutside, protectedOwners), and list what their rules would change.
+
+    Exit 0 when all is clean, 2 when anything violates the policy or differs from the rules, 1 on
+    errors. Reads the company once (one listing); never writes anything, not even the state.
+    """
+    from reconciler.commands.audit import audit as audit_command
+    from reconciler.commands.audit import render
+
+    report = audit_command(path, service=service, state_path=state_path)
+    _say(render(report, fmt), nl=False, suggestions=False)
+    if not report.clean:
         sys.exit(EXIT_CHANGES)
 
 
@@ -510,14 +555,16 @@ class _Terminated(KeyboardInterrupt):
     unwind (the state lock is released) exactly as for Ctrl-C."""
 
 
-def _say(text: str, *, nl: bool = True) -> None:
+def _say(text: str, *, nl: bool = True, suggestions: bool = True) -> None:
     """Write to stdout; once the reader has gone (``apply | head -3``), drop
     the rest quietly.  A closed pipe is the reader's choice, not a failure of
     the command: it must neither stop an apply halfway nor turn a successful
     one into exit 1.  stdout is pointed at /dev/null so the interpreter's own
     flush at exit does not fail on it either."""
     try:
-        click.echo(complete(text, _INVOCATION), nl=nl)
+        # Views of the company (who, audit) print service data and suggest no
+        # command: a workspace named "'reconciler plan'" is shown as it is.
+        click.echo(complete(text, _INVOCATION) if suggestions else text, nl=nl)
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -69,6 +69,8 @@ class LiveWorkspace:
     actual_end_date: str | None = None
     crm_one_deal_id: str | None = None
     crm_two_opportunity_id: str | None = None
+    # Read only when the listing asks for account.name (the company read does).
+    account_name: str | None = None
 
     def entry_ids(self) -> frozenset[str]:
         """The ids of its user and domain entries (a group's members show the same ones)."""
@@ -180,4 +182,5 @@ def read_workspace(ws: object) -> LiveWorkspace:
         actual_end_date=getattr(ws, "actualEndDate", None),
         crm_one_deal_id=getattr(deal, "crmOneDealId", None),
         crm_two_opportunity_id=getattr(deal, "crmTwoOpportunityId", None),
+        account_name=getattr(getattr(ws, "account", None), "name", None),
     )

@@ -135,16 +135,18 @@ def test_the_readme_runs_the_workflows_validate_plan_and_apply(workflow: dict[An
 
 # --- the workflow -------------------------------------------------------------
 
-def test_workflow_runs_on_pull_requests_and_on_pushes_to_main(workflow: dict[Any, Any]) -> None:
+def test_workflow_runs_on_pull_requests_on_pushes_to_main_and_nightly(workflow: dict[Any, Any]) -> None:
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
-    assert set(triggers) == {"pull_request", "push"}
+    assert set(triggers) == {"pull_request", "push", "schedule"}
+    assert triggers["schedule"] == [{"cron": "17 3 * * *"}]
     assert triggers["push"]["branches"] == ["main"]
     assert triggers["pull_request"]["branches"] == ["main"]
 
 
-def test_workflow_jobs_plan_comment_on_pull_requests_and_apply_on_push(workflow: dict[Any, Any]) -> None:
+def test_workflow_jobs_plan_comment_on_pull_requests_apply_on_push_audit_nightly(workflow: dict[Any, Any]) -> None:
     jobs = workflow["jobs"]
-    assert set(jobs) == {"plan", "comment", "apply"}
+    assert set(jobs) == {"plan", "comment", "apply", "audit"}
+    assert jobs["audit"]["if"] == "github.event_name == 'schedule'"
     assert "pull_request" in jobs["plan"]["if"]
     assert "pull_request" in jobs["comment"]["if"] and jobs["comment"]["needs"] == "plan"
     assert jobs["apply"]["if"] == "github.event_name == 'push'"
@@ -156,6 +158,7 @@ def test_workflow_asks_for_the_least_permissions(workflow: dict[Any, Any]) -> No
     assert jobs["plan"]["permissions"] == {"contents": "read"}
     assert jobs["comment"]["permissions"] == {"pull-requests": "write"}
     assert jobs["apply"]["permissions"] == {"contents": "write", "actions": "read", "pull-requests": "read"}
+    assert jobs["audit"]["permissions"] == {"contents": "read"}
     writers = {job_id: scope for job_id, job in jobs.items() for scope, level in job["permissions"].items()
                if level == "write"}
     assert writers == {"comment": "pull-requests", "apply": "contents"}
@@ -173,7 +176,7 @@ def test_every_reconciler_call_is_a_documented_command(workflow: dict[Any, Any])
     for job_id, step in run_steps(workflow):
         calls.setdefault(job_id, []).extend(reconciler_commands(step["run"]))
     every = [c for commands in calls.values() for c in commands]
-    assert {c[1] for c in every} == {"validate", "plan", "apply"}
+    assert {c[1] for c in every} == {"validate", "plan", "apply", "audit"}
     for command in every:
         if command[1] == "plan":
             assert "--format" in command and command[command.index("--format") + 1] == "markdown", command
@@ -181,6 +184,7 @@ def test_every_reconciler_call_is_a_documented_command(workflow: dict[Any, Any])
         if command[1] == "apply":
             assert command[2] == "--plan" and command[3].endswith("plan.json"), command
     assert [c[1] for c in calls["apply"]] == ["apply"]
+    assert calls["audit"] == [["reconciler", "audit", "manifests", "--format", "markdown"]]
     assert calls.get("comment", []) == []  # the job that can write comments never holds the token
 
 
@@ -203,6 +207,23 @@ def test_the_token_reaches_only_reconciler_steps_and_is_never_echoed(workflow: d
             assert reconciler_commands(step["run"]), (job_id, step.get("name"))
             assert set(step["env"]) == {"RECONCILER_TOKEN", "RECONCILER_BASE_URL"}
     assert "secrets." not in str(workflow.get("env", {}))
+
+
+def test_the_nightly_audit_fails_the_run_with_the_audits_exit_code(workflow: dict[Any, Any], tmp_path: Path) -> None:
+    step = next(s for s in workflow["jobs"]["audit"]["steps"] if "reconciler audit" in s.get("run", ""))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    # A stand-in for reconciler that prints a report and exits as audit does on findings.
+    (bin_dir / "reconciler").write_text("#!/bin/sh\necho '## reconciler audit'\nexit 2\n", encoding="utf-8")
+    (bin_dir / "reconciler").chmod(0o755)
+    summary = tmp_path / "summary.md"
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "GITHUB_STEP_SUMMARY": str(summary)}
+    done = subprocess.run(["bash", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2
+    assert summary.read_text(encoding="utf-8") == "## reconciler audit\n"
+    assert "::error::The audit found policy violations" in done.stdout
 
 
 def test_the_merged_state_is_committed_back_naming_the_pull_request(workflow: dict[Any, Any]) -> None:

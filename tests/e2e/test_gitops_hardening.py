@@ -67,19 +67,19 @@ def test_zizmor_as_run_here_does_report_an_unpinned_action(tmp_path: Path) -> No
 def test_every_action_is_pinned_to_a_commit_with_its_version_in_a_comment() -> None:
     uses = [line.split("uses:", 1)[1].strip() for line in WORKFLOW.read_text(encoding="utf-8").splitlines()
             if re.match(r"\s*(- )?uses:", line)]
-    assert len(uses) == 7
+    assert len(uses) == 9
     assert [u for u in uses if not PINNED.match(u)] == []
 
 
 def test_every_checkout_keeps_no_git_credential(workflow: dict[Any, Any]) -> None:
     checkouts = [step for job in workflow["jobs"].values() for step in job["steps"]
                  if step.get("uses", "").startswith("actions/checkout@")]
-    assert len(checkouts) == 2
+    assert len(checkouts) == 3
     assert all(step["with"]["persist-credentials"] is False for step in checkouts)
 
 
 def test_pip_is_installed_before_the_checkout_from_the_runners_temp(workflow: dict[Any, Any]) -> None:
-    for job_id in ("plan", "apply"):
+    for job_id in ("plan", "apply", "audit"):
         steps = workflow["jobs"][job_id]["steps"]
         install = next(i for i, s in enumerate(steps) if "pip install" in s.get("run", ""))
         checkout = next(i for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/checkout@"))

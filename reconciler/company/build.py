@@ -1,0 +1,134 @@
+"""Who has access where, and why: the company read as a pure function.
+
+``company_access(desired, live, state)`` pairs each live entry of each
+workspace with the manifest line that grants it, as the plan decides it
+(``reconciler.plan.teams.expand_access`` over the list's teams and the rules
+matching any workspace the list is on).  It does no I/O: the
+listing is read before (``reconciler.company.read``), so a test can build
+all three inputs by hand.
+
+Precedence is the manifests': an entry of the list wins over a team the
+list names, which wins over a rule matching the workspace; what none of them
+grants is "not managed".  A group's list is on every workspace of the group:
+the homepage, the members the manifests declare or the state records, and
+the workspaces that show the homepage's access entries (connected by hand;
+``reconciler.live.shared_entries``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Why
+from reconciler.live import Live, LiveEntry, LiveWorkspace, shared_entries
+from reconciler.manifest.desired import AccessList, Desired, DesiredRule
+from reconciler.manifest.location import SourceLocation
+from reconciler.plan.rules import matching_rules
+from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
+from reconciler.state import State
+
+
+class ListReach(NamedTuple):
+    """The manifest list a workspace holds: its address, the list, and the
+    homepage of its group (None for a standalone workspace)."""
+
+    address: str
+    access: AccessList | None
+    homepage: str | None
+    probable: bool = False
+
+
+def company_access(desired: Desired, live: Live, state: State) -> CompanyAccess:
+    """Every workspace of ``live`` (a complete listing) and every entry on it, with why."""
+    reaches = list_reaches(desired, live, state)
+    teams = {team.key: team for team in desired.teams}
+    rules = _list_rules(desired, live, reaches)
+    workspaces: list[CompanyWorkspace] = []
+    rows: list[AccessRow] = []
+    for ws in live.workspaces.values():
+        reach = reaches.get(ws.id)
+        workspaces.append(CompanyWorkspace(
+            id=ws.id, name=ws.name, account_id=ws.account_id, account_name=ws.account_name,
+            template_id=ws.template_id, group_homepage=reach.homepage if reach else None,
+            probable_member=reach.probable if reach else False, address=reach.address if reach else None))
+        matching = rules[reach.address] if reach is not None else matching_rules(desired.rules, ws)
+        rows += _rows(ws, reach, expand_access(reach.access if reach else None, teams, matching))
+    return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=live.pages_read)
+
+
+def _list_rules(desired: Desired, live: Live, reaches: dict[str, ListReach]) -> dict[str, tuple[DesiredRule, ...]]:
+    """Manifest list address → the rules matching any of its workspaces: a
+    group's list is on every member, so a rule matching one member is on the
+    list (as the plan reads it, ``reconciler.plan.company``)."""
+    spaces: dict[str, list[LiveWorkspace]] = {}
+    for workspace_id, reach in reaches.items():
+        if workspace_id in live.workspaces:
+            spaces.setdefault(reach.address, []).append(live.workspaces[workspace_id])
+    found = {address: {rule.key for ws in members for rule in matching_rules(desired.rules, ws)}
+             for address, members in spaces.items()}
+    return {address: tuple(r for r in desired.rules if r.key in keys) for address, keys in found.items()}
+
+
+def list_reaches(desired: Desired, live: Live, state: State) -> dict[str, ListReach]:
+    """Workspace id → the manifest list it holds, for every workspace a
+    manifest reaches: groups (homepage, declared and recorded members,
+    probable members) and standalone workspaces."""
+    reaches: dict[str, ListReach] = {}
+    for group in desired.groups:
+        reaches[group.homepage] = ListReach(group.address, group.access, group.homepage)
+        for member in group.members:
+            recorded = state.resources.get(member.address)
+            workspace_id = member.id or (recorded.id if recorded is not None else None)
+            if workspace_id:
+                reaches[workspace_id] = ListReach(group.address, group.access, group.homepage)
+    for ws in desired.workspaces:
+        reaches[ws.id] = ListReach(ws.address, ws.access, None)
+    homepages = {g.homepage: g for g in desired.groups}
+    sharing = shared_entries({w.id: w.entry_ids() for w in live.workspaces.values()})
+    for workspace_id in live.workspaces.keys() - reaches.keys():
+        found = sorted(sharing.get(workspace_id, set()) & homepages.keys())
+        if found:
+            group = homepages[found[0]]
+            reaches[workspace_id] = ListReach(group.address, group.access, group.homepage, probable=True)
+    return reaches
+
+
+def location_text(location: SourceLocation) -> str:
+    """``file:line`` unescaped: ``str(SourceLocation)`` escapes the file name
+    for a terminal, while the model keeps the raw value and each renderer
+    escapes it for where it shows it (a terminal, markdown, CSV)."""
+    return f"{location.file}:{location.line}"
+
+
+_UNMANAGED = Why(source="unmanaged")
+
+
+def why(source: GrantSource, role: str | None, address: str | None) -> Why:
+    """The model's ``Why`` of a grant ``expand_access`` decided (``role``
+    None: of a revocation)."""
+    return Why(source=source.kind, location=location_text(source.location),
+               address=address if source.kind != "rule" else None, team=source.team, rule=source.rule, role=role)
+
+
+def _kinds(ws: LiveWorkspace, expanded: ExpandedAccess) -> Iterator[
+        tuple[EntryKind, dict[str, LiveEntry], dict[str, Grant], dict[str, GrantSource]]]:
+    yield "user", ws.users, expanded.users, expanded.revoked_users
+    yield "domain", ws.domains, expanded.domains, expanded.revoked_domains
+
+
+
+def _rows(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess) -> list[AccessRow]:
+    homepage = reach.homepage if reach is not None else None
+    probable = reach.probable if reach is not None else False
+    address = reach.address if reach is not None else None
+    rows: list[AccessRow] = []
+    for kind, entries, granted, _ in _kinds(ws, expanded):
+        for key in sorted(entries):
+            grant = granted.get(key)
+            rows.append(AccessRow(
+                workspace_id=ws.id, workspace_name=ws.name, account_id=ws.account_id,
+                account_name=ws.account_name, group_homepage=homepage, probable_member=probable, kind=kind, key=key,
+                role=entries[key].role, expires=grant.expires if grant else None,
+                why=why(grant.source, grant.role, address) if grant else _UNMANAGED))
+    return rows

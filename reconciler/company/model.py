@@ -1,0 +1,127 @@
+"""The company read: every workspace's access, each entry with why it is there.
+
+One value, computed once from the manifests, one listing of the service and
+the state, and read by every view of the whole company: ``reconciler who``
+(one person's or domain's rows), ``reconciler audit`` (the rows against the
+policy and the rules) and, later, the access-review reports (CSV, JSON,
+HTML).  Like the Plan, it is a pydantic value, so the JSON view is the value
+itself and no renderer computes anything of its own.
+
+Values come from the service (names, emails) and from pull requests (rule
+and team names, file names): they are stored as they are, and each renderer
+escapes them for where it shows them.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+# 1: workspaces and rows, each row with its ``why``.
+COMPANY_FORMAT_VERSION = 1
+
+EntryKind = Literal["user", "domain"]
+# Where an entry comes from, most specific first: an entry of a manifest's
+# access list, a team a list names, a rule matching the workspace; or none of
+# them (granted in the web app, or by a tool other than reconciler).
+WhySource = Literal["entry", "team", "rule", "unmanaged"]
+UNMANAGED_TEXT = "not managed: granted in the web app"
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_serialization_defaults_required=True)
+
+
+class Why(Frozen):
+    """The manifest line that grants an entry, or that none does.
+
+    ``location`` is the ``file:line`` of that line: the list entry, the
+    team's entry in the list (``{team: NAME, role: ...}``), or the rule's
+    entry (its ``ensure`` or ``revoke`` line).  ``address`` is the access
+    list's address (``group.KEY``, ``workspace.KEY``) for an entry or a
+    team; ``team`` the team's name (also for a rule that ensures a team);
+    ``rule`` the rule's name.  ``role`` is the role the line asks for: it
+    differs from the row's live role when the service has drifted from the
+    manifests.
+    """
+
+    source: WhySource
+    location: str | None = None
+    address: str | None = None
+    team: str | None = None
+    rule: str | None = None
+    role: str | None = None
+
+    def text(self) -> str:
+        """One line for people (unescaped: the renderer escapes it)."""
+        at = f" at {self.location}" if self.location else ""
+        if self.source == "entry":
+            return f"{self.address}{at}"
+        if self.source == "team":
+            return f"team {self.team} ({self.address}{at})"
+        if self.source == "rule":
+            via = f" via team {self.team}" if self.team else ""
+            return f"rule {self.rule}{via}{at}"
+        return UNMANAGED_TEXT
+
+
+class CompanyWorkspace(Frozen):
+    """One workspace of the company, as listed, and how the manifests reach it.
+
+    ``group_homepage`` is the homepage of the group it belongs to when that
+    is known: from the manifests (a group's homepage and declared members),
+    the state (members an apply created), or, with ``probable_member``,
+    because it shows the same access entries as a managed homepage (the API
+    does not name groups; a workspace connected by hand shows its group's
+    entries).  ``address`` is the manifest access list that governs it (the
+    group's or its own), None when no manifest names it.
+    """
+
+    id: str
+    name: str | None = None
+    account_id: str | None = None
+    account_name: str | None = None
+    template_id: str | None = None
+    group_homepage: str | None = None
+    probable_member: bool = False
+    address: str | None = None
+
+
+class AccessRow(Frozen):
+    """One user or domain with a role on one workspace, now, and why."""
+
+    workspace_id: str
+    workspace_name: str | None = None
+    account_id: str | None = None
+    account_name: str | None = None
+    group_homepage: str | None = None
+    probable_member: bool = False  # in the group by its shared entries only (see CompanyWorkspace)
+    kind: EntryKind
+    key: str  # email or domain, lower-cased
+    role: str
+    expires: date | None = None  # when the manifest line sets one
+    why: Why
+
+
+class CompanyAccess(Frozen):
+    """Every workspace of the company and every access entry on it.
+
+    ``calls`` is how many listing pages the read took (ceil(N/100) at the
+    default page size); ``total`` is the number of workspaces.  Rows are in
+    listing order, users before domains within a workspace, each sorted.
+    """
+
+    format_version: int = COMPANY_FORMAT_VERSION
+    workspaces: tuple[CompanyWorkspace, ...] = ()
+    rows: tuple[AccessRow, ...] = ()
+    calls: int = 0
+
+    @property
+    def total(self) -> int:
+        return len(self.workspaces)
+
+    def rows_of(self, kind: EntryKind, key: str) -> list[AccessRow]:
+        """Every row of exactly this user or domain."""
+        return [row for row in self.rows if row.kind == kind and row.key == key]

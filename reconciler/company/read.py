@@ -1,0 +1,61 @@
+"""The one read of the whole company: every workspace, in one paginated listing.
+
+ceil(N/100) calls at the default page size and nothing else: the listing
+asks for access, names, accounts and templates at once (what ``who`` shows
+and what rules match on), through ``reconciler.live.fetch_live``, the one
+listing loop of the tool.  Read-only: no state write, no lock.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from reconciler.company.build import company_access
+from reconciler.company.model import CompanyAccess
+from reconciler.live import PLAN_PROPERTIES, Live, fetch_live
+from reconciler.manifest.desired import Desired
+
+from reconciler.state import State
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reconciler.api.client import WorkspaceClient
+    from reconciler.service import Service
+
+# What the plan reads (access, account, template, the fields fixed at
+# creation: the audit plans from this same read), and the account's name,
+# which people read a row by.
+COMPANY_PROPERTIES: tuple[str, ...] = (*PLAN_PROPERTIES, "account.name")
+
+
+def read_live(client: WorkspaceClient) -> Live:
+    """Every workspace of the company, in one paginated listing."""
+    return fetch_live(client, (), complete=True, properties=COMPANY_PROPERTIES)
+
+
+def read_company(client: WorkspaceClient, desired: Desired, state: State) -> CompanyAccess:
+    """List every workspace once and attribute each entry (``company_access``)."""
+    return company_access(desired, read_live(client), state)
+
+
+class CompanyRead(NamedTuple):
+    """The manifests, the state, the listing and the company read from them, for one command."""
+
+    desired: Desired
+    state: State
+    live: Live
+    company: CompanyAccess
+
+
+def load_and_read(path: Path, *, service: Service, state_path: Path | None = None) -> CompanyRead:
+    """Load the manifests in ``path`` and the state (read, never written or
+    locked), then read the company through ``service``."""
+    from reconciler.manifest import load_desired
+    from reconciler.state import default_state_path, load_state
+    from reconciler.service import open_client
+
+    desired = load_desired(path)
+    state = load_state(state_path or default_state_path(path))
+    with open_client(service) as client:
+        live = read_live(client)
+    return CompanyRead(desired, state, live, company_access(desired, live, state))

@@ -1,0 +1,123 @@
+"""The company read's attribution: each live entry paired with the manifest line that grants it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reconciler.company.build import company_access
+from reconciler.company.model import Why
+from reconciler.live import Live, LiveEntry, LiveWorkspace
+from reconciler.manifest import load_desired
+from reconciler.state import ResourceState, State
+
+MANIFEST = """\
+version: 1
+groups:
+  customer-inc:
+    homepage: ws_home
+    access:
+      users:
+        - {email: jane@acme.com, role: owner}
+        - {email: raj@customer.com, role: viewer, expires: 2031-01-31}
+      domains: [{domain: customer.com, role: commenter}]
+    workspaces:
+      kickoff: {id: ws_kick}
+      renewal: {template: tpl_renewal, name: Renewal}
+workspaces:
+  portal:
+    id: ws_portal
+    access: {users: [{email: ops@acme.com, role: owner}]}
+"""
+
+
+def _desired(tmp_path: Path):
+    (tmp_path / "manifest.yaml").write_text(MANIFEST, encoding="utf-8")
+    return load_desired(tmp_path)
+
+
+def _ws(wid: str, users: dict[str, str], *, ids: str = "", domains: dict[str, str] | None = None) -> LiveWorkspace:
+    """A live workspace whose entries have ids ``{ids}{key}``: the same prefix on two workspaces
+    means the same entries (one shared list)."""
+    return LiveWorkspace(
+        id=wid, name=f"Name of {wid}", account_id="acc_1", account_name="Customer Inc",
+        users={k: LiveEntry(id=f"{ids or wid}:{k}", key=k, role=r) for k, r in users.items()},
+        domains={k: LiveEntry(id=f"{ids or wid}:{k}", key=k, role=r) for k, r in (domains or {}).items()})
+
+
+def _live(*workspaces: LiveWorkspace) -> Live:
+    return Live(workspaces={w.id: w for w in workspaces}, pages_read=1, complete=True)
+
+
+def test_an_explicit_entry_is_attributed_to_its_file_and_line(tmp_path: Path) -> None:
+    company = company_access(_desired(tmp_path), _live(_ws("ws_home", {"jane@acme.com": "owner"})), State())
+    (row,) = company.rows
+    assert row.why == Why(source="entry", location=f"{tmp_path / 'manifest.yaml'}:7", address="group.customer-inc",
+                          role="owner")
+    assert row.why.text() == f"group.customer-inc at {tmp_path / 'manifest.yaml'}:7"
+
+
+def test_an_entry_no_manifest_line_grants_is_not_managed(tmp_path: Path) -> None:
+    company = company_access(_desired(tmp_path), _live(_ws("ws_home", {"eve@acme.com": "editor"})), State())
+    (row,) = company.rows
+    assert row.why == Why(source="unmanaged")
+    assert row.why.text() == "not managed: granted in the web app"
+
+
+def test_an_entry_of_a_workspace_no_manifest_names_is_not_managed(tmp_path: Path) -> None:
+    company = company_access(_desired(tmp_path), _live(_ws("ws_other", {"jane@acme.com": "owner"})), State())
+    (row,) = company.rows
+    assert (row.why.source, row.group_homepage, company.workspaces[0].address) == ("unmanaged", None, None)
+
+
+def test_a_declared_member_holds_its_group_list(tmp_path: Path) -> None:
+    live = _live(_ws("ws_home", {"jane@acme.com": "owner"}, ids="g"), _ws("ws_kick", {"jane@acme.com": "owner"}, ids="g"))
+    company = company_access(_desired(tmp_path), live, State())
+    kick = company.rows[1]
+    assert (kick.workspace_id, kick.group_homepage, kick.probable_member, kick.why.address) == (
+        "ws_kick", "ws_home", False, "group.customer-inc")
+
+
+def test_a_member_the_state_records_holds_its_group_list(tmp_path: Path) -> None:
+    state = State(resources={"group.customer-inc.workspace.renewal": ResourceState(id="ws_made")})
+    live = _live(_ws("ws_made", {"raj@customer.com": "viewer"}))
+    row = company_access(_desired(tmp_path), live, state).rows[0]
+    assert (row.group_homepage, row.why.source, row.why.location) == (
+        "ws_home", "entry", f"{tmp_path / 'manifest.yaml'}:8")
+
+
+def test_a_workspace_showing_the_homepage_entries_is_a_probable_member(tmp_path: Path) -> None:
+    live = _live(_ws("ws_home", {"jane@acme.com": "owner"}, ids="g"), _ws("ws_hand", {"jane@acme.com": "owner"}, ids="g"))
+    company = company_access(_desired(tmp_path), live, State())
+    hand = company.workspaces[1]
+    assert (hand.group_homepage, hand.probable_member, hand.address) == ("ws_home", True, "group.customer-inc")
+    assert company.rows[1].why.source == "entry"
+
+
+def test_a_workspace_sharing_no_entry_with_a_homepage_is_in_no_group(tmp_path: Path) -> None:
+    live = _live(_ws("ws_home", {"jane@acme.com": "owner"}), _ws("ws_alone", {"jane@acme.com": "owner"}))
+    assert company_access(_desired(tmp_path), live, State()).workspaces[1].group_homepage is None
+
+
+def test_the_expiry_the_manifest_sets_is_on_the_row(tmp_path: Path) -> None:
+    live = _live(_ws("ws_home", {"raj@customer.com": "viewer"}))
+    assert str(company_access(_desired(tmp_path), live, State()).rows[0].expires) == "2031-01-31"
+
+
+def test_a_domain_entry_is_attributed_to_its_line(tmp_path: Path) -> None:
+    live = _live(_ws("ws_home", {}, domains={"customer.com": "commenter"}))
+    row = company_access(_desired(tmp_path), live, State()).rows[0]
+    assert (row.kind, row.key, row.why.location) == ("domain", "customer.com", f"{tmp_path / 'manifest.yaml'}:9")
+
+
+def test_the_live_role_is_kept_beside_the_role_the_line_asks(tmp_path: Path) -> None:
+    live = _live(_ws("ws_portal", {"ops@acme.com": "editor"}))
+    row = company_access(_desired(tmp_path), live, State()).rows[0]
+    assert (row.role, row.why.role, row.why.address) == ("editor", "owner", "workspace.portal")
+
+
+def test_rows_list_users_then_domains_each_sorted_and_count_the_calls(tmp_path: Path) -> None:
+    live = _live(_ws("ws_x", {"b@acme.com": "viewer", "a@acme.com": "owner"}, domains={"z.com": "viewer"}))
+    company = company_access(_desired(tmp_path), live, State())
+    assert [(r.kind, r.key) for r in company.rows] == [("user", "a@acme.com"), ("user", "b@acme.com"),
+                                                      ("domain", "z.com")]
+    assert (company.calls, company.total) == (1, 1)
