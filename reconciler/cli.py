@@ -259,9 +259,9 @@ def who(subject: str, path: Path, service: Service, state_path: Path | None, fmt
     A person reached through a domain entry of their email's domain is listed too, said so.
     Reads the company once (one listing); never writes anything, not even the state.
     """
-    from reconciler.commands.who import who as run
+    from reconciler.commands.who import who as who_command
 
-    _say(run(subject, path, service=service, state_path=state_path, fmt=fmt), nl=False, suggestions=False)
+    _say(who_command(subject, path, service=service, state_path=state_path, fmt=fmt), nl=False, suggestions=False)
 
 
 @cli.command()
@@ -279,11 +279,11 @@ def audit(path: Path, service: Service, state_path: Path | None, fmt: str) -> No
     Exit 0 when all is clean, 2 when anything violates the policy or differs from the rules, 1 on
     errors. Reads the company once (one listing); never writes anything, not even the state.
     """
-    from reconciler.commands.audit import audit as run
-    from reconciler.commands.audit import render_audit
+    from reconciler.commands.audit import audit as audit_command
+    from reconciler.commands.audit import render
 
-    report = run(path, service=service, state_path=state_path)
-    _say(render_audit(report, fmt), nl=False, suggestions=False)
+    report = audit_command(path, service=service, state_path=state_path)
+    _say(render(report, fmt), nl=False, suggestions=False)
     if not report.clean:
         sys.exit(EXIT_CHANGES)
 

@@ -1,7 +1,33 @@
-"""``reconciler audit``: the command and its renderer live with the company read
-(``reconciler.company.cmd_audit``, ``reconciler.company.audit_render``)."""
+"""``reconciler audit``: the whole company against the manifests' policy and rules."""
 
-from reconciler.company.audit_render import render_audit
-from reconciler.company.cmd_audit import audit
+from __future__ import annotations
 
-__all__ = ["audit", "render_audit"]
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reconciler.company.audit import AuditReport
+    from reconciler.service import Service
+
+
+def audit(path: Path, *, service: Service, state_path: Path | None = None, today: date | None = None) -> AuditReport:
+    """Read the company once and judge it against the manifests' policy and
+    rules (what the plan of that read would change for them).  Nothing is
+    written: no state, no lock.  ``today`` (UTC; default: now) decides
+    which grants have expired, as for ``plan``."""
+    from reconciler.commands.plan import utc_today
+    from reconciler.company.audit import audit as judge
+    from reconciler.company.read import load_and_read
+    from reconciler.plan import make_plan
+
+    read = load_and_read(path, service=service, state_path=state_path)
+    plan = make_plan(read.desired, read.live, read.state, today=today or utc_today())
+    return judge(read.desired, read.company, plan)
+
+
+def render(report: AuditReport, fmt: str) -> str:
+    """The report as ``text``, ``markdown``, ``json`` or ``csv``."""
+    from reconciler.company.audit_render import render_audit
+
+    return render_audit(report, fmt)

@@ -1,5 +1,24 @@
-"""``reconciler who``: the command lives with the company read (``reconciler.company.cmd_who``)."""
+"""``reconciler who``: explicit arguments in, the rendered answer out."""
 
-from reconciler.company.cmd_who import who
+from __future__ import annotations
 
-__all__ = ["who"]
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reconciler.service import Service
+
+
+def who(subject: str, path: Path, *, service: Service, state_path: Path | None = None, fmt: str = "text") -> str:
+    """Where ``subject`` (an email or a domain) has access now, and why.
+
+    The subject is checked before any call; the company is read once
+    (``reconciler.company.read``) and nothing is written: no state, no lock.
+    """
+    from reconciler.company.read import load_and_read
+    from reconciler.company.who import parse_subject, render_who
+    from reconciler.company.who import who as answer
+
+    kind, key = parse_subject(subject)
+    read = load_and_read(path, service=service, state_path=state_path)
+    return render_who(answer(read.company, kind, key), fmt=fmt)
