@@ -36,7 +36,7 @@ from reconciler.plan.model import (
     SettingChange,
 )
 from reconciler.plan.workspaces import duplicate_problems, plan_members, plan_settings
-from reconciler.state import State
+from reconciler.state.model import State
 from reconciler.text import plural
 
 

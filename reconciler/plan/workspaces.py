@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from reconciler.live import Live, LiveWorkspace
 from reconciler.manifest import DesiredGroup, DesiredMember, DesiredWorkspace
 from reconciler.plan.model import ApiCall, ConnectChange, CreateChange, SettingChange
-from reconciler.state import State
+from reconciler.state.model import State
 
 Scope = Callable[[str], bool]
 
