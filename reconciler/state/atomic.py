@@ -53,7 +53,7 @@ class StateWriteError(StateError):
 
     def __init__(self, path: Path, errno: int | None, *, previous_serial: int | None,
                  detail: str | None = None, journal: bool = False) -> None:
-        self.path = path
+        self.path: Path | None = path
         self.errno = errno
         self.previous_serial = previous_serial
         self.journal = journal

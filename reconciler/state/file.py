@@ -19,6 +19,7 @@ from reconciler.errors import StateError
 from reconciler.owned_files import MAX_STATE_BYTES, is_symlink, read_owned, symlink_refusal
 from reconciler.state import atomic, journal as journal_module
 from reconciler.state.journal import StateJournal, journal_path, not_ours, read_journal
+from reconciler.state.lock import LockHolder, StateLock, dead_lock_warning, lock_path, remove_lock
 from reconciler.state.model import STATE_VERSION, State
 
 DEFAULT_STATE_NAME = "reconciler.state.json"
@@ -151,3 +152,80 @@ def _write_folding(path: Path, new: State, *, loaded: State) -> State:
         )
     previous = journal.serial if journal.replayed_in(loaded) else loaded.serial
     return StateJournal.reopen(path, journal).finish(new, previous_serial=previous)
+
+
+class FileBackend:
+    """The state kept in a file, its journal and its lock beside it (``StateBackend``)."""
+
+    kind = "file"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @property
+    def address(self) -> str:
+        return str(self.path)
+
+    def exists(self) -> bool:
+        return os.path.lexists(self.path) or os.path.lexists(journal_path(self.path))
+
+    def require(self) -> None:
+        require_state_file(self.path)
+
+    def load(self) -> State:
+        return load_state(self.path)
+
+    def write(self, state: State) -> State:
+        return write_state(self.path, state)
+
+    def replace(self, state: State) -> State:
+        # The journal goes first: a crash between leaves the old file alone
+        # (the replacement is run again), never the new file with a journal
+        # that does not continue it.
+        journal_module.remove_journal(journal_path(self.path))
+        return atomic.write_whole(self.path, state, previous_serial=None)
+
+    def lock(self, command: str) -> StateLock:
+        return StateLock(self.path, command=command)
+
+    def fold_leftover(self, state: State) -> State:
+        return fold_journal(self.path, state)
+
+    def journal(self, state: State) -> StateJournal:
+        return StateJournal(self.path, state)
+
+    def stopped_warning(self) -> str | None:
+        return dead_lock_warning(self.path)
+
+    def force_unlock(self, lock_id: str) -> str:
+        """Remove the lock when its ID is ``lock_id``.
+
+        Refused when there is no lock, when its ID is another (so a lock taken
+        since the ID was read is never broken by mistake), when the lock has no
+        ID, and when its holder still runs on this host."""
+        state_path = self.path
+        lock = lock_path(state_path)
+        holder = LockHolder.read(lock)
+        if holder is None:
+            raise StateError(f"The state {state_path} is not locked (there is no {lock}); nothing was removed.")
+        if holder.id is None:
+            raise StateError(f"The lock {lock} has no lock ID: it is empty or unreadable (written by an older "
+                             "reconciler, or by hand), so force-unlock cannot check it. If no reconciler command is "
+                             f"running against {state_path}, delete {lock}.")
+        if holder.id != lock_id:
+            raise StateError(f"The lock {lock} has ID {holder.id}, not {lock_id}; it was not removed. It is held by "
+                             f"{holder.describe()}.")
+        running = holder.running()
+        if running:
+            raise StateError(f"The lock {lock_id} was not removed: pid {holder.pid} on this host is still running "
+                             f'"{holder.command}". Stop it first'
+                             f" (it releases the lock as it ends); if pid "
+                             f"{holder.pid} is some other program by now, delete {lock} by hand.")
+        if not remove_lock(state_path, lock_id):
+            raise StateError(f"The lock {lock_id} of {state_path} was released meanwhile; nothing was removed.")
+        gone = ", which is no longer running" if running is False else ""
+        return (f"Removed the lock {lock_id} of {state_path}, held by {holder.describe()}{gone}. That command may "
+                "have changed the service without recording it: run 'reconciler plan' to see where things stand.\n")
+
+    def close(self) -> None:
+        """Nothing is held open between calls."""

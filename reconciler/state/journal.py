@@ -231,6 +231,11 @@ class StateJournal:
         return writer
 
     @property
+    def where(self) -> str:
+        """The journal, in words for a message."""
+        return f"the journal {self.path}"
+
+    @property
     def started(self) -> bool:
         """Whether the journal file exists (something was appended, and not folded yet)."""
         return self._exists
