@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from reconciler.plan.assets import CommandPaths
     from reconciler.progress import ApplyProgress
     from reconciler.state import State
+    from reconciler.state.backend import StateBackend
     from reconciler.target import Target
 
 SAVED_PLAN_KIND = "reconciler-plan"
@@ -59,7 +60,7 @@ def plan(
     path: Path,
     *,
     target: Target,
-    state_path: Path | None = None,
+    state_path: Path | str | StateBackend | None = None,
     targets: tuple[str, ...] = (),
     max_removals: int | None = None,
     out: Path | None = None,
@@ -71,15 +72,18 @@ def plan(
     expiry_warning_days: int = 14,
     require_state: bool = False,
 ) -> Plan:
-    from reconciler.state import dead_lock_warning, default_state_path, load_state, require_state_file
+    from reconciler.state.backend import backend_for
 
     desired = load_desired(path, max_file_bytes=max_file_bytes)
     check_targets(desired, targets)
-    state_file = state_path or default_state_path(path)
-    if require_state:
-        require_state_file(state_file)
-    state = load_state(state_file)
-    stopped = dead_lock_warning(state_file)  # plan takes no lock, but must not hide one a killed apply left
+    store = backend_for(state_path, path)
+    try:
+        if require_state:
+            store.require()
+        state = store.load()
+        stopped = store.stopped_warning()  # plan takes no lock, but must not hide one a killed apply left
+    finally:
+        store.close()
     result = _plan(desired, target=target, state=state, targets=targets, reassert=reassert,
                    show_unmanaged=show_unmanaged, today=today, expiry_warning_days=expiry_warning_days,
                    paths=command_paths(path, state_path))
@@ -122,11 +126,14 @@ def plan_with_client(client: WorkspaceClient, desired: Desired, state: State, *,
                      expiry_warning_days=expiry_warning_days, paths=paths)
 
 
-def command_paths(path: Path, state_path: Path | None) -> CommandPaths:
+def command_paths(path: Path, state_path: Path | str | StateBackend | None) -> CommandPaths:
     """PATH and --state as given, for the commands a plan prints (import, state rm)."""
     from reconciler.plan.assets import CommandPaths
 
-    return CommandPaths(manifest=str(path), state=str(state_path) if state_path is not None else None)
+    if state_path is None:
+        return CommandPaths(manifest=str(path), state=None)
+    state = state_path if isinstance(state_path, str | Path) else state_path.address
+    return CommandPaths(manifest=str(path), state=str(state))
 
 
 def utc_today() -> date:
@@ -148,7 +155,7 @@ def apply(
     path: Path | None,
     *,
     target: Target,
-    state_path: Path | None,
+    state_path: Path | str | StateBackend | None,
     targets: tuple[str, ...],
     max_removals: int | None,
     plan_file: Path | None,
@@ -169,16 +176,32 @@ def apply(
     if saved is not None:
         # A saved plan is compared with a fresh one made the same way: its targets, its --reassert.
         targets, reassert = saved.targets, saved.reassert
+    from reconciler.state.backend import backend_for
+
+    store = backend_for(state_path, path)
+    try:
+        return _apply_locked(path, store, saved=saved, plan_file=plan_file, target=target, state_path=state_path,
+                             targets=targets, max_removals=max_removals, confirm=confirm, color=color,
+                             progress=progress, reassert=reassert, wait=wait, max_file_bytes=max_file_bytes,
+                             allow=allow, require_state=require_state)
+    finally:
+        store.close()
+
+
+def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_file: Path | None, target: Target,
+                  state_path: Path | str | StateBackend | None, targets: tuple[str, ...], max_removals: int | None,
+                  confirm: Callable[[str], bool], color: bool, progress: Callable[[str], None] | ApplyProgress,
+                  reassert: bool, wait: bool, max_file_bytes: int, allow: Mapping[str, int] | None,
+                  require_state: bool) -> str:
+    """``apply`` once the state's backend is open: the lock, the plan, the changes."""
     from reconciler.apply import apply_plan
     from reconciler.plan import render_text
-    from reconciler.state import StateLock, default_state_path, load_state, require_state_file
     from reconciler.target import open_client
 
-    state_file = state_path or default_state_path(path)
     if require_state:
-        require_state_file(state_file)  # before the lock: a missing state leaves nothing behind
-    with StateLock(state_file, command="reconciler apply"):
-        state = load_state(state_file)
+        store.require()  # before the lock: a missing state leaves nothing behind
+    with store.lock("reconciler apply"):
+        state = store.load()
         desired = load_desired(path, max_file_bytes=max_file_bytes)
         check_targets(desired, targets)
         fresh = _plan(desired, target=target, state=state, targets=targets, reassert=reassert,
@@ -194,12 +217,12 @@ def apply(
         check_safety(chosen, desired, max_removals=max_removals, allow=allow or {})
         if not chosen.has_changes:
             with open_client(target) as client:
-                apply_plan(chosen, client=client, state=state, state_path=state_file)
+                apply_plan(chosen, client=client, state=state, state_path=store)
             return render_text(chosen, color=color).rstrip("\n")
         if not confirm(render_text(chosen, color=color) + "\n"):
             raise ApplyError("Apply cancelled; nothing was changed.")
         with open_client(target) as client:
-            result = apply_plan(chosen, client=client, state=state, state_path=state_file, progress=progress,
+            result = apply_plan(chosen, client=client, state=state, state_path=store, progress=progress,
                                 wait=wait, on_change=target.audit.follow(chosen) if target.audit else None)
     # The total is what the progress bar counted: the re-reads of the lists are calls too.
     reads = f" ({result.reads} of them re-reading the lists before and after writing)" if result.reads else ""

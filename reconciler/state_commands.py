@@ -17,51 +17,60 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from reconciler.errors import ConfigError, StateError
 from reconciler.live import PLAN_PROPERTIES, LiveWorkspace, fetch_live
 from reconciler.manifest import Desired, DesiredAsset, DesiredGroup, DesiredMember, DesiredWorkspace, load_desired
-from reconciler.state import (
-    LockHolder,
-    ResourceState,
-    State,
-    StateLock,
-    journal_path,
-    load_state,
-    lock_path,
-    remove_lock,
-    write_state,
-)
+from reconciler.state import ResourceState, State
+from reconciler.state.backend import StateBackend, open_backend
 from reconciler.target import Target, open_client
 
+StateAddress = Path | str | StateBackend
 
-def state_list(state_path: Path) -> str:
+
+@contextmanager
+def _opened(address: StateAddress) -> Iterator[StateBackend]:
+    """The backend ``address`` names (a file path, a ``postgresql://`` URL), closed afterwards."""
+    store = open_backend(address)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def state_list(state_path: StateAddress) -> str:
     """One line per address: the address and its workspace id, sorted."""
-    state = load_state(state_path)
-    if not state.resources and not os.path.lexists(state_path) and not os.path.lexists(journal_path(state_path)):
-        return (f"There is no state file at {state_path}: nothing was applied with it yet, or the state is kept "
-                "elsewhere (name it with --state FILE).\n")
+    with _opened(state_path) as store:
+        state = store.load()
+        if not state.resources and not store.exists():
+            if store.kind == "file":
+                return (f"There is no state file at {store.address}: nothing was applied with it yet, or the state "
+                        "is kept elsewhere (name it with --state FILE).\n")
+            return (f"There is no state at {store.address} yet: nothing was applied with it, or the state is kept "
+                    "under another key= (or in a file: name it with --state FILE).\n")
     if not state.resources:
-        return f"The state {state_path} records nothing yet.\n"
+        return f"The state {store.address} records nothing yet.\n"
     width = max(len(a) for a in state.resources)
     return "".join(f"{a:<{width}}  {r.id}\n" for a, r in sorted(state.resources.items()))
 
 
-def state_show(state_path: Path, address: str) -> str:
+def state_show(state_path: StateAddress, address: str) -> str:
     """Everything the state records for ``address``, as JSON."""
-    resource = _resource(load_state(state_path), address, state_path)
+    with _opened(state_path) as store:
+        resource = _resource(store.load(), address, store.address)
     return json.dumps({"address": address, **resource.model_dump(exclude_none=True)}, indent=2) + "\n"
 
 
-def state_rm(state_path: Path, address: str) -> str:
+def state_rm(state_path: StateAddress, address: str) -> str:
     """Forget ``address`` in the state; the service is not touched."""
-    with StateLock(state_path, command="reconciler state rm"):
-        state = load_state(state_path)
-        resource = _resource(state, address, state_path)
-        write_state(state_path, state.without(address))
+    with _opened(state_path) as store, store.lock("reconciler state rm"):
+        state = store.load()
+        resource = _resource(state, address, store.address)
+        store.write(state.without(address))
+    state_path = store.address
     if resource.asset is not None:
         return _asset_removed(address, resource, state_path)
     return (
@@ -71,7 +80,7 @@ def state_rm(state_path: Path, address: str) -> str:
     )
 
 
-def _asset_removed(address: str, resource: ResourceState, state_path: Path) -> str:
+def _asset_removed(address: str, resource: ResourceState, state_path: str) -> str:
     """What forgetting an asset means: the next apply creates it afresh."""
     assert resource.asset is not None
     if resource.id:
@@ -84,38 +93,13 @@ def _asset_removed(address: str, resource: ResourceState, state_path: Path) -> s
             f"The next apply creates {address} as the manifest says.\n")
 
 
-def force_unlock(state_path: Path, lock_id: str) -> str:
-    """Remove the lock of ``state_path`` when its ID is ``lock_id``.
-
-    Refused when there is no lock, when its ID is another (so a lock taken
-    since the ID was read is never broken by mistake), when the lock has no
-    ID, and when its holder still runs on this host.
-    """
-    lock = lock_path(state_path)
-    holder = LockHolder.read(lock)
-    if holder is None:
-        raise StateError(f"The state {state_path} is not locked (there is no {lock}); nothing was removed.")
-    if holder.id is None:
-        raise StateError(f"The lock {lock} has no lock ID: it is empty or unreadable (written by an older "
-                         "reconciler, or by hand), so force-unlock cannot check it. If no reconciler command is "
-                         f"running against {state_path}, delete {lock}.")
-    if holder.id != lock_id:
-        raise StateError(f"The lock {lock} has ID {holder.id}, not {lock_id}; it was not removed. It is held by "
-                         f"{holder.describe()}.")
-    running = holder.running()
-    if running:
-        raise StateError(f"The lock {lock_id} was not removed: pid {holder.pid} on this host is still running "
-                         f'"{holder.command}". Stop it first'
-                         f" (it releases the lock as it ends); if pid "
-                         f"{holder.pid} is some other program by now, delete {lock} by hand.")
-    if not remove_lock(state_path, lock_id):
-        raise StateError(f"The lock {lock_id} of {state_path} was released meanwhile; nothing was removed.")
-    gone = ", which is no longer running" if running is False else ""
-    return (f"Removed the lock {lock_id} of {state_path}, held by {holder.describe()}{gone}. That command may "
-            "have changed the service without recording it: run 'reconciler plan' to see where things stand.\n")
+def force_unlock(state_path: StateAddress, lock_id: str) -> str:
+    """Remove the lock of the state when its ID is ``lock_id`` (each backend says when it refuses)."""
+    with _opened(state_path) as store:
+        return store.force_unlock(lock_id)
 
 
-def import_workspace(path: Path, address: str, workspace_id: str, *, target: Target, state_path: Path) -> str:
+def import_workspace(path: Path, address: str, workspace_id: str, *, target: Target, state_path: StateAddress) -> str:
     """Bind ``address`` to the existing workspace ``workspace_id`` (or, for
     an ``asset.*`` address, to the asset of that id)."""
     desired = load_desired(path)
@@ -123,8 +107,8 @@ def import_workspace(path: Path, address: str, workspace_id: str, *, target: Tar
     if asset is not None:
         return _import_asset(asset, workspace_id, state_path)
     node, group = _node(desired, address)
-    with StateLock(state_path, command="reconciler import"):
-        state = load_state(state_path)
+    with _opened(state_path) as store, store.lock("reconciler import"):
+        state = store.load()
         _refuse_rebinding(state, address, workspace_id)
         wanted = [workspace_id] + ([group.homepage] if group is not None else [])
         with open_client(target) as client:
@@ -135,26 +119,26 @@ def import_workspace(path: Path, address: str, workspace_id: str, *, target: Tar
                               "this token belongs to cannot see it. Nothing was changed.")
         _check_fit(node, group, ws, live.workspaces.get(group.homepage) if group is not None else None, address)
         template = node.template if isinstance(node, DesiredMember) else None
-        write_state(state_path, state.with_resource(address, workspace_id, template=template))
+        store.write(state.with_resource(address, workspace_id, template=template))
     name = f' "{ws.name}"' if ws.name else ""
     joins = (" The next plan connects it to the group (harmless when it is in it already)."
              if group is not None else "")
     return f"Imported workspace {workspace_id}{name} as {address} ({node.location}).{joins}\n"
 
 
-def _import_asset(asset: DesiredAsset, asset_id: str, state_path: Path) -> str:
+def _import_asset(asset: DesiredAsset, asset_id: str, state_path: StateAddress) -> str:
     """Assets cannot be read back, so the id is taken as given; only the type
     is recorded, and the next plan PATCHes the fields the manifest sets."""
-    with StateLock(state_path, command="reconciler import"):
-        state = load_state(state_path)
+    with _opened(state_path) as store, store.lock("reconciler import"):
+        state = store.load()
         _refuse_rebinding(state, asset.address, asset_id)
-        write_state(state_path, state.with_resource(asset.address, asset_id, asset={"type": asset.type}))
+        store.write(state.with_resource(asset.address, asset_id, asset={"type": asset.type}))
     return (f"Imported asset {asset_id} as {asset.address} ({asset.location}). The API cannot read assets back, "
             "so the id was not checked; the next plan sets its name, description, tags and internal flag "
             "as the manifest says.\n")
 
 
-def _resource(state: State, address: str, state_path: Path) -> ResourceState:
+def _resource(state: State, address: str, state_path: str) -> ResourceState:
     resource = state.resources.get(address)
     if resource is None:
         raise ConfigError(f"The state {state_path} records nothing for {address}.{_closest(address, state.resources)}")
@@ -209,3 +193,75 @@ def _check_fit(node: DesiredMember | DesiredWorkspace, group: DesiredGroup | Non
 def _closest(address: str, known: Iterable[str]) -> str:
     matches = difflib.get_close_matches(address, list(known), n=3, cutoff=0.5)
     return f" Did you mean {', '.join(matches)}?" if matches else ""
+
+
+def _lineage_serial(state: State) -> str:
+    return f"serial {state.serial} of lineage {state.lineage or '(none)'}"
+
+
+def state_push(source: StateAddress, destination: StateAddress, *, force: bool = False) -> str:
+    """Copy the state at ``source`` (a state file) to ``destination`` (``--state``), lineage and serial kept.
+
+    Refused, unless ``force``, when the destination holds another lineage,
+    a newer serial, or the same serial with other contents: a push never
+    silently overwrites what another writer recorded."""
+    with _opened(source) as origin:
+        state = origin.load()
+        if not state.lineage:
+            raise StateError(f"There is no state at {origin.address} to push (no file, or one never written by an "
+                             "apply). Nothing was changed.")
+        where = origin.address
+    with _opened(destination) as store, store.lock("reconciler state push"):
+        there = store.exists()
+        current = store.load() if there else None
+        if current is not None and not force:
+            refusal = _refuse_overwrite(current, state, destination=store.address, source=where)
+            if refusal == "same":
+                return (f"{store.address} already holds {_lineage_serial(state)}, exactly as {where}; nothing "
+                        "was changed.\n")
+            if refusal:
+                raise StateError(refusal)
+        store.replace(state)
+    replaced = f" (it held {_lineage_serial(current)})" if current is not None else ""
+    return f"Pushed {_lineage_serial(state)} from {where} to {store.address}{replaced}.\n"
+
+
+def state_pull(source: StateAddress, out: Path | None = None, *, force: bool = False) -> str:
+    """The state at ``source`` as the state file's JSON: returned (for stdout), or written to ``out``,
+    refused, unless ``force``, when ``out`` holds another lineage or a newer serial."""
+    with _opened(source) as store:
+        if not store.exists():
+            raise StateError(f"There is no state at {store.address} to pull. Nothing was written.")
+        state = store.load()
+        where = store.address
+    if out is None:
+        return state.model_dump_json(indent=2, exclude_none=True) + "\n"
+    with _opened(out) as target, target.lock("reconciler state pull"):
+        if target.exists() and not force:
+            refusal = _refuse_overwrite(target.load(), state, destination=target.address, source=where)
+            if refusal == "same":
+                return f"{target.address} already holds {_lineage_serial(state)}; nothing was changed.\n"
+            if refusal:
+                raise StateError(refusal)
+        target.replace(state)
+    return f"Pulled {_lineage_serial(state)} from {where} into {target.address}.\n"
+
+
+def _refuse_overwrite(current: State, new: State, *, destination: str, source: str) -> str:
+    """Why ``current`` (at ``destination``) must not be replaced by ``new``; ``"same"`` when
+    they are one state; ``""`` when the replacement continues it."""
+    force = " Check which is right; --force replaces it anyway."
+    if current.lineage and current.lineage != new.lineage:
+        return (f"{destination} holds another state ({_lineage_serial(current)}) than {source} "
+                f"({_lineage_serial(new)}): a different lineage, so not an older copy of it. Nothing was "
+                f"changed.{force}")
+    if current.serial > new.serial:
+        return (f"{destination} holds a newer serial of this state ({current.serial}) than {source} "
+                f"({new.serial}): it would go back in time, forgetting what was recorded since. Nothing was "
+                f"changed.{force}")
+    if current.serial == new.serial:
+        if current == new:
+            return "same"
+        return (f"{destination} and {source} both hold {_lineage_serial(new)} with different contents: they "
+                f"diverged. Nothing was changed.{force}")
+    return ""

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import socket
 import uuid
 from collections.abc import Iterator, Mapping
@@ -44,7 +43,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg import sql
@@ -52,20 +50,15 @@ from pydantic import ValidationError
 
 from reconciler.errors import StateError
 from reconciler.state.atomic import StateWriteError
+from reconciler.state.backend import PostgresAddress
 from reconciler.state.model import ResourceState, State
 
 # Bumped (with a migration) when the tables change; a state row carries the
 # version that wrote it.
 SCHEMA_VERSION = 1
-DEFAULT_SCHEMA = "reconciler"
-DEFAULT_KEY = "default"
 # The first of the two keys of every advisory lock this tool takes ("Reco"),
 # so its locks are told apart from an application's in pg_locks.
 LOCK_CLASS = 0x5265636F
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
-_KEY = re.compile(r"[A-Za-z0-9_.:/@+-]{1,200}")
-# Parameters that would put a secret on the command line.
-_SECRET_PARAMETERS = ("password", "sslpassword")
 
 
 class StateServerError(StateWriteError):
@@ -79,60 +72,6 @@ class StateServerError(StateWriteError):
         self.errno = None
         self.previous_serial = None
         self.journal = True
-
-
-@dataclass(frozen=True)
-class PostgresAddress:
-    """A ``postgresql://`` state address: what libpq gets, and which state."""
-
-    conninfo: str  # the URL without schema= and key=: libpq's own parameters only
-    schema: str
-    key: str
-
-    @property
-    def display(self) -> str:
-        """The address as given (it holds no password: one is refused)."""
-        parts = urlsplit(self.conninfo)
-        query = parse_qsl(parts.query, keep_blank_values=True) + [("schema", self.schema), ("key", self.key)]
-        return urlunsplit(parts._replace(query=urlencode(query, safe="/:@")))
-
-    @classmethod
-    def parse(cls, url: str) -> PostgresAddress:
-        """Parse ``url``; ``StateError`` for a password in it, or a bad schema or key."""
-        try:
-            parts = urlsplit(url)
-            has_password = parts.password is not None
-        except ValueError as exc:
-            raise StateError(f"--state: the PostgreSQL address is not a valid URL ({exc}).") from None
-        query = parse_qsl(parts.query, keep_blank_values=True)
-        if has_password or any(name in _SECRET_PARAMETERS for name, _ in query):
-            shown = urlunsplit(parts._replace(netloc=_without_password(parts.netloc),
-                                              query=urlencode([(n, "***" if n in _SECRET_PARAMETERS else v)
-                                                               for n, v in query], safe="/:@*")))
-            raise StateError(
-                f"--state {shown}: the address holds a password, which would be seen in the process list, "
-                "the shell's history and CI logs. Remove it from the address and give it to libpq as "
-                "PGPASSWORD, in a password file (PGPASSFILE, or ~/.pgpass), or in a service file "
-                "(PGSERVICEFILE with ?service=NAME). Nothing was done."
-            )
-        schema = next((v for n, v in query if n == "schema"), DEFAULT_SCHEMA)
-        key = next((v for n, v in query if n == "key"), DEFAULT_KEY)
-        if not _NAME.fullmatch(schema):
-            raise StateError(f"--state: schema={schema!r} is not a plain SQL name (letters, digits, _; at most 63, "
-                             "not starting with a digit).")
-        if not _KEY.fullmatch(key):
-            raise StateError(f"--state: key={key!r} must be 1 to 200 letters, digits or _.:/@+- characters.")
-        rest = [(n, v) for n, v in query if n not in ("schema", "key")]
-        conninfo = urlunsplit(parts._replace(query=urlencode(rest, safe="/:@")))
-        return cls(conninfo=conninfo, schema=schema, key=key)
-
-
-def _without_password(netloc: str) -> str:
-    userinfo, at, host = netloc.rpartition("@")
-    if not at:
-        return netloc
-    user = userinfo.split(":", 1)[0]
-    return f"{user}:***@{host}"
 
 
 class PostgresBackend:
