@@ -64,6 +64,15 @@ class JournalWriter(Protocol):
         ...
 
 
+class HeldLock(Protocol):
+    """A lock while it is held."""
+
+    @property
+    def id(self) -> str:
+        """The lock's ID, which ``force-unlock`` takes."""
+        ...
+
+
 class StateBackend(Protocol):
     """One state, wherever it is kept."""
 
@@ -99,7 +108,7 @@ class StateBackend(Protocol):
         ``state push --force``, and a push the caller has judged safe."""
         ...
 
-    def lock(self, command: str) -> AbstractContextManager[object]:
+    def lock(self, command: str) -> AbstractContextManager[HeldLock]:
         """Hold the state's lock for ``command``; ``StateError`` naming the holder when it is taken."""
         ...
 
@@ -158,13 +167,7 @@ class PostgresAddress:
     conninfo: str  # the URL without schema= and key=: libpq's own parameters only
     schema: str
     key: str
-
-    @property
-    def display(self) -> str:
-        """The address as given (it holds no password: one is refused)."""
-        parts = urlsplit(self.conninfo)
-        query = parse_qsl(parts.query, keep_blank_values=True) + [("schema", self.schema), ("key", self.key)]
-        return urlunsplit(parts._replace(query=urlencode(query, safe="/:@")))
+    display: str  # the address as given (it holds no password: one is refused)
 
     @classmethod
     def parse(cls, url: str) -> PostgresAddress:
@@ -194,7 +197,7 @@ class PostgresAddress:
             raise StateError(f"--state: key={key!r} must be 1 to 200 letters, digits or _.:/@+- characters.")
         rest = [(n, v) for n, v in query if n not in ("schema", "key")]
         conninfo = urlunsplit(parts._replace(query=urlencode(rest, safe="/:@")))
-        return cls(conninfo=conninfo, schema=schema, key=key)
+        return cls(conninfo=conninfo, schema=schema, key=key, display=url)
 
 
 def _without_password(netloc: str) -> str:

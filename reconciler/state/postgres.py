@@ -126,7 +126,7 @@ class PostgresBackend:
                     "file, never from the address: check the one you use.")
         elif "does not exist" in reason and "database" in reason:
             hint = "Create the database first (createdb), or name an existing one in the address."
-        return f"Cannot connect to the PostgreSQL state {self.address}: {reason}. {hint} Nothing was done."
+        return f"Cannot connect to the PostgreSQL state {self.address}: {_sentence(reason)} {hint} Nothing was done."
 
     def _lost(self, reason: str) -> str:
         return (f"The connection to the PostgreSQL state {self.address} was lost ({reason}); the server released "
@@ -490,7 +490,7 @@ class PostgresLock:
         if holder is None:
             return (f"The PostgreSQL state {address} is locked by another command that is just starting. "
                     "Run the command again.")
-        unlock = f"reconciler force-unlock {holder.id} --state '{address}'"
+        unlock = f'reconciler force-unlock {holder.id} --state "{address}"'
         return (f"The PostgreSQL state {address} is locked by {holder.describe()}: another command is running "
                 f"against it. Wait for it to finish. A command that was killed or lost its connection released "
                 f"the lock with its session; if this one hangs, '{unlock}' ends its session.")
@@ -542,6 +542,11 @@ class PostgresJournal:
 
     def close(self) -> None:
         """The rows stay until folded; the session is the backend's."""
+
+
+def _sentence(text: str) -> str:
+    """``text`` ended as a sentence (libpq's hints end in a question mark)."""
+    return text if text.endswith(("?", "!", ".")) else text + "."
 
 
 def _reason(exc: psycopg.Error) -> str:
