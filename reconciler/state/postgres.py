@@ -241,7 +241,7 @@ class PostgresBackend:
         if not rows:
             return base, stored
         lineage, serial = stored.journal or ("", 0)
-        if any((r[0], r[1]) != (lineage, serial) for r in rows) or not (
+        if rows[0][0] is None or any(r[1] != serial or r[0] not in (None, lineage) for r in rows) or not (
                 base.serial == serial and base.lineage in (lineage, "")):
             raise StateError(
                 f"The journal rows of the PostgreSQL state {self.address} do not continue its state row (the row "
@@ -521,9 +521,10 @@ class PostgresJournal:
     def append(self, entry: Mapping[str, object]) -> None:
         text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
         with self.backend._writing() as conn:
+            # The lineage on the first row only: the rows after it continue it (fewer bytes per change).
             conn.execute(sql.SQL("INSERT INTO {journal} (key, lineage, base_serial, entry) VALUES (%s, %s, %s, %s)")
                          .format(**self.backend._tables()),
-                         (self.backend.where.key, self.lineage, self.serial, text))
+                         (self.backend.where.key, None if self._lines else self.lineage, self.serial, text))
         self._lines += 1
 
     def fold(self, state: State) -> State:
@@ -562,7 +563,8 @@ _DDL = (
     "CREATE TABLE IF NOT EXISTS {states} (key text PRIMARY KEY, schema_version integer NOT NULL, "
     "lineage text NOT NULL, serial bigint NOT NULL, body text NOT NULL, "
     "updated_at timestamptz NOT NULL DEFAULT now())",
-    "CREATE TABLE IF NOT EXISTS {journal} (key text NOT NULL, seq bigserial NOT NULL, lineage text NOT NULL, "
+    # lineage: on an apply's first row only (the others continue it), as the file's journal header.
+    "CREATE TABLE IF NOT EXISTS {journal} (key text NOT NULL, seq bigserial NOT NULL, lineage text, "
     "base_serial bigint NOT NULL, entry text NOT NULL, PRIMARY KEY (key, seq))",
     "CREATE TABLE IF NOT EXISTS {locks} (key text PRIMARY KEY, lock_id text NOT NULL, host text, pid integer, "
     "command text, since timestamptz NOT NULL DEFAULT now(), backend_pid integer NOT NULL)",
