@@ -51,6 +51,9 @@ class StateWriteError(StateError):
     changed in the service and not recorded.
     """
 
+    # What to do before trying again, for the messages of apply.
+    remedy = "Free the space (or fix the error)"
+
     def __init__(self, path: Path, errno: int | None, *, previous_serial: int | None,
                  detail: str | None = None, journal: bool = False) -> None:
         self.path: Path | None = path

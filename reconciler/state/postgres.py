@@ -66,6 +66,8 @@ class StateServerError(StateWriteError):
     server restarted, a privilege is missing): what was committed before
     stays, what was not is not there."""
 
+    remedy = "Once the server can be reached again (or the error is fixed)"
+
     def __init__(self, message: str) -> None:
         StateError.__init__(self, message)
         self.path = None
