@@ -61,7 +61,7 @@ from reconciler.plan.model import (
     Plan,
     SettingChange,
 )
-from reconciler.plan.planner import patch_order
+from reconciler.plan.workspaces import Identity, namesakes
 from reconciler.plan.render_text import needs_person_lines
 from reconciler.progress import ApplyProgress, as_progress
 from reconciler.state import AccessRecord, ResourceState, State, StateBuilder, StateWriteError
@@ -409,7 +409,7 @@ def _compare_lists(client: WorkspaceClient, plan: Plan,
 def _apply_access(client: WorkspaceClient, change: AccessChange, ws: LiveWorkspace) -> None:
     if change.strategy == "patch":
         made: list[str] = []
-        for entry in patch_order(change.entries):
+        for entry in change.entries:  # in the order the plan sends them (promotions to owner first)
             entries = ws.users if entry.kind == "user" else ws.domains
             entry_id = entries[entry.key].id
             assert entry.after is not None  # patch strategy holds updates only
@@ -439,8 +439,8 @@ def _apply_access(client: WorkspaceClient, change: AccessChange, ws: LiveWorkspa
 
 
 def _inputs(snapshot: AccessSnapshot) -> tuple[list[AccessUserInput], list[AccessDomainInput]]:
-    return ([AccessUserInput(email=k, role=r) for k, r in snapshot.users.items()],  # type: ignore[arg-type]
-            [AccessDomainInput(domain=k, role=r) for k, r in snapshot.domains.items()])  # type: ignore[arg-type]
+    return ([AccessUserInput(email=k, role=r) for k, r in snapshot.users.items()],
+            [AccessDomainInput(domain=k, role=r) for k, r in snapshot.domains.items()])
 
 
 def _check_lists(address: str, call: str, expected: AccessSnapshot, got: AccessSnapshot) -> None:
@@ -475,9 +475,9 @@ def _create(run: _Run, change: CreateChange) -> None:
     body = CreateFromTemplate(
         templateId=change.template_id,
         name=change.name,
-        startDate=change.start_date,  # type: ignore[arg-type]
-        targetEndDate=change.target_end_date,  # type: ignore[arg-type]
-        actualEndDate=change.actual_end_date,  # type: ignore[arg-type]
+        startDate=change.start_date,
+        targetEndDate=change.target_end_date,
+        actualEndDate=change.actual_end_date,
         crmOneDealId=change.crm_one_deal_id,
         crmTwoOpportunityId=change.crm_two_opportunity_id,
         workspaceUsers=tuple(users) if users is not None else None,
@@ -506,8 +506,8 @@ def _record_created(run: _Run, change: CreateChange, workspace_id: str) -> None:
 def _find_created(run: _Run, change: CreateChange, exc: ApiError) -> str:
     listed = list(run.client.list_workspaces(properties=LOOKUP_PROPERTIES))
     account = next((w.accountId for w in listed if w.id == change.homepage_id), None)
-    found = [w.id for w in listed if not run.state.knows_id(w.id) and w.accountId == account
-             and w.templateId == change.template_id and w.name == change.name]
+    found = namesakes(((w.id, Identity(w.accountId, w.templateId, w.name)) for w in listed),
+                      run.state.knows_id).get(Identity(account, change.template_id, change.name), [])
     if len(found) == 1:
         return found[0]
     if not found:
@@ -557,7 +557,9 @@ def _recorded(old: ResourceState | None, managed: ManagedAccess, today: str) -> 
     same = old is not None and old.id == managed.workspace_id
     known = old.access.since if same and old is not None and old.access is not None else {}
     keys = [f"user:{k}" for k in managed.users] + [f"domain:{k}" for k in managed.domains]
-    access = AccessRecord(users=managed.users, domains=managed.domains,
+    users: dict[str, str] = dict(managed.users)  # the state keeps roles as the words they are
+    domains: dict[str, str] = dict(managed.domains)
+    access = AccessRecord(users=users, domains=domains,
                           since={k: known.get(k, today) for k in keys})
     if same and old is not None:
         return old.model_copy(update={"access": access})

@@ -163,7 +163,7 @@ def privilege_classes(change: Change, access: Mapping[str, Change] | None = None
         found.discard(None)
         known = [p for p in _PRIVILEGE_ORDER if p in found]
         return known + sorted(str(p) for p in found if p not in _PRIVILEGE_ORDER) or ["access"]
-    classes = [change.kind]
+    classes: list[str] = [change.kind]
     riding = getattr(change, "access_address", None)
     if riding is not None and access is not None and riding in access:
         classes += [p for p in privilege_classes(access[riding]) if p != "access"]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from reconciler.gcpause import gc_paused
+from reconciler.vocabulary import Role
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reconciler.api.client import WorkspaceClient
@@ -52,7 +53,7 @@ class LiveEntry:
 
     id: str
     key: str
-    role: str
+    role: Role
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ class LiveWorkspace:
         """The ids of its user and domain entries (a group's members show the same ones)."""
         return frozenset(e.id for e in (*self.users.values(), *self.domains.values()) if e.id)
 
-    def access_fingerprint(self) -> dict[str, dict[str, str]]:
+    def access_fingerprint(self) -> dict[str, dict[str, Role]]:
         """Who has which role: what a conflicting change would alter."""
         return {
             "users": {k: e.role for k, e in sorted(self.users.items())},
@@ -161,11 +162,11 @@ def read_workspace(ws: object) -> LiveWorkspace:
     users: dict[str, LiveEntry] = {}
     for wu in getattr(ws, "workspaceUsers", None) or []:
         email = (wu.user.email if wu.user is not None else None) or ""
-        users[email.lower()] = LiveEntry(id=wu.id, key=email.lower(), role=str(wu.role))
+        users[email.lower()] = LiveEntry(id=wu.id, key=email.lower(), role=wu.role)
     domains: dict[str, LiveEntry] = {}
     for wd in getattr(ws, "workspaceDomains", None) or []:
         domain = (wd.domain or "").lower().rstrip(".")
-        domains[domain] = LiveEntry(id=wd.id, key=domain, role=str(wd.role))
+        domains[domain] = LiveEntry(id=wd.id, key=domain, role=wd.role)
     deal = getattr(ws, "deal", None)
     return LiveWorkspace(
         id=ws.id,  # type: ignore[attr-defined]

@@ -40,23 +40,18 @@ class ApplyProgress(Protocol):
 
 
 def outcome(change: Change) -> str:
-    """What a finished change did, in a few words ("connected", "section sec_41 hidden")."""
-    kind = change.kind
-    if kind == "access":
+    """What a finished change did, in a few words ("connected", "hidden"):
+    what its action is once done, with the words of a list and of a setting."""
+    if change.subject == "access":
         rides_on = getattr(change, "rides_on", None)
-        return f"access list set by the creation of {rides_on}" if rides_on else "access list updated"
-    if kind == "connect":
-        return "connected"
-    if kind == "create":
-        return "created"
-    if kind == "asset":
-        return {"create": "created", "replace": "replaced", "update": "updated"}.get(getattr(change, "action", ""),
-                                                                                   "done")
-    # A setting's address already names its kind and item (....section.sec_41).
-    after = getattr(change, "after", None)
-    if kind == "task":
-        return "completed" if after else "reopened"
-    return "hidden" if after else "shown"
+        return f"access list set by the creation of {rides_on}" if rides_on else f"access list {change.action.done}"
+    if change.subject == "setting":
+        # A setting's address already names its kind and item (....section.sec_41).
+        after = getattr(change, "after", None)
+        if change.kind == "task":
+            return "completed" if after else "reopened"
+        return "hidden" if after else "shown"
+    return change.action.done
 
 
 def _calls(n: int) -> str:

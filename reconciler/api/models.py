@@ -16,12 +16,11 @@ shape shared by requests and the reconciler's apply step; they are strict
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-Role = Literal["owner", "editor", "collaborator", "viewer", "commenter"]
-ROLES: tuple[Role, ...] = get_args(Role)
+from reconciler.vocabulary import Role
+
 
 
 class AccessUserInput(BaseModel):

@@ -33,12 +33,10 @@ from reconciler.api.limits import MAX_RESET_AHEAD_SECONDS, MAX_WAIT_SECONDS, WIN
 from reconciler.clock import Clock
 from reconciler.errors import ConfigError
 from reconciler.text import printable, shortened
+from reconciler.vocabulary import DEFAULT, DEFAULT_LIMITS, FILE_RETRIEVAL, WORKSPACE_CREATION, RateClass
 
 __all__ = ["MAX_RESET_AHEAD_SECONDS", "WINDOW_SECONDS", "RateLimiter", "RateLimits", "WaitBeyondCap", "classify"]
 
-DEFAULT = "default"
-WORKSPACE_CREATION = "workspace_creation"
-FILE_RETRIEVAL = "file_retrieval"
 
 _WORKSPACE_CREATION_PATH = re.compile(r"^/workspaces(/[^/]+/connected-workspaces)?$")
 _FILE_RETRIEVAL_PATH = re.compile(r"^/files/[^/]+$")
@@ -46,11 +44,12 @@ _FILE_RETRIEVAL_PATH = re.compile(r"^/files/[^/]+$")
 
 @dataclass(frozen=True)
 class RateLimits:
-    """Requests per minute allowed for each limit class."""
+    """Requests per minute allowed for each limit class (the service's
+    documented ones, ``reconciler.vocabulary.DEFAULT_LIMITS``, unless configured)."""
 
-    default: int = 120
-    workspace_creation: int = 30
-    file_retrieval: int = 60
+    default: int = DEFAULT_LIMITS[DEFAULT]
+    workspace_creation: int = DEFAULT_LIMITS[WORKSPACE_CREATION]
+    file_retrieval: int = DEFAULT_LIMITS[FILE_RETRIEVAL]
 
     def __post_init__(self) -> None:
         for name, value in self.per_minute().items():
@@ -77,7 +76,7 @@ class RateLimits:
         return self.per_minute().get(limit_class, self.default)
 
 
-def classify(method: str, path: str) -> str:
+def classify(method: str, path: str) -> RateClass:
     """The limit class of a call, from the table of limits in the description.
 
     ``path`` is the path after ``/v1`` (a leading ``/v1`` and any query string

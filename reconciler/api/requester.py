@@ -210,6 +210,10 @@ class Requester:
     def _exchange(self, method: str, path: str, build: Callable[[], httpx.Request], *, limit_class: str | None,
                   retry_safe: bool, to_service: bool) -> _Received:
         """Send until a final answer: a success (returned) or an error (raised)."""
+        # Longer than the rest (78 lines, complexity 17) and kept whole on
+        # purpose: one retry loop whose state (attempt, uncertain) every
+        # outcome reads, each outcome a short branch; split, that state would
+        # travel through every piece and the loop would no longer read as one.
         attempt = 0
         # An earlier attempt that may have reached the service (no answer, a
         # 5xx) leaves a final 429 or 4xx just as uncertain about the change.
@@ -253,8 +257,8 @@ class Requester:
                     uncertain = True
                     self.pause(self.backoff.delay(attempt))
                     continue
-                failure = ConnectionFailed if to_service else UploadFailed
-                raise failure(
+                failed: type[ConnectionFailed | UploadFailed] = ConnectionFailed if to_service else UploadFailed
+                raise failed(
                     method=method, path=path, message=self._redact(f"{type(exc).__name__}: {exc}"),
                     attempts=attempt, outcome=_outcome(method, retry_safe),
                 ) from exc

@@ -14,8 +14,8 @@ from reconciler.emulator import validation
 from reconciler.emulator.context import RequestContext
 from reconciler.emulator.errors import bad_request, forbidden
 from reconciler.emulator.store import Account, Deal, PlanItem, Template, Workspace
+from reconciler.vocabulary import FREE_PLAN_WORKSPACES
 
-FREE_PLAN_WORKSPACES = 10
 DATE_FIELDS = (("startDate", "start_date"), ("targetEndDate", "target_end_date"), ("actualEndDate", "actual_end_date"))
 
 

@@ -21,9 +21,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from reconciler.clock import Clock, ScaledClock
+from reconciler.vocabulary import DEFAULT_LIMITS
 
 WINDOW_SECONDS = 60
-DEFAULT_LIMITS: dict[str, int] = {"default": 120, "workspace_creation": 30, "file_retrieval": 60}
 
 
 @dataclass(frozen=True)

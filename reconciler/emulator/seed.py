@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from reconciler.emulator import plan_items
-from reconciler.emulator.validation import ROLES
+from reconciler.vocabulary import ROLES
 from reconciler.emulator.store import (
     AccessEntry, AccessList, Account, Asset, Company, CustomField, Deal, File, Group, IdSource,
     PlanItem, Store, Tag, Template, User, Workspace,

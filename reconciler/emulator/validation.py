@@ -13,8 +13,8 @@ from typing import Any
 
 from reconciler.emulator.errors import bad_request
 from reconciler.text import plural
+from reconciler.vocabulary import ROLES
 
-ROLES: tuple[str, ...] = ("owner", "editor", "collaborator", "viewer", "commenter")
 
 # Deliberately simple: one @, no spaces, a dotted domain part.
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")

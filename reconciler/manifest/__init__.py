@@ -21,7 +21,8 @@ from reconciler.manifest.desired import (
 )
 from reconciler.manifest.load import load_desired, manifest_digest, manifest_files
 from reconciler.manifest.location import SourceLocation
-from reconciler.manifest.models import ASSET_TYPES, ROLES
+from reconciler.manifest.models import ASSET_TYPES
+from reconciler.vocabulary import ROLES
 
 __all__ = [
     "ASSET_TYPES",

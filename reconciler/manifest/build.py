@@ -27,6 +27,7 @@ from reconciler.manifest.desired import (
     PolicyValue,
     TaskSetting,
     UserAccess,
+    V,
     VisibilitySetting,
 )
 from reconciler.manifest.location import SourceLocation
@@ -92,10 +93,10 @@ class _Builder:
             return None
         raw = document["policy"]
 
-        def one(key: str, value: object) -> PolicyValue | None:
-            return None if value is None else PolicyValue(value=value, location=self.at(raw, key))  # type: ignore[arg-type]
+        def one(key: str, value: V | None) -> PolicyValue[V] | None:
+            return None if value is None else PolicyValue(value=value, location=self.at(raw, key))
 
-        def many(key: str, values: tuple[str, ...] | None) -> tuple[PolicyValue, ...] | None:
+        def many(key: str, values: tuple[str, ...] | None) -> tuple[PolicyValue[str], ...] | None:
             if values is None:
                 return None
             items = raw[key]

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import NamedTuple
+from typing import Generic, NamedTuple, TypeVar
 
 from reconciler.manifest.location import SourceLocation
-from reconciler.manifest.models import Role
+from reconciler.vocabulary import Role
+
+V = TypeVar("V")
 
 # Every node is a typed NamedTuple: immutable, hashable, compared and ordered
 # by value, and cheap at both ends of the tool's life.  ``validate`` defines
@@ -171,10 +173,10 @@ class DesiredAsset(NamedTuple):
         return f"asset.{self.key}"
 
 
-class PolicyValue(NamedTuple):
+class PolicyValue(NamedTuple, Generic[V]):
     """One value of the policy block, and where it is written."""
 
-    value: int | str
+    value: V
     location: SourceLocation
 
 
@@ -182,12 +184,12 @@ class DesiredPolicy(NamedTuple):
     """The manifests' ``policy:`` block (at most one file may hold it)."""
 
     location: SourceLocation
-    allowed_domains: tuple[PolicyValue, ...] | None = None  # None: any domain
-    max_role_outside: PolicyValue | None = None
-    protected_owners: tuple[PolicyValue, ...] = ()
-    max_revocations: PolicyValue | None = None
-    max_escalations: PolicyValue | None = None
-    max_notified: PolicyValue | None = None
+    allowed_domains: tuple[PolicyValue[str], ...] | None = None  # None: any domain
+    max_role_outside: PolicyValue[Role] | None = None
+    protected_owners: tuple[PolicyValue[str], ...] = ()
+    max_revocations: PolicyValue[int] | None = None
+    max_escalations: PolicyValue[int] | None = None
+    max_notified: PolicyValue[int] | None = None
 
 
 class Desired(NamedTuple):

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date
 
-from reconciler.manifest.desired import AccessList, Desired, UserAccess
-from reconciler.roles import rank
+from reconciler.manifest.desired import AccessList, Desired, DomainAccess, UserAccess
+from reconciler.vocabulary import rank
 
 # Mail providers anyone can sign up with: a domain grant to one of them is a
 # grant to the whole internet.
@@ -44,14 +44,15 @@ def _list_notes(address: str, access: AccessList, today: date) -> Iterator[str]:
         if domain in domains and rank(domains[domain]) >= rank(user.role):
             yield (f"{user.location}: {address}: user {user.email} ({user.role}) already has {domains[domain]} "
                    f"through the domain {domain} on the same list; the user entry adds nothing")
-    for entry in access.domains:
-        if entry.domain in FREE_MAIL_DOMAINS:
-            yield (f"{entry.location}: {address}: domain {entry.domain} is a free-mail provider: the grant reaches "
+    for domain_entry in access.domains:
+        if domain_entry.domain in FREE_MAIL_DOMAINS:
+            yield (f"{domain_entry.location}: {address}: domain {domain_entry.domain} is a free-mail provider: the grant reaches "
                    f"anyone with an address there; list the people instead")
     if not any(u.role == "owner" for u in access.users) and any(d.role == "owner" for d in access.domains):
         yield (f"{access.location}: {address}: the only owners are domains; name at least one person as owner, "
                "so someone answers for the workspace")
-    for entry in (*access.users, *access.domains):
+    entries: tuple[UserAccess | DomainAccess, ...] = (*access.users, *access.domains)
+    for entry in entries:
         if entry.expires is not None and entry.expires <= today:
             key = entry.email if isinstance(entry, UserAccess) else entry.domain
             yield (f"{entry.location}: {address}: the grant to {key} expired on {entry.expires.isoformat()}; "

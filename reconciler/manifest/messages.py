@@ -18,7 +18,8 @@ from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
 from reconciler.manifest.location import Problem, SourceLocation
-from reconciler.manifest.models import ASSET_TYPES, KEY_PATTERN, ROLES, ManifestSpec
+from reconciler.manifest.models import ASSET_TYPES, KEY_PATTERN, ManifestSpec
+from reconciler.vocabulary import ROLES
 from reconciler.manifest.yaml_checks import written
 from reconciler.manifest.yaml_lines import LineDict, LineList
 from reconciler.text import printable, quoted, shortened

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -31,9 +31,8 @@ from pydantic_core import PydanticCustomError
 
 from reconciler.manifest.values import email_problem, hostname_problem, id_problem, shown, url_problem
 from reconciler.text import printable, shortened
+from reconciler.vocabulary import Role
 
-Role = Literal["owner", "editor", "collaborator", "viewer", "commenter"]
-ROLES: tuple[str, ...] = get_args(Role)
 
 KEY_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 Key = Annotated[str, StringConstraints(pattern=KEY_PATTERN)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from reconciler.manifest.desired import AccessList, Desired, DesiredPolicy
-from reconciler.roles import rank
+from reconciler.vocabulary import rank
 
 
 def policy_problems(desired: Desired) -> list[str]:

@@ -268,7 +268,8 @@ class _Reader:
             if not event.implicit[0]:
                 tag = _STR
             elif _ALWAYS_RESOLVE or text[:1] in _RESOLVED_STARTS:
-                tag = _RESOLVER.resolve(ScalarNode, text, event.implicit)
+                # PyYAML's stubs leave Resolver.resolve untyped; it returns the tag (a str).
+                tag = _RESOLVER.resolve(ScalarNode, text, event.implicit)  # type: ignore[no-untyped-call]
             else:
                 tag = _STR
         elif tag not in ALLOWED_EXPLICIT_TAGS:
@@ -421,7 +422,7 @@ class _Reader:
         expanded less the values written; merges crossing the limit were
         refused as they were built.)"""
         if self.recursive is None and self.repeated > MAX_ALIAS_VALUES:
-            worst = max(self.uses, key=lambda name: self.uses[name] * self.anchors[name].count)  # type: ignore[union-attr]
+            worst = max(self.uses, key=lambda name: self.uses[name] * self.anchors[name].count)
             self.bomb = self.anchors[worst].line
 
     def outcome(self, document: Any) -> LoadedYaml:

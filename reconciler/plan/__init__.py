@@ -1,7 +1,8 @@
 """Planning: the pure diff of (Desired, Live, State) into a Plan, and its renderers."""
 
 from reconciler.plan.model import AccessChange, AccessSnapshot, Action, ApiCall, EntryChange, Plan
-from reconciler.plan.planner import make_plan, patch_order
+from reconciler.plan.access import patch_order
+from reconciler.plan.planner import make_plan
 from reconciler.plan.render_markdown import render_markdown
 from reconciler.plan.render_text import render_text
 from reconciler.plan.safety import check_max_removals

@@ -1,4 +1,8 @@
-"""Diff one access list: desired vs live, with the state's ownership record.
+"""Plan one access list: desired vs live, with the state's ownership record.
+
+``plan_access`` is the rule for one list (expired grants, the entries this
+tool manages, drift since the last apply, patch or replace); the helpers
+below it are its steps.
 
 Both sides are flat ``email → role`` (and ``domain → role``) maps, so the
 diff is a keyed comparison: a key only in the service is a removal, a key
@@ -12,23 +16,143 @@ both).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from datetime import date
 from typing import Literal
 
-from reconciler.live import LiveEntry
-from reconciler.plan.model import Action, EntryChange, EntryKind
-from reconciler.roles import privilege
+from reconciler.live import Live, LiveEntry, LiveWorkspace
+from reconciler.manifest import AccessList
+from reconciler.plan.model import AccessChange, AccessSnapshot, Action, ApiCall, EntryAction, EntryChange, EntryKind
+from reconciler.state.model import AccessRecord, State
+from reconciler.vocabulary import Role, privilege
 
 _ORDER = {Action.DELETE: 0, Action.UPDATE: 1, Action.CREATE: 2}
 
+# An entry whose grant has expired, by (kind, key): the date it expired on.
+Expired = Mapping[tuple[EntryKind, str], date]
+
+
+def plan_access(address: str, workspace_id: str, access: AccessList, live: Live, state: State,
+                today: date | None = None) -> AccessChange | None:
+    """The change for one access list, or None when it already matches.
+
+    Entries whose ``expires`` date has come (``today``, UTC) count as not
+    listed, and as managed (an expired grant is removed even from a
+    non-authoritative list that never recorded it).  The entries are in the
+    order apply sends them.
+    """
+    ws = live.workspaces[workspace_id]
+    record = state.access_record(address)
+    expired = expired_entries(access, today)
+    live_users, live_domains = roles(ws.users), roles(ws.domains)
+    users = target_roles(live_users, {u.email: u.role for u in access.users if ("user", u.email) not in expired},
+                         _owned("user", record.users if record else {}, expired),
+                         authoritative=access.authoritative)
+    domains = target_roles(live_domains,
+                           {d.domain: d.role for d in access.domains if ("domain", d.domain) not in expired},
+                           _owned("domain", record.domains if record else {}, expired),
+                           authoritative=access.authoritative)
+    if users == live_users and domains == live_domains:
+        return None  # most lists match: skip building the per-entry diff and its locations
+    entries = _entries(access, ws, users, domains, record, expired)
+    if not entries:
+        return None
+    patch = all(e.action is Action.UPDATE for e in entries)
+    if patch:
+        entries = patch_order(entries)
+    return AccessChange(
+        address=address,
+        workspace_id=workspace_id,
+        workspace_name=ws.name,
+        location=str(access.location),
+        authoritative=access.authoritative,
+        strategy="patch" if patch else "replace",
+        entries=tuple(entries),
+        before=AccessSnapshot(users=live_users, domains=live_domains),
+        after=AccessSnapshot(users=users, domains=domains),
+        notify=access.notify,
+        message=access.message,
+        notified=tuple(e.key for e in entries if access.notify and e.kind == "user" and e.action is Action.CREATE),
+        calls=tuple(_calls(patch, workspace_id, entries)),
+    )
+
+
+def _owned(kind: EntryKind, recorded: Mapping[str, str], expired: Expired) -> dict[str, str]:
+    """The entries of ``kind`` this tool manages: those the state recorded, and expired ones."""
+    return {**recorded, **{key: "" for k, key in expired if k == kind}}
+
+
+def _entries(access: AccessList, ws: LiveWorkspace, users: Mapping[str, Role], domains: Mapping[str, Role],
+             record: AccessRecord | None, expired: Expired) -> list[EntryChange]:
+    """The entry changes from the live list to the target, removals first,
+    each flagged when it undoes drift or removes an expired grant."""
+    since = record.since if record is not None and not access.authoritative else None
+    entries = diff_entries("user", ws.users, users, {u.email: str(u.location) for u in access.users}, since)
+    entries += diff_entries("domain", ws.domains, domains, {d.domain: str(d.location) for d in access.domains},
+                            since)
+    if record is not None:
+        entries = [_mark_drift(e, record.users if e.kind == "user" else record.domains) for e in entries]
+    if expired:
+        entries = [_mark_expired(e, expired) for e in entries]
+    return entries
+
+
+def expired_entries(access: AccessList, today: date | None) -> dict[tuple[EntryKind, str], date]:
+    """The listed entries whose grant has expired by ``today`` (none without a date)."""
+    if today is None:
+        return {}
+    found: dict[tuple[EntryKind, str], date] = {}
+    for u in access.users:
+        if u.expires is not None and u.expires <= today:
+            found[("user", u.email)] = u.expires
+    for d in access.domains:
+        if d.expires is not None and d.expires <= today:
+            found[("domain", d.domain)] = d.expires
+    return found
+
+
+def _mark_expired(entry: EntryChange, expired: Expired) -> EntryChange:
+    when = expired.get((entry.kind, entry.key))
+    if when is None or entry.action is not Action.DELETE:
+        return entry
+    return entry.model_copy(update={"flags": (*entry.flags, "expired"),
+                                    "reason": f"expired on {when.isoformat()}"})
+
+
+def _mark_drift(entry: EntryChange, last_applied: Mapping[str, str]) -> EntryChange:
+    """Flag a change that undoes what someone did outside the tool since its
+    last apply: the service no longer holds what was applied."""
+    if last_applied.get(entry.key) == entry.before:
+        return entry
+    return entry.model_copy(update={"flags": (*entry.flags, "drift"),
+                                    "reason": f"{entry.reason}; changed outside reconciler since its last apply"})
+
+
+def patch_order(entries: Iterable[EntryChange]) -> list[EntryChange]:
+    """Promotions to owner go first, so a list never passes through a
+    moment without an owner while an ownership moves from one entry to another."""
+    return sorted(entries, key=lambda e: 0 if e.after == "owner" else 1)
+
+
+def _calls(patch: bool, workspace_id: str, entries: list[EntryChange]) -> list[ApiCall]:
+    """One PATCH per entry, in the entries' order, or one POST of the whole list."""
+    if not patch:
+        return [ApiCall(method="POST", path=f"/workspaces/{workspace_id}/access")]
+    return [ApiCall(method="PATCH", path=f"/workspace-{e.kind}s/{e.entry_id}") for e in entries]
+
+
+def roles(entries: Mapping[str, LiveEntry]) -> dict[str, Role]:
+    """Who has which role on one side of a live list, sorted by email or domain."""
+    return {k: e.role for k, e in sorted(entries.items())}
+
 
 def target_roles(
-    live: Mapping[str, str],
-    desired: Mapping[str, str],
+    live: Mapping[str, Role],
+    desired: Mapping[str, Role],
     owned: Mapping[str, str],
     *,
     authoritative: bool,
-) -> dict[str, str]:
+) -> dict[str, Role]:
     """The whole list as it should be once applied.
 
     Authoritative: exactly ``desired``.  Otherwise live entries stay, except
@@ -46,12 +170,12 @@ def target_roles(
 def diff_entries(
     kind: EntryKind,
     live: Mapping[str, LiveEntry],
-    target: Mapping[str, str],
+    target: Mapping[str, Role],
     locations: Mapping[str, str],
     since: Mapping[str, str] | None = None,
 ) -> list[EntryChange]:
     """The entry changes that turn ``live`` into ``target``, removals first."""
-    found: list[tuple[str, Action]] = [
+    found: list[tuple[str, EntryAction]] = [
         (key, Action.DELETE if key not in target else Action.UPDATE)
         for key, entry in live.items()
         if key not in target or target[key] != entry.role
@@ -78,7 +202,7 @@ def diff_entries(
     return sorted(changes, key=lambda c: (_ORDER[c.action], c.kind, c.key))
 
 
-def _flags(kind: EntryKind, before: str | None, after: str | None) -> tuple[Literal["owner", "domain-wide"], ...]:
+def _flags(kind: EntryKind, before: Role | None, after: Role | None) -> tuple[Literal["owner", "domain-wide"], ...]:
     flags: list[Literal["owner", "domain-wide"]] = []
     if "owner" in (before, after):
         flags.append("owner")
@@ -87,7 +211,7 @@ def _flags(kind: EntryKind, before: str | None, after: str | None) -> tuple[Lite
     return tuple(flags)
 
 
-def _reason(action: Action, kind: EntryKind, entry: LiveEntry | None, after: str | None) -> str:
+def _reason(action: EntryAction, kind: EntryKind, entry: LiveEntry | None, after: Role | None) -> str:
     if action is Action.CREATE:
         return f"listed in the manifest as {after}, has no access"
     if action is Action.DELETE:

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from reconciler.manifest import DesiredAsset
 from reconciler.plan.cost import STORAGE_CLASS
-from reconciler.plan.model import AssetChange, AssetField, ApiCall, NeedsPerson, Resolution
+from reconciler.plan.model import Action, ApiCall, AssetChange, AssetField, NeedsPerson, Resolution
 from reconciler.state.model import AssetRecord, State
 
 CONVERTED_TYPES = frozenset({"docx", "ppt", "xlsx"})
@@ -43,7 +43,8 @@ def plan_assets(
             continue
         resource = state.resources.get(asset.address)
         record = resource.asset if resource is not None else None
-        if record is not None and not resource.id and (record.orphan or (record.uncertain and asset.file is None)):  # type: ignore[union-attr]
+        if (resource is not None and record is not None and not resource.id
+                and (record.orphan or (record.uncertain and asset.file is None))):
             doubts.append(needs_person(asset, record, paths))
             continue
         change = plan_asset(asset, state, reassert=reassert)
@@ -106,12 +107,15 @@ def plan_asset(asset: DesiredAsset, state: State, *, reassert: bool) -> AssetCha
               "created by an earlier apply, whose PATCH after the creation got no answer: sent now" if pending else
               "differs from what was last applied")
     return AssetChange(
-        action="update",
+        action=Action.UPDATE,
         address=asset.address,
         location=str(asset.location),
         asset_type=asset.type,
         asset_id=resource.id,
-        **_fields(asset),
+        name=asset.name,
+        description=asset.description,
+        tags=asset.tags,
+        internal=asset.internal,
         patch=tuple(fields),
         before={f: _recorded(record, f) for f in fields},
         calls=(ApiCall(method="PATCH", path=f"/assets/{resource.id}"),),
@@ -134,7 +138,8 @@ def _create(asset: DesiredAsset, record: AssetRecord | None, *, replaces: str | 
     resume = (record is not None and record.file_id is not None and bool(record.uploaded)
               and record.digest == asset.digest and record.type == asset.type)
     file_id = record.file_id if resume and record is not None else None
-    patch = tuple(f for f in ("description", "internal") if _after_creation(asset, f))
+    after_creation: tuple[AssetField, ...] = ("description", "internal")
+    patch = tuple(f for f in after_creation if _after_creation(asset, f))
     calls: list[ApiCall] = []
     if asset.file is not None and file_id is None:
         calls += [ApiCall(method="POST", path="/files"),
@@ -146,12 +151,15 @@ def _create(asset: DesiredAsset, record: AssetRecord | None, *, replaces: str | 
         reason = (f"resumes file {file_id}, created and uploaded by an earlier apply" if file_id else
                   "not in the state: created")
     return AssetChange(
-        action="replace" if replaces else "create",
+        action=Action.REPLACE if replaces else Action.CREATE,
         address=asset.address,
         location=str(asset.location),
         asset_type=asset.type,
         asset_id=replaces,
-        **_fields(asset),
+        name=asset.name,
+        description=asset.description,
+        tags=asset.tags,
+        internal=asset.internal,
         url=asset.url,
         custom_code=asset.custom_code,
         metadata=_metadata(asset),
@@ -166,10 +174,6 @@ def _create(asset: DesiredAsset, record: AssetRecord | None, *, replaces: str | 
         converts=asset.type in CONVERTED_TYPES,
         reason=reason,
     )
-
-
-def _fields(asset: DesiredAsset) -> dict[str, object]:
-    return {"name": asset.name, "description": asset.description, "tags": asset.tags, "internal": asset.internal}
 
 
 def _managed_fields(asset: DesiredAsset) -> list[AssetField]:

@@ -11,9 +11,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from reconciler.plan.model import ApiCall, Cost
+from reconciler.vocabulary import DEFAULT, DEFAULT_LIMITS
+
+__all__ = ["DEFAULT_LIMITS", "STORAGE_CLASS", "least_seconds", "plan_cost"]
 
 STORAGE_CLASS = "storage"
-DEFAULT_LIMITS: dict[str, int] = {"default": 120, "workspace_creation": 30, "file_retrieval": 60}
 
 
 def least_seconds(calls_by_class: Mapping[str, int], limits: Mapping[str, int]) -> float:
@@ -24,7 +26,7 @@ def least_seconds(calls_by_class: Mapping[str, int], limits: Mapping[str, int]) 
     for cls, count in calls_by_class.items():
         if cls == STORAGE_CLASS:
             continue  # uploads go to the storage provider, outside the service's limits
-        per_minute = limits.get(cls, DEFAULT_LIMITS.get(cls, 120))
+        per_minute = limits.get(cls, DEFAULT_LIMITS.get(cls, DEFAULT_LIMITS[DEFAULT]))
         if count > 0 and per_minute > 0:
             slowest = max(slowest, math.floor((count - 1) / per_minute) * 60.0)
     return slowest
@@ -42,7 +44,7 @@ def plan_cost(
     if not counts:
         return Cost()
     if refresh_reads:  # joins alone re-read nothing: no "default 0" in the cost
-        counts["default"] += refresh_reads
+        counts[DEFAULT] += refresh_reads
     return Cost(
         calls_by_class=dict(sorted(counts.items())),
         refresh_reads=refresh_reads,

@@ -7,12 +7,13 @@ value and compute nothing of their own.
 
 from __future__ import annotations
 
+from datetime import date
 from enum import Enum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
-from reconciler.roles import Privilege
+from reconciler.vocabulary import Privilege, Role
 
 # 2: changes of every kind (access, connect, create, section, page, task),
 # each with ``kind``, ``depends_on`` and ``calls``.
@@ -28,15 +29,41 @@ SettingKind = Literal["section", "page", "task"]
 
 
 class Action(str, Enum):
-    """The closed set of things a plan can do to one access entry."""
+    """The closed set of things a plan can do to one thing: every change and
+    every access entry says which (``change.action``), so summaries,
+    renderers, progress and audit ask it rather than its class.
+
+    NOOP is what an address already in line gets; the plan lists those in
+    ``unchanged``, not as changes, so no change carries it.
+    """
 
     CREATE = "create"
     UPDATE = "update"
+    REPLACE = "replace"
+    CONNECT = "connect"
     DELETE = "delete"
+    NOOP = "no-op"
 
     @property
     def symbol(self) -> str:
-        return {"create": "+", "update": "~", "delete": "-"}[self.value]
+        """Terraform's mark for it: ``+``, ``~``, ``-/+``, ``-``."""
+        return _SYMBOLS[self]
+
+    @property
+    def done(self) -> str:
+        """The word for it once made: ``created``, ``connected``..."""
+        return _DONE[self]
+
+
+_SYMBOLS = {Action.CREATE: "+", Action.UPDATE: "~", Action.REPLACE: "-/+", Action.CONNECT: "+",
+            Action.DELETE: "-", Action.NOOP: " "}
+_DONE = {Action.CREATE: "created", Action.UPDATE: "updated", Action.REPLACE: "replaced",
+         Action.CONNECT: "connected", Action.DELETE: "deleted", Action.NOOP: "unchanged"}
+# What one access entry can undergo.
+EntryAction = Literal[Action.CREATE, Action.UPDATE, Action.DELETE]
+# What a change is made to, for summaries: an access list, a workspace, a
+# section/page/task value, an asset.
+Subject = Literal["access", "workspace", "setting", "asset"]
 
 
 class _Frozen(BaseModel):
@@ -50,14 +77,14 @@ class EntryChange(_Frozen):
 
     kind: EntryKind
     key: str  # email or domain
-    action: Action
-    before: str | None = None  # role before; None for CREATE
-    after: str | None = None  # role after; None for DELETE
+    action: EntryAction
+    before: Role | None = None  # role before; None for CREATE
+    after: Role | None = None  # role after; None for DELETE
     entry_id: str | None = None  # the live workspace-user/-domain id, when it exists
     location: str | None = None  # manifest file:line of the desired entry
     managed_since: str | None = None  # a removal from a non-authoritative list: listed since this date
     reason: str = ""  # for display only: never drives apply
-    privilege: Privilege = "grant"  # grant, escalation, downgrade or revocation (reconciler.roles)
+    privilege: Privilege = "grant"  # grant, escalation, downgrade or revocation (reconciler.vocabulary)
     # owner: the owner role is given or taken; domain-wide: everyone of a domain;
     # expired: removed because its grant expired; drift: undoes a change made
     # outside reconciler since its last apply.
@@ -78,7 +105,7 @@ class EntryChange(_Frozen):
         """Why a reviewer must read this entry first (a revocation, an
         escalation, a new owner, an owner downgraded), or None."""
         if self.privilege in ("revocation", "escalation"):
-            return self.privilege  # type: ignore[return-value]
+            return self.privilege
         if self.privilege == "grant" and self.after == "owner":
             return "owner-grant"
         if self.privilege == "downgrade" and self.before == "owner":
@@ -100,8 +127,8 @@ class ApiCall(_Frozen):
 class AccessSnapshot(_Frozen):
     """Who has which role on one access list (email/domain → role)."""
 
-    users: dict[str, str] = Field(default_factory=dict)
-    domains: dict[str, str] = Field(default_factory=dict)
+    users: dict[str, Role] = Field(default_factory=dict)
+    domains: dict[str, Role] = Field(default_factory=dict)
 
     def owners(self) -> list[str]:
         return [k for k, r in {**self.users, **self.domains}.items() if r == "owner"]
@@ -132,7 +159,7 @@ class LeftAlone(_Frozen):
     workspace_id: str
     kind: EntryKind
     key: str  # email or domain
-    role: str
+    role: Role
     location: str | None = None  # the list's manifest file:line
 
     @property
@@ -166,6 +193,7 @@ class AccessChange(_Change):
     """
 
     kind: Literal["access"] = "access"
+    action: Literal[Action.UPDATE] = Action.UPDATE  # its entries say what each gains or loses
     workspace_id: str
     workspace_name: str | None = None
     authoritative: bool = True
@@ -187,33 +215,48 @@ class AccessChange(_Change):
     def removals(self) -> tuple[EntryChange, ...]:
         return tuple(e for e in self.entries if e.action is Action.DELETE)
 
+    @property
+    def subject(self) -> Subject:
+        return "access"
+
 
 class ConnectChange(_Change):
     """Connect an existing workspace into a group (a 200, already connected, is success)."""
 
     kind: Literal["connect"] = "connect"
+    action: Literal[Action.CONNECT] = Action.CONNECT
     group: str  # the group's address
     homepage_id: str
     workspace_id: str
     workspace_name: str | None = None
+
+    @property
+    def subject(self) -> Subject:
+        return "workspace"
 
 
 class CreateChange(_Change):
     """Create a workspace from a template inside a group: uses one credit."""
 
     kind: Literal["create"] = "create"
+    action: Literal[Action.CREATE] = Action.CREATE
     group: str
     homepage_id: str
     template_id: str
     name: str
-    start_date: str | None = None
-    target_end_date: str | None = None
-    actual_end_date: str | None = None
+    # Typed from the manifest to the request body; JSON writes them as ISO dates.
+    start_date: date | None = None
+    target_end_date: date | None = None
+    actual_end_date: date | None = None
     crm_one_deal_id: str | None = None
     crm_two_opportunity_id: str | None = None
     access: AccessSnapshot | None = None  # the group's final lists, riding on this creation
     access_address: str | None = None  # the group access change those lists belong to
     credits: int = 1
+
+    @property
+    def subject(self) -> Subject:
+        return "workspace"
 
 
 class SettingChange(_Change):
@@ -224,6 +267,7 @@ class SettingChange(_Change):
     """
 
     kind: SettingKind
+    action: Literal[Action.UPDATE] = Action.UPDATE
     workspace_address: str
     workspace_id: str
     item_id: str
@@ -233,6 +277,10 @@ class SettingChange(_Change):
     @property
     def field(self) -> str:
         return "completed" if self.kind == "task" else "hidden"
+
+    @property
+    def subject(self) -> Subject:
+        return "setting"
 
 
 AssetField = Literal["name", "description", "tags", "internal"]
@@ -250,7 +298,7 @@ class AssetChange(_Change):
     """
 
     kind: Literal["asset"] = "asset"
-    action: Literal["create", "replace", "update"]
+    action: Literal[Action.CREATE, Action.REPLACE, Action.UPDATE]
     asset_type: str
     asset_id: str | None = None
     name: str | None = None
@@ -269,6 +317,10 @@ class AssetChange(_Change):
     patch: tuple[AssetField, ...] = ()  # fields PATCHed (after the creation, for a new asset)
     before: dict[str, str | bool | list[str] | None] = Field(default_factory=dict)
     converts: bool = False  # docx/ppt/xlsx: converted in the background after creation
+
+    @property
+    def subject(self) -> Subject:
+        return "asset"
 
 
 Change = Annotated[
@@ -318,8 +370,8 @@ class ManagedAccess(_Frozen):
 
     address: str
     workspace_id: str
-    users: dict[str, str] = Field(default_factory=dict)
-    domains: dict[str, str] = Field(default_factory=dict)
+    users: dict[str, Role] = Field(default_factory=dict)
+    domains: dict[str, Role] = Field(default_factory=dict)
 
 
 class Cost(_Frozen):

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from reconciler.plan.model import AccessChange, EntryChange, Plan
-from reconciler.roles import Privilege, privilege
+from reconciler.plan.model import AccessChange, EntryChange, EntryKind, Plan
+from reconciler.vocabulary import Privilege, Role, privilege
 
 
 @dataclass(frozen=True)
@@ -53,13 +53,14 @@ def people(plan: Plan) -> list[Person]:
     return [found[k] for k in sorted(found, key=lambda k: (k[0] != "user", k[1]))]
 
 
-def workspace_changes(change: AccessChange) -> Iterator[tuple[str, str, str, str | None, str | None]]:
+def workspace_changes(change: AccessChange) -> Iterator[tuple[str, EntryKind, str, Role | None, Role | None]]:
     """(workspace, kind, key, role before, role after) for every entry whose
     role differs between a workspace's list now and the list once applied."""
     reach = [(r.workspace, r.before) for r in change.reach] or [(_label(change), change.before)]
     for workspace, before in reach:
-        for kind, now, then in (("user", before.users, change.after.users),
-                                ("domain", before.domains, change.after.domains)):
+        sides: tuple[tuple[EntryKind, dict[str, Role], dict[str, Role]], ...] = (
+            ("user", before.users, change.after.users), ("domain", before.domains, change.after.domains))
+        for kind, now, then in sides:
             for key in sorted({*now, *then}):
                 if now.get(key) != then.get(key):
                     yield workspace, kind, key, now.get(key), then.get(key)

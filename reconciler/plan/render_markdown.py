@@ -165,13 +165,13 @@ def _change_block(change: Change) -> list[str]:
         return _access_block(change)
     if isinstance(change, CreateChange):
         fields = "".join(f"; {key} {md_code(value)}" for key, value in create_fields(change))
-        return [f"#### {md_code(change.address)}: **create** workspace “{md_text(change.name)}” from template "
+        return [f"#### {md_code(change.address)}: **{change.action.value}** workspace “{md_text(change.name)}” from template "
                 f"{md_code(change.template_id)} in {md_code(change.group)} "
                 f"({plural(change.credits, 'credit')}){fields}{where}", ""]
     if isinstance(change, AssetChange):
         return _asset_block(change, where)
     if isinstance(change, ConnectChange):
-        return [f"#### {md_code(change.address)}: **connect** workspace {md_code(change.workspace_id)} to "
+        return [f"#### {md_code(change.address)}: **{change.action.value}** workspace {md_code(change.workspace_id)} to "
                 f"{md_code(change.group)} (homepage {md_code(change.homepage_id)}){where}", "",
                 md_text(change.reason), ""]
     return [f"#### {md_code(change.address)}: {_setting(change)}{where}", ""]
@@ -192,11 +192,11 @@ def _asset_title(change: AssetChange) -> str:
 
 
 def _asset_block(change: AssetChange, where: str) -> list[str]:
-    if change.action == "update":
+    verb = f"**{change.action.value}**"
+    if change.action is Action.UPDATE:
         rows = [f"| {f} | {_cell(change.before.get(f))} | {_cell(asset_value(change, f))} |" for f in change.patch]
-        return [f"#### {md_code(change.address)}: **update** asset {md_code(change.asset_id)}{where}", "",
+        return [f"#### {md_code(change.address)}: {verb} asset {md_code(change.asset_id)}{where}", "",
                 "| field | last applied | manifest |", "|---|---|---|", *rows, ""]
-    verb = "**replace**" if change.action == "replace" else "**create**"
     # The embed code has a block of its own below, whole and fenced.
     rows = [f"| {k} | {md_text(v)} |" for k, v in asset_fields(change) if k != "embed code"]
     table = ["| | |", "|---|---|", *rows, ""] if rows else []

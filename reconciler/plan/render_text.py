@@ -24,11 +24,15 @@ from reconciler.plan.model import (
     Review,
     SettingChange,
 )
-from reconciler.plan.cost import DEFAULT_LIMITS, STORAGE_CLASS
+from reconciler.plan.cost import STORAGE_CLASS
 from reconciler.plan.people import entry_workspaces, people, totals
 from reconciler.text import plural, printable
+from reconciler.vocabulary import DEFAULT_LIMITS, FILE_RETRIEVAL
 
 _ANSI = {"create": "32", "update": "33", "delete": "1;31", "bold": "1", "dim": "2"}
+# The colour of each action: what is added green, changed yellow, taken away (or replaced) red.
+STYLE = {Action.CREATE: "create", Action.CONNECT: "create", Action.UPDATE: "update", Action.REPLACE: "delete",
+         Action.DELETE: "delete", Action.NOOP: "dim"}
 
 
 class _Paint:
@@ -111,7 +115,7 @@ def review_found(plan: Plan) -> list[tuple[AccessChange, EntryChange]]:
     """The entries whose ``review`` class puts them first, in REVIEW_ORDER
     (revocations, owner downgrades, escalations, new owners), each class in plan order."""
     found = [(c, e) for c in plan.access_changes for e in c.entries if e.review is not None]
-    return sorted(found, key=lambda item: REVIEW_ORDER.index(item[1].review))  # type: ignore[arg-type]
+    return sorted(found, key=lambda item: REVIEW_ORDER.index(item[1].review or REVIEW_ORDER[0]))
 
 
 def review_words(review: Review) -> str:
@@ -236,16 +240,20 @@ def cost_line(cost: Cost) -> str:
         sentence += f" The rate limits make it take at least {_duration(cost.min_seconds)}."
     n = cost.conversion_polls
     if n:
-        sentence += (f" With apply --wait, at least {plural(n, 'more call')} in the file_retrieval "
-                     f"class (60/min) follow{'s' if n == 1 else ''} the conversion of {count_words(n, 'file')}.")
+        sentence += (f" With apply --wait, at least {plural(n, 'more call')} in the {FILE_RETRIEVAL} "
+                     f"class ({_limit(FILE_RETRIEVAL, cost)}/min) follow{'s' if n == 1 else ''} the conversion of {count_words(n, 'file')}.")
     return sentence
 
 
 def _class_words(cls: str, n: int, cost: Cost) -> str:
     if cls == STORAGE_CLASS:
         return f"{plural(n, 'upload')} to the storage provider (outside the service's limits)"
-    limit = cost.limits.get(cls, DEFAULT_LIMITS.get(cls))
-    return f"{n} in the {cls} rate class ({limit}/min)"
+    return f"{n} in the {cls} rate class ({_limit(cls, cost)}/min)"
+
+
+def _limit(cls: str, cost: Cost) -> int | None:
+    """The requests per minute the plan's least time assumed for ``cls``."""
+    return cost.limits.get(cls, DEFAULT_LIMITS.get(cls))
 
 
 def _join(parts: list[str]) -> str:
@@ -262,15 +270,16 @@ def change_lines(change: Change, paint: Callable[[str, str], str]) -> list[str]:
     if isinstance(change, AccessChange):
         return _access_lines(change, paint)
     where = f" ({change.location})" if change.location else ""
+    mark, style = change.action.symbol, STYLE[change.action]
     if isinstance(change, CreateChange):
         head = [paint(f"  # {change.address}: new workspace in {change.group}{where}", "bold"),
                 paint(f"  # {_calls(change)}; uses {plural(change.credits, 'workspace credit')}", "dim")]
-        title = f'  + workspace "{change.name}" from template {change.template_id}'
+        title = f'  {mark} workspace "{change.name}" from template {change.template_id}'
         fields = create_fields(change)
         if not fields:  # nothing but the template and the name: no empty { } block
-            return [*head, paint(title, "create")]
-        return [*head, paint(f"{title} {{", "create"),
-                *(paint(f"      {key:<14} {value}", "create") for key, value in fields), paint("    }", "create")]
+            return [*head, paint(title, style)]
+        return [*head, paint(f"{title} {{", style),
+                *(paint(f"      {key:<14} {value}", style) for key, value in fields), paint("    }", style)]
     if isinstance(change, AssetChange):
         return _asset_lines(change, where, paint)
     if isinstance(change, ConnectChange):
@@ -278,23 +287,23 @@ def change_lines(change: Change, paint: Callable[[str, str], str]) -> list[str]:
         return [
             paint(f"  # {change.address}: workspace {change.workspace_id}{name}{where}", "bold"),
             paint(f"  # {_calls(change)}; {change.reason}", "dim"),
-            paint(f"  + connect to {change.group} (homepage {change.homepage_id})", "create"),
+            paint(f"  {mark} connect to {change.group} (homepage {change.homepage_id})", style),
         ]
     return [
         paint(f"  # {change.address}{where}", "bold"),
         paint(f"  # {_calls(change)}{'; ' + change.reason if change.reason else ''}", "dim"),
-        paint(f"  ~ {setting_text(change)}", "update"),
+        paint(f"  {mark} {setting_text(change)}", style),
     ]
 
 
 def _asset_lines(change: AssetChange, where: str, paint: Callable[[str, str], str]) -> list[str]:
     head = [paint(f"  # {change.address}{where}", "bold"),
             paint(f"  # {_calls(change)}{'; ' + change.reason if change.reason else ''}", "dim")]
-    if change.action == "update":
+    symbol, style = change.action.symbol, STYLE[change.action]
+    if change.action is Action.UPDATE:
         rows = [(f, f"{_value(change.before.get(f))} -> {_value(asset_value(change, f))}") for f in change.patch]
-        return [*head, paint(f"  ~ asset {change.asset_id} {{", "update"),
-                *(paint(f"      {k:<12} {v}", "update") for k, v in rows), paint("    }", "update")]
-    symbol, style = ("-/+", "delete") if change.action == "replace" else ("+", "create")
+        return [*head, paint(f"  {symbol} asset {change.asset_id} {{", style),
+                *(paint(f"      {k:<12} {v}", style) for k, v in rows), paint("    }", style)]
     fields = asset_fields(change)
     if not fields:
         return [*head, paint(f"  {symbol} {asset_title(change)}", style)]
@@ -329,7 +338,7 @@ def asset_fields(change: AssetChange) -> list[tuple[str, str]]:
         fields.append(("internal", "true"))
     if change.converts:
         fields.append(("conversion", "converted to PDF in the background (apply --wait follows it)"))
-    if change.action == "replace":
+    if change.action is Action.REPLACE:
         fields.append(("replaces", f"asset {change.asset_id}, which stays in the service: remove it in the web app"))
     return fields
 
@@ -361,7 +370,7 @@ def _value(value: object) -> str:
 
 def create_fields(change: CreateChange) -> list[tuple[str, str]]:
     """The fields a creation sends besides the template and name, as (key, value)."""
-    fields = [(k, v) for k, v in (("startDate", change.start_date), ("targetEndDate", change.target_end_date),
+    fields = [(k, str(v)) for k, v in (("startDate", change.start_date), ("targetEndDate", change.target_end_date),
                                   ("actualEndDate", change.actual_end_date),
                                   ("crmOneDealId", change.crm_one_deal_id),
                                   ("crmTwoOpportunityId", change.crm_two_opportunity_id)) if v is not None]
@@ -399,10 +408,10 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
                            f"{', '.join(change.reaches)}", "dim"))
     if change.notified:
         lines.append(paint(f"  # emails {', '.join(change.notified)}", "dim"))
-    lines.append(paint("  ~ access {", "update"))
+    lines.append(paint(f"  {change.action.symbol} access {{", STYLE[change.action]))
     width = max(len(e.key) for e in change.entries)
     lines += [_entry_line(e, width, paint) for e in change.entries]
-    lines.append(paint("    }", "update"))
+    lines.append(paint("    }", STYLE[change.action]))
     return lines
 
 

@@ -90,7 +90,8 @@ def refuse_altered(saved: Plan, fresh: Plan, plan_label: str) -> None:
 
 def approved(plan: Plan) -> dict[str, Any]:
     """The part of a plan that a review approves, as plain JSON values."""
-    return _without_display(plan.model_dump(mode="json", include=set(APPROVED_FIELDS)))
+    found: dict[str, Any] = _without_display(plan.model_dump(mode="json", include=set(APPROVED_FIELDS)))
+    return found
 
 
 def _without_display(value: Any) -> Any:

@@ -1,5 +1,6 @@
 """Plan the workspace side of a manifest: group membership, workspaces made
-from templates, and the write-only section, page and task values.
+from templates, standalone workspaces, and the write-only section, page and
+task values.
 
 None of these can be read back from the service (membership is not a
 workspace property; sections, pages and tasks have no list endpoint), so
@@ -10,17 +11,18 @@ Pure, like the rest of ``plan/``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import date
+from typing import NamedTuple
 
 from reconciler.live import Live, LiveWorkspace
-from reconciler.manifest import DesiredGroup, DesiredMember, DesiredWorkspace
-from reconciler.plan.model import ApiCall, ConnectChange, CreateChange, SettingChange
+from reconciler.manifest import AccessList, DesiredGroup, DesiredMember, DesiredWorkspace
+from reconciler.plan.access import plan_access
+from reconciler.plan.model import ApiCall, ConnectChange, CreateChange, SettingChange, SettingKind
+from reconciler.plan.steps import Inputs, Planned, Scope
 from reconciler.state.model import State
-
-Scope = Callable[[str], bool]
-
-CONNECT_CLASS = "workspace_creation"
+from reconciler.vocabulary import WORKSPACE_CREATION
 
 
 @dataclass
@@ -45,6 +47,23 @@ def plan_members(group: DesiredGroup, live: Live, state: State, *, scope: Scope,
             after = (join.address,) if join is not None else ()
             result.settings += plan_settings(member, workspace_id, state, reassert=reassert, depends_on=after)
     return result
+
+
+def plan_standalone(workspaces: Sequence[DesiredWorkspace], lists: dict[str, AccessList],
+                    inputs: Inputs) -> Planned:
+    """Each standalone workspace in manifest order: its access list, then its settings."""
+    planned = Planned()
+    for ws in workspaces:
+        if not inputs.scope(ws.address):
+            continue
+        if ws.address in lists:
+            change = plan_access(ws.address, ws.id, lists[ws.address], inputs.live, inputs.state, inputs.today)
+            if change is None:
+                planned.unchanged.append(ws.address)
+            else:
+                planned.changes.append(change)
+        planned.changes += plan_settings(ws, ws.id, inputs.state, reassert=inputs.reassert)
+    return planned
 
 
 def _join(
@@ -98,9 +117,9 @@ def _create(group: DesiredGroup, member: DesiredMember) -> CreateChange:
         homepage_id=group.homepage,
         template_id=member.template,
         name=member.name,
-        start_date=_iso(member.start_date),
-        target_end_date=_iso(member.target_end_date),
-        actual_end_date=_iso(member.actual_end_date),
+        start_date=member.start_date,
+        target_end_date=member.target_end_date,
+        actual_end_date=member.actual_end_date,
         crm_one_deal_id=deal.crm_one_deal_id if deal else None,
         crm_two_opportunity_id=deal.crm_two_opportunity_id if deal else None,
         calls=(_connect_call(group.homepage),),
@@ -109,7 +128,7 @@ def _create(group: DesiredGroup, member: DesiredMember) -> CreateChange:
 
 
 def _connect_call(homepage: str) -> ApiCall:
-    return ApiCall(method="POST", path=f"/workspaces/{homepage}/connected-workspaces", limit_class=CONNECT_CLASS)
+    return ApiCall(method="POST", path=f"/workspaces/{homepage}/connected-workspaces", limit_class=WORKSPACE_CREATION)
 
 
 def plan_settings(
@@ -146,7 +165,7 @@ def plan_settings(
     return changes
 
 
-def _settings(node: DesiredMember | DesiredWorkspace) -> Iterator[tuple[str, str, bool, str]]:
+def _settings(node: DesiredMember | DesiredWorkspace) -> Iterator[tuple[SettingKind, str, bool, str]]:
     for s in node.sections:
         yield "section", s.id, s.hidden, str(s.location)
     for p in node.pages:
@@ -187,23 +206,42 @@ def drift_warnings(member: DesiredMember, ws: LiveWorkspace) -> list[str]:
     ]
 
 
+class Identity(NamedTuple):
+    """What makes a workspace the one a creation made: the service gives a
+    creation no key of ours, so a workspace of the same account, template and
+    name is taken to be it."""
+
+    account_id: str | None
+    template_id: str | None
+    name: str | None
+
+
+def namesakes(workspaces: Iterable[tuple[str, Identity]], known: Callable[[str], bool]) -> dict[Identity, list[str]]:
+    """The workspaces the state does not know, by identity: the one rule of
+    "the same workspace", read by the plan (a creation an earlier apply may
+    have made) and by apply (a creation whose answer was lost)."""
+    found: dict[Identity, list[str]] = {}
+    for workspace_id, identity in workspaces:
+        if not known(workspace_id):
+            found.setdefault(identity, []).append(workspace_id)
+    return found
+
+
 def duplicate_problems(groups: tuple[DesiredGroup, ...], live: Live, state: State, *, scope: Scope) -> list[str]:
     """Creations refused because a workspace of the same account, template and
     name already exists and the state does not know it: most likely made by
     an earlier apply whose answer was lost. Creating again would spend a
     second credit for one manifest entry."""
     known = state.known_ids()
-    by_identity: dict[tuple[str | None, str | None, str | None], list[str]] = {}
-    for ws in live.workspaces.values():
-        if ws.id not in known:
-            by_identity.setdefault((ws.account_id, ws.template_id, ws.name), []).append(ws.id)
+    by_identity = namesakes(((ws.id, Identity(ws.account_id, ws.template_id, ws.name))
+                             for ws in live.workspaces.values()), known.__contains__)
     problems = []
     for group in groups:
         homepage = live.workspaces.get(group.homepage)
         for member in group.members:
             if member.template is None or member.address in state.resources or not scope(member.address):
                 continue
-            found = by_identity.get((homepage.account_id if homepage else None, member.template, member.name))
+            found = by_identity.get(Identity(homepage.account_id if homepage else None, member.template, member.name))
             if found:
                 problems.append(
                     f"{member.location}: {member.address}: workspace {found[0]} \"{member.name}\" of the same "
@@ -215,5 +253,6 @@ def duplicate_problems(groups: tuple[DesiredGroup, ...], live: Live, state: Stat
     return problems
 
 
-def _iso(value: object) -> str | None:
-    return None if value is None else value.isoformat()  # type: ignore[attr-defined]
+def _iso(value: date | None) -> str | None:
+    """A date as the service writes it (the live side keeps the service's strings)."""
+    return None if value is None else value.isoformat()

@@ -102,6 +102,18 @@ def served() -> Iterator[tuple[str, Emulator]]:
 
 
 @pytest.fixture
+def no_ambient_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No service from the environment: a test names its service itself."""
+    for name in ("RECONCILER_BASE_URL", "RECONCILER_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def emu_args(project: Path) -> list[str]:
+    """The flags that run a command against the project's own emulator file and seed."""
+    return ["--emulator", str(project / "emulator.yaml"), "--seed", str(project / "seed.yaml")]
+
+
+@pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of the quickstart, so state files land in a temp dir."""
     dest = tmp_path / "quickstart"

@@ -7,19 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import QUICKSTART, TOKEN, run_cli, seed_company
+from tests.e2e.conftest import QUICKSTART, TOKEN, emu_args, run_cli, seed_company
 
 SECRET = "s3cret-token-never-printed"
 
 
-@pytest.fixture(autouse=True)
-def _no_ambient_connection(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("RECONCILER_BASE_URL", "RECONCILER_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-
-
-def emu_args(project: Path) -> list[str]:
-    return ["--emulator", str(project / "emulator.yaml"), "--seed", str(project / "seed.yaml")]
+pytestmark = pytest.mark.usefixtures("no_ambient_connection")
 
 
 def test_validate_needs_no_token(project: Path, capsys) -> None:

@@ -21,10 +21,7 @@ from tests.e2e.conftest import QUICKSTART, client_for, run_cli, seed_company
 KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
-@pytest.fixture(autouse=True)
-def _no_ambient_connection(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("RECONCILER_BASE_URL", "RECONCILER_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("no_ambient_connection")
 
 
 def emulator_target(tmp_path: Path, seed: Path) -> Target:

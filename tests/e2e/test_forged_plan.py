@@ -18,19 +18,12 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.conftest import run_cli
+from tests.e2e.conftest import emu_args, run_cli
 
 Forgery = Callable[[dict[str, Any]], None]
 
 
-@pytest.fixture(autouse=True)
-def _no_ambient_connection(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("RECONCILER_BASE_URL", "RECONCILER_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-
-
-def emu_args(project: Path) -> list[str]:
-    return ["--emulator", str(project / "emulator.yaml"), "--seed", str(project / "seed.yaml")]
+pytestmark = pytest.mark.usefixtures("no_ambient_connection")
 
 
 def group_access(doc: dict[str, Any]) -> dict[str, Any]:

@@ -17,10 +17,7 @@ import pytest
 from tests.e2e.conftest import QUICKSTART, ROOT, TOKEN, run_cli
 
 
-@pytest.fixture(autouse=True)
-def _no_ambient_connection(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("RECONCILER_BASE_URL", "RECONCILER_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("no_ambient_connection")
 
 
 def test_no_arguments_prints_the_help_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:

@@ -104,7 +104,7 @@ def test_allowed_domain_acme_com_does_not_let_in_the_domain_evilacme_com(project
 def test_an_outside_grant_one_role_above_max_role_outside_is_refused(project: Path, cli: Cli) -> None:
     policy = add_policy(project, "  allowedDomains: [acme.com, customer.com]\n  maxRoleOutside: commenter\n")
     manifest = project / "manifest.yaml"
-    # collaborator is the role right above commenter (reconciler.roles.ROLE_ORDER).
+    # collaborator is the role right above commenter (reconciler.vocabulary.ROLE_ORDER).
     edit(manifest, "{email: lee@partner.io, role: commenter}", "{email: lee@partner.io, role: collaborator}")
     code, out, err = cli("apply", str(project), "--auto-approve")
     assert (code, out) == (1, "")

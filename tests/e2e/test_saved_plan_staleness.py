@@ -6,17 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import run_cli
+from tests.e2e.conftest import emu_args, run_cli
 
 
-@pytest.fixture(autouse=True)
-def _no_ambient_connection(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("RECONCILER_BASE_URL", "RECONCILER_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-
-
-def emu_args(project: Path) -> list[str]:
-    return ["--emulator", str(project / "emulator.yaml"), "--seed", str(project / "seed.yaml")]
+pytestmark = pytest.mark.usefixtures("no_ambient_connection")
 
 
 def test_a_plan_made_without_state_applied_where_one_exists_says_so(project: Path, tmp_path: Path,

@@ -11,7 +11,7 @@ import pytest
 from reconciler.manifest import load_desired
 from reconciler.plan import make_plan, render_text
 from reconciler.plan.people import people, totals
-from reconciler.roles import ROLE_ORDER, privilege, rank
+from reconciler.vocabulary import ROLE_ORDER, privilege, rank
 from reconciler.state import AccessRecord, ResourceState, State
 from tests.conftest import live_of, live_workspace
 

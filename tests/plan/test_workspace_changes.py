@@ -5,6 +5,7 @@ by hand; no I/O besides the manifest written to a temp file."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -157,11 +158,19 @@ def test_a_template_member_not_in_the_state_is_created(write_manifest: Write) ->
     assert (change.group, change.homepage_id, change.template_id, change.name) == (
         "group.onboarding", "ws_home", "tpl_kickoff", "Kickoff",
     )
-    assert (change.start_date, change.target_end_date, change.actual_end_date) == ("2026-12-01", "2027-01-31", None)
+    assert (change.start_date, change.target_end_date, change.actual_end_date) == (
+        date(2026, 12, 1), date(2027, 1, 31), None)
     assert (change.crm_one_deal_id, change.crm_two_opportunity_id) == ("9811", None)
     assert [(c.method, c.path, c.limit_class) for c in change.calls] == [
         ("POST", CONNECT_PATH, "workspace_creation"),
     ]
+
+
+def test_a_creations_dates_are_iso_dates_in_the_json_plan(write_manifest: Write) -> None:
+    plan = plan_for(write_manifest(KICKOFF), HOME)
+    (change,) = plan.model_dump(mode="json")["changes"]
+    assert (change["start_date"], change["target_end_date"], change["actual_end_date"]) == (
+        "2026-12-01", "2027-01-31", None)
 
 
 def test_creations_are_counted_in_credits_and_the_summary(write_manifest: Write) -> None:

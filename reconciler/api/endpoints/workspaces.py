@@ -11,12 +11,12 @@ from reconciler.api.models import (
     AccessDomainInput,
     AccessUserInput,
     ConnectResult,
-    Role,
     Workspace,
     WorkspaceDomain,
     WorkspaceUser,
 )
 from reconciler.api.properties import properties_query
+from reconciler.vocabulary import Role
 from reconciler.api.responses import BodyError, JsonObject, unwrap
 
 

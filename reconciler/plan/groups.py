@@ -1,0 +1,157 @@
+"""Plan one group: its members' joins, its access list, their settings.
+
+A group's list is on every workspace of the group, so its change says which
+workspaces it reaches (``reaches``, ``reach``), and waits for the members
+joining in the same plan; when a member is created in the same plan, the
+final list rides in that creation's body instead.  Pure, like the rest of
+``plan/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from reconciler.live import Live, shared_entries
+from reconciler.manifest import AccessList, DesiredGroup, DesiredMember
+from reconciler.plan.access import plan_access, roles
+from reconciler.plan.model import AccessChange, AccessSnapshot, ConnectChange, CreateChange, Reach
+from reconciler.plan.steps import Inputs, Planned
+from reconciler.plan.workspaces import plan_members
+from reconciler.state.model import State
+
+
+def plan_groups(groups: Sequence[DesiredGroup], lists: dict[str, AccessList], named: set[str],
+                inputs: Inputs) -> Planned:
+    """Each group in manifest order; ``named`` is every workspace id a
+    manifest names (the others that show a homepage's entries are probable
+    members connected by hand)."""
+    planned = Planned()
+    probable = ProbableMembers(inputs.live, named)
+    for group in groups:
+        planned += plan_group(group, lists.get(group.address), probable, inputs)
+    return planned
+
+
+def plan_group(group: DesiredGroup, access: AccessList | None, probable: ProbableMembers,
+               inputs: Inputs) -> Planned:
+    """The members' connections and creations, then the group's access list
+    (so the list reaches the new members), then the members' sections, pages
+    and tasks."""
+    live, state = inputs.live, inputs.state
+    members = plan_members(group, live, state, scope=inputs.scope, reassert=inputs.reassert)
+    planned = Planned(warnings=list(members.warnings))
+    change = None
+    if access is not None:
+        change = plan_access(group.address, group.homepage, access, live, state, inputs.today)
+        if change is None:
+            planned.unchanged.append(group.address)
+        else:
+            hand_made = probable.of(group.homepage)
+            change = change.model_copy(update={"reaches": _reaches(group, live, state, hand_made),
+                                               "reach": _reach(group, live, state, hand_made)})
+            planned.warnings += [_probable_warning(group, change, live, wid) for wid in hand_made]
+    joins, change = ride(members.joins, change)
+    planned.changes += [*joins, *([change] if change is not None else []), *members.settings]
+    return planned
+
+
+def ride(
+    joins: list[ConnectChange | CreateChange], access: AccessChange | None
+) -> tuple[list[ConnectChange | CreateChange], AccessChange | None]:
+    """Joins first, then the access list, which waits for them.
+
+    When the group's list changes and a workspace is created in the same
+    plan, the final lists travel in the first creation's body (one call
+    fewer; the new workspace never holds the old list).  Not when people are
+    to be notified: the creation body has no ``notifyPeople``.
+    """
+    if access is None:
+        return joins, None
+    first = next((j for j in joins if isinstance(j, CreateChange)), None)
+    if first is None or access.notify:
+        depends = tuple(j.address for j in joins)
+        return joins, access.model_copy(update={"depends_on": depends}) if depends else access
+    carrier = first.model_copy(update={"access": access.after, "access_address": access.address})
+    joins = [carrier if j is first else j for j in joins]
+    riding = access.model_copy(update={"rides_on": first.address, "calls": (), "depends_on": (first.address,)})
+    return joins, riding
+
+
+def _reaches(group: DesiredGroup, live: Live, state: State, probable: Sequence[str] = ()) -> tuple[str, ...]:
+    """Every workspace of the group: the homepage, then the members in manifest
+    order, then those probably connected by hand that no manifest names."""
+    found = [label(group.homepage, live)]
+    for member in group.members:
+        workspace_id = member_id(member, state)
+        found.append(label(workspace_id, live) if workspace_id else f'new "{member.name}"')
+    return (*found, *(_probable_label(wid, live) for wid in probable))
+
+
+def _reach(group: DesiredGroup, live: Live, state: State, probable: Sequence[str]) -> tuple[Reach, ...]:
+    """The workspaces that hold the group's list once applied, each with the
+    list it holds now: the homepage and the members already in the group
+    hold the group's; a member joining holds its own until the join replaces
+    it (the service's rule 1); one this plan creates holds none (its first
+    list is the group's, carried by the creation or set right after it); a
+    member the service no longer has holds nothing and is left out."""
+    found = [_reach_of(group.homepage, live)]
+    for member in group.members:
+        workspace_id = member_id(member, state)
+        if workspace_id is None:
+            found.append(Reach(workspace=f'new "{member.name}"'))
+        elif workspace_id in live.workspaces:
+            found.append(_reach_of(workspace_id, live))
+    found += [_reach_of(wid, live, probable=True) for wid in probable]
+    return tuple(found)
+
+
+def _reach_of(workspace_id: str, live: Live, *, probable: bool = False) -> Reach:
+    ws = live.workspaces[workspace_id]
+    shown = _probable_label(workspace_id, live) if probable else label(workspace_id, live)
+    return Reach(workspace=shown, workspace_id=workspace_id, probable=probable,
+                 before=AccessSnapshot(users=roles(ws.users), domains=roles(ws.domains)))
+
+
+def member_id(member: DesiredMember, state: State) -> str | None:
+    """The member's workspace id: declared, or recorded when an earlier apply created it."""
+    recorded = state.resources.get(member.address)
+    return member.id if member.id is not None else (recorded.id if recorded is not None and recorded.id else None)
+
+
+def label(workspace_id: str, live: Live) -> str:
+    """``ws_1 "Name"``, or the id alone when the service gave no name."""
+    ws = live.workspaces.get(workspace_id)
+    return f'{workspace_id} "{ws.name}"' if ws is not None and ws.name else workspace_id
+
+
+def _probable_label(workspace_id: str, live: Live) -> str:
+    return f"{label(workspace_id, live)} (probably a member: in no manifest, it shows the group's entries)"
+
+
+class ProbableMembers:
+    """Workspaces no manifest names that show a homepage's access entries:
+    connected to its group by hand, so the group's list is theirs too.
+
+    Needs the complete listing (``needs_complete_listing`` asks for it when a
+    group has a list); the shared entries are computed once, on first use.
+    """
+
+    def __init__(self, live: Live, named: set[str]) -> None:
+        self._live = live
+        self._named = named
+        self._sharing: dict[str, set[str]] | None = None
+
+    def of(self, homepage: str) -> tuple[str, ...]:
+        if not self._live.complete:
+            return ()
+        if self._sharing is None:
+            self._sharing = shared_entries({w.id: w.entry_ids() for w in self._live.workspaces.values()})
+        return tuple(sorted(self._sharing.get(homepage, set()) - self._named))
+
+
+def _probable_warning(group: DesiredGroup, change: AccessChange, live: Live, workspace_id: str) -> str:
+    ws = live.workspaces[workspace_id]
+    return (f"{change.location}: {group.address}: workspace {label(workspace_id, live)} is in no manifest but "
+            f"shows the same access entries as the homepage {group.homepage}: it is probably connected to the "
+            f"group by hand, so this change of the group's list reaches it too. Declare it among the group's "
+            f"workspaces (KEY: {{id: {ws.id}}}) to say so.")

@@ -1,0 +1,81 @@
+"""What the planner refuses, before any call, with the manifest location that caused it.
+
+Two moments: before planning, inputs that cannot be planned safely (a
+workspace the service does not have, a member of another account, a
+creation a lost answer may already have made); after planning, a plan that
+would leave an access list without an owner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from reconciler.errors import PlanError
+from reconciler.manifest import Desired, DesiredGroup
+from reconciler.plan.model import AccessChange, Change
+from reconciler.plan.steps import Inputs
+from reconciler.plan.workspaces import duplicate_problems
+
+_MISSING = "does not exist, or the company this token belongs to cannot see it."
+
+
+def refuse_unplannable(desired: Desired, inputs: Inputs) -> None:
+    """Refuse, naming each cause, a manifest that names workspaces the
+    service does not have or a creation that may already have been made."""
+    problems = unknown_workspaces(desired, inputs)
+    if inputs.live.complete:  # duplicates can be told only from the complete listing
+        problems += duplicate_problems(desired.groups, inputs.live, inputs.state, scope=inputs.scope)
+    if problems:
+        raise PlanError(join("The plan cannot be made:", problems))
+
+
+def refuse_ownerless(changes: Iterable[Change]) -> None:
+    """Refuse a plan that would leave an access list with no owner."""
+    orphaned = [
+        f"{c.location}: {c.address} ({c.workspace_id}) would have no user or domain with role owner."
+        for c in changes
+        if isinstance(c, AccessChange) and not c.after.owners()
+    ]
+    if orphaned:
+        raise PlanError(join("The plan is refused: it would leave access lists without an owner.", orphaned))
+
+
+def unknown_workspaces(desired: Desired, inputs: Inputs) -> list[str]:
+    """Every workspace in scope the service does not show, and every member
+    of another account than its homepage (the service connects only within one)."""
+    problems = []
+    for group in desired.groups:
+        if inputs.scope(group.address) or any(inputs.scope(m.address) for m in group.members):
+            problems += _group_problems(group, inputs)
+    for ws in desired.workspaces:
+        if inputs.scope(ws.address) and ws.id not in inputs.live.workspaces:
+            where = ws.access.location if ws.access is not None else ws.location
+            problems.append(f"{where}: {ws.address}: workspace {ws.id} {_MISSING}")
+    return problems
+
+
+def _group_problems(group: DesiredGroup, inputs: Inputs) -> list[str]:
+    live = inputs.live.workspaces
+    problems = []
+    where = group.access.location if group.access is not None else group.location
+    homepage = live.get(group.homepage)
+    if homepage is None:
+        problems.append(f"{where}: {group.address}: workspace {group.homepage} {_MISSING}")
+    for member in group.members:
+        if member.id is None or not inputs.scope(member.address):
+            continue
+        ws = live.get(member.id)
+        if ws is None:
+            problems.append(f"{member.location}: {member.address}: workspace {member.id} {_MISSING}")
+        elif homepage is not None and ws.account_id != homepage.account_id:
+            problems.append(
+                f"{member.location}: {member.address}: workspace {member.id} belongs to account "
+                f"{ws.account_id}, the homepage {group.homepage} to {homepage.account_id}; the service "
+                "connects only workspaces of the same account."
+            )
+    return problems
+
+
+def join(head: str, problems: list[str]) -> str:
+    """One message: the head, then each problem on its own indented line."""
+    return "\n".join([head, *(f"  {p}" for p in problems)])
