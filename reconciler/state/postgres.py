@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import time
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -409,11 +410,15 @@ class PostgresBackend:
             ended = ""
             if session is not None:
                 try:
-                    conn.execute("SELECT pg_terminate_backend(%s, 5000)", (session,))
+                    conn.execute("SELECT pg_terminate_backend(%s)", (session,))
                 except psycopg.errors.InsufficientPrivilege as exc:
                     raise StateError(f"The lock {lock_id} was not removed: this role may not end the session "
                                      f"(server pid {session}) holding it ({_reason(exc)}). Stop "
                                      f"{holder.describe()} instead, or ask the database's owner.") from None
+                # The session ends, and releases the lock, a moment after it is told to.
+                deadline = time.monotonic() + 10
+                while self._holder_session(conn) == session and time.monotonic() < deadline:
+                    time.sleep(0.05)
                 ended = (f" Its database session (server pid {session}) was ended, which released the lock: the "
                          "command stops at its next state write.")
             conn.execute(sql.SQL("DELETE FROM {locks} WHERE key = %s AND lock_id = %s").format(**t),

@@ -302,3 +302,18 @@ def test_psycopg_is_not_imported_for_a_file_state(tmp_path: object) -> None:
 def test_the_connection_error_class_is_psycopgs() -> None:
     # The backend maps psycopg.OperationalError (a lost connection) to a clear message: keep it the base.
     assert issubclass(psycopg.errors.AdminShutdown, psycopg.OperationalError)
+
+
+def test_a_role_that_may_only_select_reads_the_state(pg_cluster: Cluster, pg_state: str,
+                                                     backends: list[StateBackend]) -> None:
+    """What the GitOps example gives a pull request's plan job: SELECT on the tables, nothing else."""
+    written = _open(pg_state, backends).write(State().with_resource("group.a", "ws_1"))
+    role = f"r_{uuid.uuid4().hex[:8]}"
+    pg_cluster.admin_sql(f"CREATE ROLE {role} LOGIN PASSWORD '{PASSWORD}'")
+    pg_cluster.admin_sql(f"GRANT USAGE ON SCHEMA reconciler TO {role}; "
+                         f"GRANT SELECT ON ALL TABLES IN SCHEMA reconciler TO {role}", DATABASE)
+    reader = _open(pg_cluster.url(user=role, key=pg_state.rsplit("key=", 1)[1]), backends)
+    assert reader.load() == written
+    assert reader.stopped_warning() is None
+    with pytest.raises(StateError, match="permission denied for table states"):
+        reader.write(written)
