@@ -200,8 +200,8 @@ def _fold_leftover(store: StateBackend, state: State) -> State:
     try:
         return store.fold_leftover(state)
     except StateWriteError as exc:
-        raise ApplyError(f"Nothing was changed: the journal an earlier apply left could not be folded into the "
-                         f"state. {exc} {exc.remedy}, then run the apply again.") from exc
+        raise ApplyError(f"Nothing was changed: the journal an earlier apply left could not be folded into "
+                         f"{exc.noun}. {exc} {exc.remedy}, then run the apply again.") from exc
 
 
 def _apply_changes(run: _Run, shown: ApplyProgress,
@@ -250,18 +250,18 @@ def _fold_after_stop(run: _Run, stop: BaseException) -> None:
 
 def _kept_in_journal(run: _Run, exc: StateWriteError) -> str:
     if not run.journal.started:
-        return f"The state could not be written either: {exc}"
-    return (f"Folding the journal into the state failed too ({exc}); {run.journal.where} keeps "
-            f"the {plural(run.journal.lines, 'change')} recorded, and every command reads it with the state.")
+        return f"{exc.noun.capitalize()} could not be written either: {exc}"
+    return (f"Folding the journal into {exc.noun} failed too ({exc}); {run.journal.where} keeps "
+            f"the {plural(run.journal.lines, 'change')} recorded, and every command reads it with {exc.noun}.")
 
 
 def _not_folded(run: _Run, exc: StateWriteError) -> str:
     """Every change was made and recorded in the journal; the file was not written."""
     if not run.journal.started:
-        return f"Apply made every change, but the state could not be written: {exc}"
+        return f"Apply made every change, but {exc.noun} could not be written: {exc}"
     return (
         f"Apply made every change and recorded each in {run.journal.where}, but could not fold it "
-        f"into the state: {exc} Nothing is lost: every command reads the journal with the state, "
+        f"into {exc.noun}: {exc} Nothing is lost: every command reads the journal with {exc.noun}, "
         f"and the next apply, import or 'state rm' folds it in. {exc.remedy}, then run 'reconciler plan'."
     )
 
@@ -295,7 +295,7 @@ def _unrecorded(change: Change, exc: StateWriteError, done: int, plan: Plan, *, 
     made = "was made in the service" if whole else "was partly made in the service (an asset's steps)"
     before = done - 1 if whole else done
     return (
-        f"Apply stopped: {change.address} ({change.location}) {made}, but the state could not record it. "
+        f"Apply stopped: {change.address} ({change.location}) {made}, but {exc.noun} could not record it. "
         f"{exc} The state records the {plural(before, 'change')} before it; "
         f"{_not_attempted(len(plan.changes) - before - 1)}. {exc.remedy}, then run 'reconciler "
         "plan': access lists are read live, and a workspace created here is found again by its name (the plan "

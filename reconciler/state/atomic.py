@@ -51,7 +51,8 @@ class StateWriteError(StateError):
     changed in the service and not recorded.
     """
 
-    # What to do before trying again, for the messages of apply.
+    # What apply's messages call the store, and what to do before trying again.
+    noun = "the state file"
     remedy = "Free the space (or fix the error)"
 
     def __init__(self, path: Path, errno: int | None, *, previous_serial: int | None,

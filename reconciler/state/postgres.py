@@ -67,6 +67,7 @@ class StateServerError(StateWriteError):
     server restarted, a privilege is missing): what was committed before
     stays, what was not is not there."""
 
+    noun = "the PostgreSQL state"
     remedy = "Once the server can be reached again (or the error is fixed)"
 
     def __init__(self, message: str) -> None:

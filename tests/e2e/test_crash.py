@@ -62,7 +62,8 @@ RECONCILER = [sys.executable, "-m", "reconciler"]
 ADDRESS = re.compile(r"http://[\w.:\[\]-]+")
 # A real id (ws_1, asset_3), never a placeholder such as ASSET_ID.
 # Printed complete (PATH, --state, the service): run as printed.
-IMPORT_COMMAND = re.compile(r"'(reconciler import \S+ [a-z][\w-]*[^']*)'")
+# Single-quoted; or double-quoted when a word in it needs the shell's quotes (a postgresql:// --state).
+IMPORT_COMMAND = re.compile(r"'(reconciler import \S+ [a-z][\w-]*[^']*)'|\"(reconciler import \S+ [a-z][\w-]*[^\"]*)\"")
 UNLOCK_COMMAND = re.compile(r"'(reconciler force-unlock \S+ --state [^']+)'")
 # An asset whose creation a kill cut off: the 409 of the retry proves it exists ...
 ASSET_CONFLICT = re.compile(r"(asset\.\S+) \([^)]*\): the service says file (\S+) already backs an asset")
@@ -269,7 +270,7 @@ def _apply_until_done(work: Workdir, run: Run) -> None:
             return  # everything else is done; the plan's commands settle the rest
         found = IMPORT_COMMAND.search(result.stderr)
         if found:
-            command = shlex.split(found.group(1))
+            command = shlex.split(found.group(1) or found.group(2))
             imported = work.reconciler(*command[1:])
         else:
             command = _asset_import_from_conflict(result.stderr, run, work)
