@@ -548,7 +548,14 @@ def _describe_drift(expected: AccessSnapshot, actual: AccessSnapshot) -> str:
 
 
 def _record(state: StateBuilder, managed: ManagedAccess, today: str) -> None:
-    """Record the list's managed entries as applied; each keeps the date it was first managed."""
+    """Record the list's managed entries as applied; each keeps the date it was first managed.
+
+    A workspace no manifest names (``unmanaged.<id>``) where the rules put
+    nothing any more is forgotten."""
+    if managed.address.startswith("unmanaged.") and not managed.users and not managed.domains:
+        if state.get(managed.address) is not None:
+            state.remove(managed.address)
+        return
     state.put(managed.address, _recorded(state.get(managed.address), managed, today))
 
 
@@ -560,7 +567,7 @@ def _recorded(old: ResourceState | None, managed: ManagedAccess, today: str) -> 
     users: dict[str, str] = dict(managed.users)  # the state keeps roles as the words they are
     domains: dict[str, str] = dict(managed.domains)
     access = AccessRecord(users=users, domains=domains,
-                          since={k: known.get(k, today) for k in keys})
+                          since={k: known.get(k, today) for k in keys}, via=managed.via or None)
     if same and old is not None:
         return old.model_copy(update={"access": access})
     return ResourceState(id=managed.workspace_id, access=access)
@@ -573,11 +580,13 @@ def _record_all(state: StateBuilder, plan: Plan, today: str) -> None:
     In place, once per address: written by the fold that follows, not
     journaled (an apply stopped before it does this again next time)."""
     for managed in plan.managed:
-        state.put(managed.address, _recorded(state.get(managed.address), managed, today))
+        _record(state, managed, today)
     if not plan.targets:
         for address in plan.forgotten:
             state.remove(address)
         with_lists = {m.address for m in plan.managed}
         for address, resource in state.items():
-            if resource.access is not None and address not in with_lists:
+            if address.startswith("unmanaged.") and address not in with_lists:
+                state.remove(address)  # no rule puts anything there any more
+            elif resource.access is not None and address not in with_lists:
                 state.put(address, resource.model_copy(update={"access": None}))

@@ -44,12 +44,14 @@ def test_an_examples_schema_modeline_names_a_file_beside_it_so_it_survives_a_cop
         f"reconciler schema manifest > {(manifest.parent / target).relative_to(ROOT)}")
 
 
-def test_the_examples_with_a_modeline_are_the_quickstart_and_onboarding() -> None:
+def test_the_examples_with_a_modeline_are_the_quickstart_onboarding_and_company() -> None:
     # Guards the test above against passing on nothing (a modeline reworded out of the pattern).
     with_modeline = {p.relative_to(ROOT).as_posix() for p in EXAMPLE_MANIFESTS
                      if MODELINE.match(p.read_text(encoding="utf-8").split("\n")[0])}
     assert with_modeline == {"examples/quickstart/manifest.yaml", "examples/onboarding/assets.yaml",
-                             "examples/onboarding/groups.yaml", "examples/onboarding/workspaces.yaml"}
+                             "examples/onboarding/groups.yaml", "examples/onboarding/workspaces.yaml",
+                             "examples/company/customers.yaml", "examples/company/rules.yaml",
+                             "examples/company/teams.yaml"}
 
 
 def test_schema_prints_the_manifest_schema_by_default(capsys: pytest.CaptureFixture[str]) -> None:

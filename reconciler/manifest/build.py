@@ -22,10 +22,16 @@ from reconciler.manifest.desired import (
     DesiredGroup,
     DesiredMember,
     DesiredPolicy,
+    DesiredRule,
+    DesiredTeam,
     DesiredWorkspace,
     DomainAccess,
     PolicyValue,
+    RevokedEntry,
+    RuleMatch,
     TaskSetting,
+    TeamAccess,
+    TeamMember,
     UserAccess,
     V,
     VisibilitySetting,
@@ -42,6 +48,10 @@ from reconciler.manifest.models import (
     ManifestSpec,
     MemberSpec,
     PolicySpec,
+    RuleEnsureSpec,
+    RuleRevokeSpec,
+    RuleSpec,
+    TeamEntrySpec,
     VideoAssetSpec,
 )
 from reconciler.manifest.rules import guess_mime_type
@@ -55,6 +65,8 @@ class FileParts(NamedTuple):
     workspaces: tuple[DesiredWorkspace, ...]
     assets: tuple[DesiredAsset, ...]
     policy: DesiredPolicy | None = None
+    teams: tuple[DesiredTeam, ...] = ()
+    rules: tuple[DesiredRule, ...] = ()
 
 
 class _Builder:
@@ -82,10 +94,54 @@ class _Builder:
                              location=SourceLocation(self.file, domains.item_lines[i]))
                 for i, d in enumerate(spec.domains)
             ),
+            teams=self.team_refs(spec.teams, raw),
             authoritative=spec.authoritative,
             notify=spec.notify,
             message=spec.message,
             location=self.at(parent, "access"),
+        )
+
+    def items(self, parent: LineDict, key: str) -> list[SourceLocation]:
+        """The location of each item of the list ``parent[key]`` (none when absent)."""
+        raw = parent.get(key)
+        return [SourceLocation(self.file, line) for line in raw.item_lines] if raw is not None else []
+
+    def team_refs(self, specs: tuple[TeamEntrySpec, ...], parent: LineDict) -> tuple[TeamAccess, ...]:
+        lines = self.items(parent, "teams")
+        return tuple(TeamAccess(team=t.team, role=t.role, location=lines[i]) for i, t in enumerate(specs))
+
+    def team(self, key: str, emails: tuple[str, ...], teams: LineDict) -> DesiredTeam:
+        lines = self.items(teams, key)
+        return DesiredTeam(key=key, location=self.at(teams, key),
+                           members=tuple(TeamMember(email=e, location=lines[i]) for i, e in enumerate(emails)))
+
+    def rule(self, key: str, spec: RuleSpec, rules: LineDict) -> DesiredRule:
+        raw = rules[key]
+        match = RuleMatch(
+            all=spec.match.all is True,
+            accounts=spec.match.accounts,
+            templates=spec.match.templates,
+            names=spec.match.names,
+            except_ids=spec.match.except_,
+            location=self.at(raw, "match"),
+        )
+        ensure, revoke = raw.get("ensure") or LineDict(), raw.get("revoke") or LineDict()  # ensure: null is absent
+        ensured = spec.ensure or RuleEnsureSpec()
+        revoked = spec.revoke or RuleRevokeSpec()
+        users, domains = self.items(ensure, "users"), self.items(ensure, "domains")
+        gone_users, gone_domains = self.items(revoke, "users"), self.items(revoke, "domains")
+        return DesiredRule(
+            key=key,
+            match=match,
+            ensure_users=tuple(UserAccess(email=u.email, role=u.role, expires=u.expires, location=users[i])
+                               for i, u in enumerate(ensured.users)),
+            ensure_teams=self.team_refs(ensured.teams, ensure),
+            ensure_domains=tuple(DomainAccess(domain=d.domain, role=d.role, expires=d.expires, location=domains[i])
+                                 for i, d in enumerate(ensured.domains)),
+            revoke_users=tuple(RevokedEntry(key=e, location=gone_users[i]) for i, e in enumerate(revoked.users)),
+            revoke_domains=tuple(RevokedEntry(key=d, location=gone_domains[i])
+                                 for i, d in enumerate(revoked.domains)),
+            location=self.at(rules, key),
         )
 
     def policy(self, spec: PolicySpec | None, document: LineDict) -> DesiredPolicy | None:
@@ -210,4 +266,8 @@ def build_file(spec: ManifestSpec, document: LineDict, file: str, base_dir: Path
         for key, w in spec.workspaces.items()
     )
     assets = tuple(b.asset(key, a, assets_raw) for key, a in spec.assets.items())
-    return FileParts(groups, workspaces, assets, b.policy(spec.policy, document))
+    teams_raw = document.get("teams", LineDict())
+    teams = tuple(b.team(key, emails, teams_raw) for key, emails in spec.teams.items())
+    rules_raw = document.get("rules", LineDict())
+    rules = tuple(b.rule(key, r, rules_raw) for key, r in spec.rules.items())
+    return FileParts(groups, workspaces, assets, b.policy(spec.policy, document), teams, rules)

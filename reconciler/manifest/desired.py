@@ -50,8 +50,20 @@ class DomainAccess(NamedTuple):
     expires: date | None = None
 
 
+class TeamAccess(NamedTuple):
+    """A team entry of an access list (or of a rule's ``ensure``): each member gets ``role``."""
+
+    team: str
+    role: Role
+    location: SourceLocation
+
+
 class AccessList(NamedTuple):
-    """One workspace's (or group's) access list as the manifest states it."""
+    """One workspace's (or group's) access list as the manifest states it.
+
+    ``teams`` are references, expanded into users by
+    ``reconciler.plan.teams.expand_access`` (an explicit ``users`` entry wins).
+    """
 
     location: SourceLocation
     users: tuple[UserAccess, ...] = ()
@@ -59,6 +71,7 @@ class AccessList(NamedTuple):
     authoritative: bool = True
     notify: bool = False
     message: str | None = None
+    teams: tuple[TeamAccess, ...] = ()
 
 
 class VisibilitySetting(NamedTuple):
@@ -192,6 +205,67 @@ class DesiredPolicy(NamedTuple):
     max_notified: PolicyValue[int] | None = None
 
 
+class TeamMember(NamedTuple):
+    """One email of a team (lower-cased), where it is written."""
+
+    email: str
+    location: SourceLocation
+
+
+class DesiredTeam(NamedTuple):
+    """A named list of people (``teams:``); access lists and rules name it."""
+
+    key: str
+    location: SourceLocation
+    members: tuple[TeamMember, ...] = ()
+
+    @property
+    def address(self) -> str:
+        return f"team.{self.key}"
+
+    def emails(self) -> tuple[str, ...]:
+        return tuple(m.email for m in self.members)
+
+
+class RuleMatch(NamedTuple):
+    """Which workspaces a rule applies to (see ``reconciler.plan.rules.rule_matches``).
+
+    Every criterion given (not None) must hold; a tuple holds when any of
+    its items does.  ``all`` alone matches every workspace.
+    """
+
+    location: SourceLocation
+    all: bool = False
+    accounts: tuple[str, ...] | None = None
+    templates: tuple[str, ...] | None = None
+    names: tuple[str, ...] | None = None  # fnmatch patterns, case-sensitive
+    except_ids: tuple[str, ...] = ()
+
+
+class RevokedEntry(NamedTuple):
+    """An email or domain (lower-cased) a rule revokes, whatever its role."""
+
+    key: str
+    location: SourceLocation
+
+
+class DesiredRule(NamedTuple):
+    """A rule over every workspace of the company (``rules:``)."""
+
+    key: str
+    location: SourceLocation
+    match: RuleMatch
+    ensure_users: tuple[UserAccess, ...] = ()
+    ensure_teams: tuple[TeamAccess, ...] = ()
+    ensure_domains: tuple[DomainAccess, ...] = ()
+    revoke_users: tuple[RevokedEntry, ...] = ()
+    revoke_domains: tuple[RevokedEntry, ...] = ()
+
+    @property
+    def address(self) -> str:
+        return f"rule.{self.key}"
+
+
 class Desired(NamedTuple):
     """Everything the manifests under ``root`` ask for, in manifest order.
 
@@ -206,6 +280,8 @@ class Desired(NamedTuple):
     workspaces: tuple[DesiredWorkspace, ...] = ()
     assets: tuple[DesiredAsset, ...] = ()
     policy: DesiredPolicy | None = None
+    teams: tuple[DesiredTeam, ...] = ()
+    rules: tuple[DesiredRule, ...] = ()
     # Warnings found while reading (lint, grants already expired); validate
     # --strict makes them errors.
     notes: tuple[str, ...] = ()

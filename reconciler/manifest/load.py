@@ -21,6 +21,7 @@ from reconciler.gcpause import gc_paused
 from reconciler.errors import ManifestError
 from reconciler.manifest.build import FileParts, build_file
 from reconciler.manifest.desired import Desired
+from reconciler.manifest.governance import governance_problems
 from reconciler.manifest.lint import lint
 from reconciler.manifest.policy import policy_problems
 from reconciler.manifest.location import Problem, SourceLocation
@@ -110,7 +111,7 @@ def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, to
     if problems:
         raise ManifestError([str(p) for p in sorted(set(problems))])
     desired = _merge([part for f in read for part in f.parts], root, read)
-    problems_found = policy_problems(desired)
+    problems_found = governance_problems(desired) + policy_problems(desired)
     if problems_found:
         raise ManifestError(problems_found)
     # Lint and grants already expired: warnings, not errors (validate --strict makes them errors).
@@ -207,6 +208,8 @@ def _merge(parts: list[FileParts], root: Path, read: list[_ReadFile]) -> Desired
         workspaces=tuple(w for p in parts for w in p.workspaces),
         assets=tuple(a for p in parts for a in p.assets),
         policy=policies[0] if policies else None,
+        teams=tuple(t for p in parts for t in p.teams),
+        rules=tuple(r for p in parts for r in p.rules),
         files=tuple(f.path for f in read),
         root=root,
         digest=manifest_digest([(f.path.relative_to(root).as_posix(), f.data) for f in read]),

@@ -64,7 +64,8 @@ def _walk(loc: tuple[str | int, ...], document: Any) -> _Place:
             continue
         if isinstance(tp, type) and issubclass(tp, BaseModel):
             model = tp
-            field = tp.model_fields.get(str(part))
+            field = tp.model_fields.get(str(part)) or next(
+                (f for f in tp.model_fields.values() if f.alias == part), None)  # except: is except_
             tp = field.annotation if field else None
         elif get_origin(tp) is dict:
             model, tp = None, get_args(tp)[1]
@@ -118,7 +119,7 @@ def _phrase(error: ErrorDetails, place: _Place) -> tuple[tuple[str | int, ...], 
     if kind == "missing":
         return path[:-1], f"missing required key {_shown(last)}"
     if kind == "extra_forbidden":
-        allowed = ", ".join(place.model.model_fields) if place.model else ""
+        allowed = ", ".join(f.alias or name for name, f in place.model.model_fields.items()) if place.model else ""
         return path[:-1], f"unknown key {_shown(last)}; allowed keys: {allowed}"
     if last == "[key]":
         return path[:-2], _key_message(path, kind, ctx, value)

@@ -29,7 +29,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from reconciler.manifest.values import email_problem, hostname_problem, id_problem, shown, url_problem
+from reconciler.manifest.values import email_problem, glob_problem, hostname_problem, id_problem, shown, url_problem
 from reconciler.text import printable, shortened
 from reconciler.vocabulary import Role
 
@@ -149,10 +149,18 @@ class DomainEntrySpec(_Spec):
     expires: IsoDate | None = Field(default=None, description="from this date (UTC) the grant is removed")
 
 
+class TeamEntrySpec(_Spec):
+    """Every member of a team (``teams:``) gets the role."""
+
+    team: Key = Field(description="a key of the manifests' teams:")
+    role: Role
+
+
 class AccessSpec(_Spec):
     """A workspace's (or a group's) access list."""
 
     users: tuple[UserEntrySpec, ...] = ()
+    teams: tuple[TeamEntrySpec, ...] = Field(default=(), description="each member of the team gets the role")
     domains: tuple[DomainEntrySpec, ...] = ()
     authoritative: StrictBool = Field(
         default=True, description="true: entries not listed are removed; false: they are left alone"
@@ -274,6 +282,53 @@ AssetSpec = Annotated[
 NonNegativeInt = Annotated[StrictInt, Field(ge=0)]
 
 
+def _glob(value: str) -> str:
+    problem = glob_problem(value)
+    if problem is not None:
+        raise PydanticCustomError("manifest", "{value} is not a valid name pattern: {why}",
+                                  {"why": problem, "value": shown(value)})
+    return value
+
+
+# A shell-style pattern (fnmatch) on workspace names: * ? [seq] [!seq].
+NameGlob = Annotated[str, AfterValidator(_glob)]
+
+
+class RuleMatchSpec(_Spec):
+    """Which workspaces of the company a rule applies to: every key given must
+    match (AND); a list matches when any of its items does (OR)."""
+
+    all: Literal[True] | None = Field(default=None, description="every workspace of the company")
+    accounts: tuple[ServiceId, ...] | None = Field(default=None, description="workspaces of these account ids")
+    templates: tuple[ServiceId, ...] | None = Field(default=None, description="workspaces made from these template ids")
+    names: tuple[NameGlob, ...] | None = Field(
+        default=None, description="workspace names matching any of these shell-style patterns (*, ?, [abc])")
+    except_: tuple[ServiceId, ...] = Field(default=(), alias="except", description="workspace ids never matched")
+
+
+class RuleEnsureSpec(_Spec):
+    """Entries every matched workspace has, with exactly this role."""
+
+    users: tuple[UserEntrySpec, ...] = ()
+    teams: tuple[TeamEntrySpec, ...] = ()
+    domains: tuple[DomainEntrySpec, ...] = ()
+
+
+class RuleRevokeSpec(_Spec):
+    """Entries no matched workspace keeps, whatever their role."""
+
+    users: tuple[Email, ...] = ()
+    domains: tuple[Hostname, ...] = ()
+
+
+class RuleSpec(_Spec):
+    """A rule over every workspace of the company, managed by a manifest or not."""
+
+    match: RuleMatchSpec
+    ensure: RuleEnsureSpec | None = None
+    revoke: RuleRevokeSpec | None = None
+
+
 class PolicySpec(_Spec):
     """Rules every plan of these manifests must keep (one file may hold the policy)."""
 
@@ -298,3 +353,7 @@ class ManifestSpec(_Spec):
     )
     assets: dict[Key, AssetSpec] = Field(default_factory=dict)
     policy: PolicySpec | None = Field(default=None, description="access policy checked on every plan")
+    teams: dict[Key, tuple[Email, ...]] = Field(
+        default_factory=dict, description="named lists of people; an access list or rule may name a team")
+    rules: dict[Key, RuleSpec] = Field(
+        default_factory=dict, description="entries ensured on or revoked from every matching workspace")

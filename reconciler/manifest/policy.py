@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from reconciler.manifest.desired import AccessList, Desired, DesiredPolicy
+from reconciler.manifest.governance import team_references
 from reconciler.vocabulary import rank
 
 
@@ -19,7 +20,26 @@ def policy_problems(desired: Desired) -> list[str]:
     policy = desired.policy
     if policy is None:
         return []
-    return [problem for address, access in _lists(desired) for problem in _list_problems(policy, address, access)]
+    found = [problem for address, access in _lists(desired) for problem in _list_problems(policy, address, access)]
+    return found + list(_governance_problems(desired, policy))
+
+
+def _governance_problems(desired: Desired, policy: DesiredPolicy) -> Iterator[str]:
+    """The grants teams and rules make, held to the same domains: a team's
+    member at the member's line, a rule's entry at its own."""
+    teams = {t.key: t for t in desired.teams}
+    for address, ref in team_references(desired):
+        team = teams.get(ref.team)
+        for member in team.members if team is not None else ():
+            yield from _outside(policy, f"{address} (team {ref.team}, {ref.location})", "user", member.email,
+                                member.email.rpartition("@")[2], ref.role, str(member.location))
+    for rule in desired.rules:
+        for user in rule.ensure_users:
+            yield from _outside(policy, rule.address, "user", user.email, user.email.rpartition("@")[2], user.role,
+                                str(user.location))
+        for entry in rule.ensure_domains:
+            yield from _outside(policy, rule.address, "domain", entry.domain, entry.domain, entry.role,
+                                str(entry.location))
 
 
 def _lists(desired: Desired) -> Iterator[tuple[str, AccessList]]:

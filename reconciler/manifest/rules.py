@@ -45,7 +45,7 @@ def media_fits(asset_type: str, mime_type: str) -> bool:
     base = mime_type.split(";")[0].strip().lower()
     return any(base.startswith(m) if m.endswith("/") else base == m for m in _TYPE_MEDIA.get(asset_type, ()))
 TEMPLATE_ONLY_KEYS = ("name", "startDate", "targetEndDate", "actualEndDate", "deal")
-SECTIONS = ("groups", "workspaces", "assets")
+SECTIONS = ("groups", "workspaces", "assets", "teams", "rules")
 
 @functools.cache
 def _mime_types() -> mimetypes.MimeTypes:
@@ -85,6 +85,34 @@ def file_rules(document: Any, file: str, base_dir: Path, root: Path, *,
         problems += _access_rules(workspace, f"workspaces.{_shown(key)}", file)
     for key, asset, line in _entries(document, "assets"):
         problems += _asset_rules(asset, f"assets.{_shown(key)}", line, file, base_dir, root, max_file_bytes)
+    problems += _team_rules(document, file)
+    for key, rule, _ in _entries(document, "rules"):
+        ensure = rule.get("ensure")
+        if isinstance(ensure, LineDict):
+            problems += _duplicates(ensure, f"rules.{_shown(key)}.ensure", file, ensure.line)[0]
+    return problems
+
+
+def _team_rules(document: LineDict, file: str) -> list[Problem]:
+    """A team lists each email once (case-insensitively, as the service compares them)."""
+    teams = document.get("teams")
+    if not isinstance(teams, LineDict):
+        return []
+    problems: list[Problem] = []
+    for key, members in teams.items():
+        if not isinstance(members, LineList):
+            continue
+        first_line: dict[str, int] = {}
+        for index, (email, line) in enumerate(zip(members, members.item_lines, strict=True)):
+            if not isinstance(email, str):
+                continue
+            value = email.strip().lower()
+            if value in first_line:
+                problems.append(Problem(SourceLocation(file, line), (
+                    f"teams.{_shown(str(key))}[{index}]: {quoted(value)} is listed twice "
+                    f"(first at line {first_line[value]}); keep one entry per person")))
+            else:
+                first_line[value] = line
     return problems
 
 
@@ -102,7 +130,7 @@ def manifest_set_rules(documents: list[tuple[str, Any]]) -> list[Problem]:
         if not isinstance(document, LineDict):
             continue
         for section in SECTIONS:
-            for key, _, line in _entries(document, section):
+            for key, line in _keys(document, section):
                 here = SourceLocation(file, line)
                 first = first_key.setdefault((section, key), here)
                 if first != here:
@@ -132,6 +160,16 @@ def _entries(mapping: Any, section: str) -> Iterator[tuple[str, LineDict, int]]:
             yield key, value, entries.key_lines[key]
 
 
+def _keys(mapping: LineDict, section: str) -> Iterator[tuple[str, int]]:
+    """(key, line of the key) for each entry of ``mapping[section]``, whatever its value."""
+    entries = mapping.get(section)
+    if not isinstance(entries, LineDict):
+        return
+    for key in entries:
+        if isinstance(key, str):
+            yield key, entries.key_lines[key]
+
+
 def _managed_ids(document: LineDict, file: str) -> Iterator[tuple[str, str, SourceLocation]]:
     for key, group, _ in _entries(document, "groups"):
         if isinstance(group.get("homepage"), str):
@@ -149,10 +187,24 @@ def _access_rules(parent: LineDict, path: str, file: str) -> list[Problem]:
     access = parent.get("access")
     if not isinstance(access, LineDict):
         return []
+    problems, roles, lists_readable = _duplicates(access, f"{path}.access", file, parent.key_lines["access"])
+    # Only an authoritative list replaces the whole live list, so only it must
+    # bring its own owner; a non-authoritative one is checked after merging, in
+    # the plan (as is a team with role owner that turns out to be empty).
+    if access.get("authoritative", True) is True and lists_readable and "owner" not in roles:
+        problems.append(Problem(SourceLocation(file, parent.key_lines["access"]), (
+            f"{path}.access: no user or domain has role owner; an authoritative access list "
+            "replaces the whole list, so it needs an owner (or set authoritative: false)")))
+    return problems
+
+
+def _duplicates(access: LineDict, path: str, file: str, line_of_list: int) -> tuple[list[Problem], list[Any], bool]:
+    """Entries listed twice in one access list (or a rule's ``ensure``); also
+    every role given, and whether every entry could be read."""
     problems: list[Problem] = []
     roles: list[Any] = []
     lists_readable = True
-    for list_key, field in (("users", "email"), ("domains", "domain")):
+    for list_key, field in (("users", "email"), ("teams", "team"), ("domains", "domain")):
         entries = access.get(list_key, LineList())
         if not isinstance(entries, list):
             lists_readable = False
@@ -167,20 +219,15 @@ def _access_rules(parent: LineDict, path: str, file: str) -> list[Problem]:
             if not isinstance(value, str):
                 continue
             value = value.strip().lower()
-            line = entries.item_lines[index] if isinstance(entries, LineList) else access.key_lines[list_key]
+            line = entries.item_lines[index] if isinstance(entries, LineList) else access.key_lines.get(
+                list_key, line_of_list)
             if value in first_line:
                 problems.append(Problem(SourceLocation(file, line), (
-                    f"{path}.access.{list_key}[{index}]: {field} {quoted(value)} is listed twice "
+                    f"{path}.{list_key}[{index}]: {field} {quoted(value)} is listed twice "
                     f"(first at line {first_line[value]}); keep one entry per {field}")))
             else:
                 first_line[value] = line
-    # Only an authoritative list replaces the whole live list, so only it must
-    # bring its own owner; a non-authoritative one is checked after merging, in the plan.
-    if access.get("authoritative", True) is True and lists_readable and "owner" not in roles:
-        problems.append(Problem(SourceLocation(file, parent.key_lines["access"]), (
-            f"{path}.access: no user or domain has role owner; an authoritative access list "
-            "replaces the whole list, so it needs an owner (or set authoritative: false)")))
-    return problems
+    return problems, roles, lists_readable
 
 
 def _member_rules(member: LineDict, path: str, line: int, file: str) -> list[Problem]:

@@ -207,3 +207,27 @@ def url_problem(value: str) -> str | None:
     if hidden is not None:
         return f"it holds {named(hidden)}, which cannot be seen"
     return None
+
+
+def glob_problem(value: str) -> str | None:
+    """Why ``value`` is not a shell-style name pattern (fnmatch), or None.
+
+    fnmatch itself takes any text: an unclosed ``[`` silently matches a
+    literal bracket, which is never what a rule over the company meant.
+    """
+    if not value:
+        return "it is empty (use * for every name)"
+    index = 0
+    while index < len(value):
+        if value[index] == "[":
+            end = index + 1
+            if end < len(value) and value[end] == "!":
+                end += 1
+            if end < len(value) and value[end] == "]":
+                end += 1  # a ] first in the set is a literal ]
+            close = value.find("]", end)
+            if close < 0:
+                return f"the [ at character {index + 1} has no closing ] (write [[] for a literal [)"
+            index = close
+        index += 1
+    return None

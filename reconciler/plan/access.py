@@ -16,7 +16,7 @@ both).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import date
 from typing import Literal
 
@@ -33,12 +33,14 @@ Expired = Mapping[tuple[EntryKind, str], date]
 
 
 def plan_access(address: str, workspace_id: str, access: AccessList, live: Live, state: State,
-                today: date | None = None) -> AccessChange | None:
+                today: date | None = None, *, revoked: tuple[Collection[str], Collection[str]] = ((), ())
+                ) -> AccessChange | None:
     """The change for one access list, or None when it already matches.
 
     Entries whose ``expires`` date has come (``today``, UTC) count as not
     listed, and as managed (an expired grant is removed even from a
-    non-authoritative list that never recorded it).  The entries are in the
+    non-authoritative list that never recorded it); so do the ``revoked``
+    (users, domains) of the rules matching it.  The entries are in the
     order apply sends them.
     """
     ws = live.workspaces[workspace_id]
@@ -46,11 +48,11 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
     expired = expired_entries(access, today)
     live_users, live_domains = roles(ws.users), roles(ws.domains)
     users = target_roles(live_users, {u.email: u.role for u in access.users if ("user", u.email) not in expired},
-                         _owned("user", record.users if record else {}, expired),
+                         _owned("user", record.users if record else {}, expired, revoked[0]),
                          authoritative=access.authoritative)
     domains = target_roles(live_domains,
                            {d.domain: d.role for d in access.domains if ("domain", d.domain) not in expired},
-                           _owned("domain", record.domains if record else {}, expired),
+                           _owned("domain", record.domains if record else {}, expired, revoked[1]),
                            authoritative=access.authoritative)
     if users == live_users and domains == live_domains:
         return None  # most lists match: skip building the per-entry diff and its locations
@@ -77,9 +79,10 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
     )
 
 
-def _owned(kind: EntryKind, recorded: Mapping[str, str], expired: Expired) -> dict[str, str]:
-    """The entries of ``kind`` this tool manages: those the state recorded, and expired ones."""
-    return {**recorded, **{key: "" for k, key in expired if k == kind}}
+def _owned(kind: EntryKind, recorded: Mapping[str, str], expired: Expired,
+           revoked: Collection[str] = ()) -> dict[str, str]:
+    """The entries of ``kind`` this tool manages: those the state recorded, expired ones, revoked ones."""
+    return {**recorded, **{key: "" for k, key in expired if k == kind}, **dict.fromkeys(revoked, "")}
 
 
 def _entries(access: AccessList, ws: LiveWorkspace, users: Mapping[str, Role], domains: Mapping[str, Role],

@@ -9,7 +9,7 @@ Pure, like the rest of ``plan/``.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 
 from reconciler.live import Live
@@ -31,7 +31,8 @@ def forgotten(desired: Desired, state: State, targets: Sequence[str]) -> tuple[s
     # One set for the whole state: building it per resource made a plan with a
     # state of N addresses quadratic (51 s at 10,000 workspaces; bench/README.md).
     named = set(desired.addresses())
-    return tuple(a for a in state.resources if a not in named)
+    # unmanaged.<id>: what rules put on a workspace no manifest names (plan/company.py keeps it).
+    return tuple(a for a in state.resources if a not in named and not a.startswith("unmanaged."))
 
 
 def warnings(desired: Desired, live: Live, state: State, changes: Sequence[Change], forgotten: Sequence[str], *,
@@ -102,7 +103,8 @@ def expiry_warnings(desired: Desired, today: date, within_days: int) -> list[str
     return [text for _, text in sorted(soon, key=lambda item: item[0])]
 
 
-def left_alone(lists: Lists, live: Live, state: State) -> tuple[LeftAlone, ...]:
+def left_alone(lists: Lists, live: Live, state: State,
+               listed_in: Callable[[str, AccessList], set[tuple[str, str]]] | None = None) -> tuple[LeftAlone, ...]:
     """Without a state file, every live entry of a non-authoritative list that
     the manifest does not list: the plan leaves it alone, though reconciler
     may have granted it (a removal from the manifest then never happens)."""
@@ -114,7 +116,8 @@ def left_alone(lists: Lists, live: Live, state: State) -> tuple[LeftAlone, ...]:
         if access.authoritative or ws is None:
             continue
         # Listed entries are managed (an expired one is removed), so only the others count.
-        listed = {("user", u.email) for u in access.users} | {("domain", d.domain) for d in access.domains}
+        listed = (listed_in(address, access) if listed_in is not None else  # teams and rules included
+                  {("user", u.email) for u in access.users} | {("domain", d.domain) for d in access.domains})
         for key, entry in sorted(ws.users.items()):
             if ("user", key) not in listed:
                 found.append(LeftAlone(address=address, workspace_id=workspace_id, kind="user", key=key,

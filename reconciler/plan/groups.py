@@ -42,7 +42,10 @@ def plan_group(group: DesiredGroup, access: AccessList | None, probable: Probabl
     planned = Planned(warnings=list(members.warnings))
     change = None
     if access is not None:
-        change = plan_access(group.address, group.homepage, access, live, state, inputs.today)
+        change = (inputs.company.list_change(group.address, group.homepage, access,
+                                             inputs.company.group_workspaces(group, probable.of(group.homepage)))
+                  if inputs.company is not None else
+                  plan_access(group.address, group.homepage, access, live, state, inputs.today))
         if change is None:
             planned.unchanged.append(group.address)
         else:

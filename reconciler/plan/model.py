@@ -72,6 +72,34 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", json_schema_serialization_defaults_required=True)
 
 
+SourceKind = Literal["entry", "team", "rule"]
+
+
+class EntrySource(_Frozen):
+    """What grants an entry, or what takes it away: typed, for JSON readers.
+
+    entry: an explicit line of the list (``location``); team: a team the
+    list names (``team``, ``location`` of the reference); rule: a rule's
+    ``ensure`` or ``revoke`` (``rule``, with ``team`` when the rule names a
+    team).  A removal whose grant is gone from the manifests carries what
+    had put it there, as the state recorded it (without a location).
+    """
+
+    kind: SourceKind
+    location: str | None = None
+    team: str | None = None
+    rule: str | None = None
+
+    @property
+    def text(self) -> str:
+        """``entry m.yaml:3``, ``team customer-success``, ``rule offboarded``, ``rule baseline (team cs)``."""
+        if self.kind == "rule":
+            return f"rule {self.rule}" + (f" (team {self.team})" if self.team else "")
+        if self.kind == "team":
+            return f"team {self.team}"
+        return f"entry {self.location}" if self.location else "entry"
+
+
 class EntryChange(_Frozen):
     """One user or domain gaining, changing or losing a role."""
 
@@ -89,6 +117,13 @@ class EntryChange(_Frozen):
     # expired: removed because its grant expired; drift: undoes a change made
     # outside reconciler since its last apply.
     flags: tuple[Literal["owner", "domain-wide", "expired", "drift"], ...] = ()
+    # Why: what grants the entry (a creation or a role change), or what takes
+    # it away (a rule's revoke; the team or rule that had put it there); None
+    # for an entry an authoritative list simply does not list.
+    source: EntrySource | None = None
+    # Other sources that reached the same person on this list and did not
+    # decide the role (an explicit entry wins, then the highest role).
+    outranked: tuple[EntrySource, ...] = ()
 
     @model_validator(mode="before")
     @classmethod
@@ -98,6 +133,23 @@ class EntryChange(_Frozen):
         if isinstance(data, dict) and "review" in data:
             data = {k: v for k, v in data.items() if k != "review"}
         return data
+
+    @property
+    def why(self) -> str | None:
+        """For display: the team or rule behind the entry (``via team cs``,
+        ``revoked by rule offboarded``), and what it won over; None for a
+        plain manifest entry, whose ``location`` says it all."""
+        source = self.source
+        if source is None:
+            return None
+        if self.action is Action.DELETE:
+            if source.kind == "rule" and source.location:
+                return f"revoked by rule {source.rule}"
+            return f"left team {source.team}" if source.kind == "team" else f"no longer ensured by rule {source.rule}"
+        over = f", over {', '.join(o.text for o in self.outranked)}" if self.outranked else ""
+        if source.kind == "entry":
+            return f"explicit entry{over}" if over else None
+        return f"via {source.text}{over}"
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -193,6 +245,12 @@ class AccessChange(_Change):
     """
 
     kind: Literal["access"] = "access"
+    # list: a manifest's access list (with its teams, and the rules matching
+    # its workspaces merged in).  rules: a workspace no manifest's list
+    # governs (address ``unmanaged.<workspace id>``): only the matching rules'
+    # entries are added, re-roled or removed, everything else on it is kept.
+    governs: Literal["list", "rules"] = "list"
+    rules: tuple[str, ...] = ()  # the rules whose entries this change applies (their keys)
     action: Literal[Action.UPDATE] = Action.UPDATE  # its entries say what each gains or loses
     workspace_id: str
     workspace_name: str | None = None
@@ -372,6 +430,9 @@ class ManagedAccess(_Frozen):
     workspace_id: str
     users: dict[str, Role] = Field(default_factory=dict)
     domains: dict[str, Role] = Field(default_factory=dict)
+    # "user:<email>" / "domain:<domain>" -> "team <key>" / "rule <key>": the
+    # entries a team or rule put there, so their removal later names it.
+    via: dict[str, str] = Field(default_factory=dict)
 
 
 class Cost(_Frozen):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from reconciler.plan.model import AccessChange, EntryChange, EntryKind, Plan
 from reconciler.vocabulary import Privilege, Role, privilege
+from reconciler.text import plural
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class PersonChange:
     after: str | None
     privilege: Privilege
     location: str | None
+    cause: str | None = None  # the team or rule behind it: "rule offboarded", "team customer-success"
 
 
 @dataclass
@@ -40,17 +42,39 @@ class Person:
     def count(self, privilege: Privilege) -> int:
         return sum(1 for c in self.changes if c.privilege == privilege)
 
+    def loss_summary(self) -> str | None:
+        """``ana@acme.com loses access to 312 workspaces: 300 via rule offboarded, 12 via team
+        customer-success``: the revocations by what caused them, when a team or rule caused any."""
+        lost = [c for c in self.changes if c.privilege == "revocation"]
+        if not any(c.cause for c in lost):
+            return None
+        causes: dict[str, int] = {}
+        for c in lost:
+            key = f"via {c.cause}" if c.cause else "not in the manifest"
+            causes[key] = causes.get(key, 0) + 1
+        parts = ", ".join(f"{n} {cause}" for cause, n in sorted(causes.items(), key=lambda kv: (-kv[1], kv[0])))
+        return f"{self.key} loses access to {plural(len(lost), 'workspace')}: {parts}"
+
 
 def people(plan: Plan) -> list[Person]:
     """Every user and domain the plan changes on some workspace, users first, each sorted."""
     found: dict[tuple[str, str], Person] = {}
     for change in plan.access_changes:
-        locations = {(e.kind, e.key): e.location for e in change.entries}
+        entries = {(e.kind, e.key): e for e in change.entries}
         for workspace, kind, key, before, after in workspace_changes(change):
             person = found.setdefault((kind, key), Person(kind, key))
+            entry = entries.get((kind, key))
             person.changes.append(PersonChange(workspace, change.address, before, after, privilege(before, after),
-                                               locations.get((kind, key))))
+                                               entry.location if entry else None, _cause(entry)))
     return [found[k] for k in sorted(found, key=lambda k: (k[0] != "user", k[1]))]
+
+
+def _cause(entry: EntryChange | None) -> str | None:
+    """The team or rule behind an entry's change, as the per-person view names it."""
+    source = entry.source if entry is not None else None
+    if source is None or source.kind == "entry":
+        return None
+    return f"rule {source.rule}" if source.kind == "rule" else f"team {source.team}"
 
 
 def workspace_changes(change: AccessChange) -> Iterator[tuple[str, EntryKind, str, Role | None, Role | None]]:

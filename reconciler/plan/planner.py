@@ -23,7 +23,8 @@ from reconciler.plan import facts
 from reconciler.plan.assets import CommandPaths, plan_assets
 from reconciler.plan.cost import plan_cost
 from reconciler.plan.groups import plan_groups
-from reconciler.plan.model import AssetChange, Change, Cost, CreateChange, ManagedAccess, NeedsPerson, Plan
+from reconciler.plan.company import CompanyPlanner, company_governed, company_groups_without_list
+from reconciler.plan.model import AccessChange, AssetChange, Change, Cost, CreateChange, NeedsPerson, Plan
 from reconciler.plan.refusals import refuse_ownerless, refuse_unplannable
 from reconciler.plan.steps import Inputs, Planned
 from reconciler.plan.workspaces import plan_standalone
@@ -55,13 +56,21 @@ def make_plan(
     list and then its settings; then assets.  Otherwise manifest order, so
     two plans of the same manifests list their changes alike.
     """
+    # Teams and rules (plan/company.py): every list expanded, then the workspaces no list governs.
+    company = CompanyPlanner(desired, live, state, today=today, member_id=lambda a: _recorded_id(state, a))
     inputs = Inputs(live=live, state=state, scope=lambda address: _targeted(address, targets),
-                    reassert=reassert, today=today)
+                    reassert=reassert, today=today, company=company if company.active else None)
     refuse_unplannable(desired, inputs)
     lists = [item for item in desired.access_lists() if inputs.scope(item[0])]
     by_address = {address: access for address, _, access in lists}
     planned = plan_groups(desired.groups, by_address, set(wanted_workspaces(desired, state)), inputs)
     planned += plan_standalone(desired.workspaces, by_address, inputs)
+    if company.active:
+        named = set(wanted_workspaces(desired, state))
+        planned.changes += company.unmanaged_changes(
+            company_governed(desired, live, state, named), company_groups_without_list(desired, live, state, named),
+            lambda address: not targets or inputs.scope(address))
+        planned.warnings += company.unmatched_warnings()
     assets, needs_person = plan_assets(desired.assets, state, scope=inputs.scope, reassert=reassert,
                                        paths=paths or CommandPaths(manifest=str(desired.root)))
     planned.changes += assets
@@ -69,12 +78,13 @@ def make_plan(
     forgotten = facts.forgotten(desired, state, targets)
     planned.warnings += facts.warnings(desired, live, state, planned.changes, forgotten, today=today,
                                        expiry_warning_days=expiry_warning_days)
-    return _plan(desired, live, state, planned, lists, needs_person, forgotten,
+    return _plan(desired, live, state, planned, lists, needs_person, forgotten, company,
                  targets=targets, limits=limits, reassert=reassert, show_unmanaged=show_unmanaged)
 
 
 def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: facts.Lists,
-          needs_person: Sequence[NeedsPerson], forgotten: tuple[str, ...], *, targets: Sequence[str],
+          needs_person: Sequence[NeedsPerson], forgotten: tuple[str, ...], company: CompanyPlanner, *,
+          targets: Sequence[str],
           limits: Mapping[str, int] | None, reassert: bool, show_unmanaged: bool) -> Plan:
     """The Plan of what the steps found, with its facts, cost and provenance."""
     changes = planned.changes
@@ -83,7 +93,8 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
     return Plan(
         changes=tuple(changes),
         unchanged=tuple(planned.unchanged),
-        managed=tuple(_managed(lists)),
+        managed=(*(company.managed(address, wid, access) for address, wid, access in lists),
+                 *company.unmanaged_managed),
         addresses=tuple(a for a in desired.addresses() if _targeted(a, targets)),
         forgotten=forgotten,
         reassert=reassert,
@@ -93,22 +104,16 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
         summary=facts.summary(changes),
         cost=_cost(changes, live, limits),
         warnings=tuple(planned.warnings),
-        left_alone=facts.left_alone(lists, live, state),
+        left_alone=facts.left_alone(lists, live, state, company.listed),
         needs_person=tuple(needs_person),
         targets=tuple(targets),
         manifest_digest=desired.digest,
-        live_fingerprint=live.fingerprint([wid for _, wid, _ in lists]),
+        live_fingerprint=live.fingerprint([*(wid for _, wid, _ in lists),
+                                           *(c.workspace_id for c in changes
+                                             if isinstance(c, AccessChange) and c.governs == "rules")]),
         state_lineage=state.lineage,
         state_serial=state.serial,
     )
-
-
-def _managed(lists: facts.Lists) -> list[ManagedAccess]:
-    """The entries each planned list manages: what state records after apply."""
-    return [ManagedAccess(address=address, workspace_id=wid,
-                          users={u.email: u.role for u in access.users},
-                          domains={d.domain: d.role for d in access.domains})
-            for address, wid, access in lists]
 
 
 def _cost(changes: Sequence[Change], live: Live, limits: Mapping[str, int] | None) -> Cost:
@@ -132,7 +137,7 @@ def needs_complete_listing(desired: Desired, state: State, targets: Sequence[str
         m.template is not None and m.address not in state.resources and _targeted(m.address, targets)
         for g in desired.groups
         for m in g.members
-    ) or any(g.access is not None and _targeted(g.address, targets) for g in desired.groups)
+    ) or any(g.access is not None and _targeted(g.address, targets) for g in desired.groups) or bool(desired.rules)
 
 
 def wanted_workspaces(desired: Desired, state: State) -> list[str]:
@@ -144,6 +149,11 @@ def wanted_workspaces(desired: Desired, state: State) -> list[str]:
             if m.id is None and m.address in state.resources]
     ids += [w.id for w in desired.workspaces]
     return ids
+
+
+def _recorded_id(state: State, address: str) -> str | None:
+    recorded = state.resources.get(address)
+    return recorded.id if recorded is not None and recorded.id else None
 
 
 def _targeted(address: str, targets: Sequence[str]) -> bool:

@@ -26,7 +26,7 @@ from reconciler.plan.model import (
     Plan,
     SettingChange,
 )
-from reconciler.plan.people import entry_workspaces, people, totals
+from reconciler.plan.people import Person, entry_workspaces, people, totals
 from reconciler.plan.render_text import (
     asset_fields,
     asset_value,
@@ -133,6 +133,7 @@ def _people_block(plan: Plan) -> list[str]:
     counted = ", ".join(count_words(sums[p], p) for p in ("grant", "escalation", "downgrade", "revocation"))
     lines = ["<details>", f"<summary>By person: {count_words(len(found), 'person or domain')}; "
              f"on workspaces: {counted}</summary>", "",
+             *_loss_lines(found),
              "| who | workspace | change | class | list |", "|---|---|---|---|---|"]
     for person in found:
         for c in person.changes:
@@ -141,6 +142,12 @@ def _people_block(plan: Plan) -> list[str]:
             lines.append(f"| {person.kind} {md_code(person.key, cell=True)} | {md_text(c.workspace)} | "
                          f"{md_text(role)} | {c.privilege} | {md_code(c.address, cell=True)} |")
     return [*lines, "", "</details>", ""]
+
+
+def _loss_lines(found: list[Person]) -> list[str]:
+    """Who loses access through a team or rule, and how often through which: a list before the table."""
+    summaries = [summary for summary in (p.loss_summary() for p in found) if summary]
+    return [*(f"- {md_text(summary)}" for summary in summaries), ""] if summaries else []
 
 
 def _left_alone_block(plan: Plan) -> str:
@@ -224,7 +231,9 @@ def _cell(value: object) -> str:
 
 
 def _access_block(change: AccessChange) -> list[str]:
-    mode = "" if change.authoritative else " (non-authoritative)"
+    mode = ("" if change.authoritative else
+            f" (in no manifest: rules {', '.join(md_code(r) for r in change.rules)} only)" if change.governs == "rules"
+            else " (non-authoritative)")
     name = f" “{md_text(change.workspace_name)}”" if change.workspace_name else ""
     rides = ([f"Carried by the creation of {md_code(change.rides_on)} (no call of its own).", ""]
              if change.rides_on else [])
@@ -254,4 +263,12 @@ def _row(entry: EntryChange) -> str:
         role = md_text(entry.after) if entry.action is Action.CREATE else f"~~{md_text(entry.before)}~~"
     flags = "".join(f" {md_code(f, cell=True)}" for f in entry.flags)
     return (f"| `{entry.action.symbol}` | {entry.kind} | {md_code(entry.key, cell=True)} | {role} | "
-            f"{_WORDS[entry.action]}: {entry.privilege}{flags} | {md_text(entry.location or '')} |")
+            f"{_WORDS[entry.action]}: {entry.privilege}{flags} | {_where(entry)} |")
+
+
+def _where(entry: EntryChange) -> str:
+    """The entry's manifest line, and the team or rule behind it."""
+    parts = [md_text(entry.location)] if entry.location else []
+    if entry.why:
+        parts.append(md_text(entry.why))
+    return "; ".join(parts)

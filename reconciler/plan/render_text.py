@@ -187,6 +187,7 @@ def person_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
     sums = totals(found)
     counted = ", ".join(count_words(sums[p], p) for p in ("grant", "escalation", "downgrade", "revocation"))
     lines = [paint(f"By person: {count_words(len(found), 'person or domain')}; on workspaces: {counted}", "bold")]
+    lines += [paint(f"  {summary}", "delete") for summary in (p.loss_summary() for p in found) if summary]
     for person in found:
         lines.append(paint(f"  {person.kind} {person.key}", "bold"))
         for c in person.changes:
@@ -395,6 +396,8 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
     where = f" ({change.location})" if change.location else ""
     calls = ", ".join(f"{c.method} {c.path}" for c in change.calls)
     mode = ("" if change.authoritative else
+            f" (in no manifest; only the entries of {_rules_words(change.rules)} are added, re-roled or removed, "
+            "the rest of the list is kept)" if change.governs == "rules" else
             " (non-authoritative: entries the manifest never listed are left alone; entries it stops listing are removed)")
     notify = f" and notifies {count_words(len(change.notified), 'person')}" if change.notify else ""
     how = (f"# no call of its own: carried by the creation of {change.rides_on}" if change.rides_on else
@@ -415,9 +418,16 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
     return lines
 
 
+def _rules_words(rules: tuple[str, ...]) -> str:
+    """``rule baseline``, ``rules baseline and offboarded``, or ``rules no longer matching it``."""
+    if not rules:
+        return "rules no longer matching it"
+    return f"rule {rules[0]}" if len(rules) == 1 else f"rules {_join(list(rules))}"
+
+
 def _entry_line(entry: EntryChange, width: int, paint: Callable[[str, str], str]) -> str:
     head = f"      {entry.action.symbol} {entry.kind:<6} {entry.key:<{width}}  "
-    tail = f"{flag_text(entry)}"
+    tail = f"{flag_text(entry)}" + (f"  ({entry.why})" if entry.why else "")
     if entry.action is Action.CREATE:
         return paint(f"{head}{entry.after}{tail}", "create")
     if entry.action is Action.UPDATE:

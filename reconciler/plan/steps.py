@@ -11,9 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
+from typing import TYPE_CHECKING
+
 from reconciler.live import Live
 from reconciler.plan.model import Change
 from reconciler.state.model import State
+
+if TYPE_CHECKING:
+    from reconciler.plan.company import CompanyPlanner
 
 # Whether an address is in the plan: every address without --target, else those under a target.
 Scope = Callable[[str], bool]
@@ -44,3 +49,5 @@ class Inputs:
     scope: Scope
     reassert: bool = False
     today: date | None = None
+    # Teams and rules: every manifest list is planned through it (plan/company.py).
+    company: CompanyPlanner | None = None

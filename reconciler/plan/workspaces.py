@@ -57,7 +57,11 @@ def plan_standalone(workspaces: Sequence[DesiredWorkspace], lists: dict[str, Acc
         if not inputs.scope(ws.address):
             continue
         if ws.address in lists:
-            change = plan_access(ws.address, ws.id, lists[ws.address], inputs.live, inputs.state, inputs.today)
+            change = (inputs.company.list_change(ws.address, ws.id, lists[ws.address],
+                                                 [inputs.live.workspaces[ws.id]] if ws.id in inputs.live.workspaces
+                                                 else [])
+                      if inputs.company is not None else
+                      plan_access(ws.address, ws.id, lists[ws.address], inputs.live, inputs.state, inputs.today))
             if change is None:
                 planned.unchanged.append(ws.address)
             else:

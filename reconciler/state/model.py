@@ -28,6 +28,9 @@ class AccessRecord(BaseModel):
     users: dict[str, str] = Field(default_factory=dict)
     domains: dict[str, str] = Field(default_factory=dict)
     since: dict[str, str] = Field(default_factory=dict)
+    # The entries a team or rule put there ("user:<email>" -> "team <key>" or
+    # "rule <key>"): when one leaves the team or the rule, the plan names it.
+    via: dict[str, str] | None = None  # None: nothing put there by a team or rule (not written)
 
 
 class AssetRecord(BaseModel):
