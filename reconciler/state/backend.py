@@ -183,7 +183,7 @@ class PostgresAddress:
                                               query=urlencode([(n, "***" if n in _SECRET_PARAMETERS else v)
                                                                for n, v in query], safe="/:@*")))
             raise StateError(
-                f"--state {shown}: the address holds a password, which would be seen in the process list, "
+                f"The state address {shown} holds a password, which would be seen in the process list, "
                 "the shell's history and CI logs. Remove it from the address and give it to libpq as "
                 "PGPASSWORD, in a password file (PGPASSFILE, or ~/.pgpass), or in a service file "
                 "(PGSERVICEFILE with ?service=NAME). Nothing was done."

@@ -262,7 +262,7 @@ def test_an_address_with_a_password_is_refused_and_the_password_not_repeated() -
     with pytest.raises(StateError) as refused:
         open_backend("postgresql://team:hunter2@db.example.com/states?key=acme")
     message = str(refused.value)
-    assert message.startswith("--state postgresql://team:***@db.example.com/states?key=acme: the address holds a "
+    assert message.startswith("The state address postgresql://team:***@db.example.com/states?key=acme holds a "
                               "password")
     assert "hunter2" not in message
 
