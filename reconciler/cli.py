@@ -151,7 +151,7 @@ class StateAddressType(_StateParamType):
             return value
         text = str(value)
         if text.startswith(("postgresql://", "postgres://")):
-            from reconciler.state.backend import PostgresAddress
+            from reconciler.state.address import PostgresAddress
 
             try:
                 PostgresAddress.parse(text)

@@ -15,6 +15,8 @@ The package, layer by layer:
 - ``file``: the state kept in a file (``reconciler.state.json``): load,
   write, fold, and ``FileBackend``.
 - ``postgres``: the state kept in PostgreSQL: ``PostgresBackend``.
+- ``address``: a ``postgresql://`` address parsed (no driver imported), a
+  password in it refused.
 - ``backend``: the ``StateBackend`` protocol both implement, and
   ``open_backend(address)``, which picks one from ``--state``.  The commands
   and apply talk to a backend only, never knowing which.

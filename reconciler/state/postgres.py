@@ -51,7 +51,7 @@ from pydantic import ValidationError
 
 from reconciler.errors import StateError
 from reconciler.state.atomic import StateWriteError
-from reconciler.state.backend import PostgresAddress
+from reconciler.state.address import PostgresAddress
 from reconciler.state.model import ResourceState, State
 
 # Bumped (with a migration) when the tables change; a state row carries the
