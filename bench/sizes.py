@@ -46,7 +46,7 @@ from typing import TypeVar
 import yaml
 
 from reconciler.apply import apply_plan
-from reconciler.commands import plan_with_client
+from reconciler.commands.plan import plan_with_client
 from reconciler.gcpause import gc_paused
 from reconciler.manifest import load_desired
 from reconciler.plan import Plan

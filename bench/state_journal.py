@@ -33,7 +33,7 @@ from psycopg import sql
 from bench.scenario import build
 from bench.service import make_emulator, open_session
 from reconciler.apply import apply_plan
-from reconciler.commands import plan_with_client
+from reconciler.commands.plan import plan_with_client
 from reconciler.manifest import load_desired
 from reconciler.state import State
 from reconciler.state.backend import JournalWriter, StateBackend

@@ -27,10 +27,10 @@ from reconciler.text import printable
 
 # Start-up: `--help` and `validate` must not pay for httpx, pydantic's state
 # models, the API client or the emulator, so the commands, the state and the
-# target are imported by the commands that use them (bench/README.md); so are
-# tempfile, shutil and traceback, which only the demo and a crash need.
+# service are imported by the commands that use them (bench/README.md); so are
+# tempfile and traceback, which only a crash needs.
 if TYPE_CHECKING:
-    from reconciler.target import Target
+    from reconciler.service import Service
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -74,24 +74,24 @@ def connection_options(func: F) -> F:
                        "turned off).")
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from reconciler.target import Target, warn_if_seed_ignored
+        from reconciler.service import Service, parse_rate_limits, warn_if_seed_ignored
 
         _remember_invocation(kwargs)
-        kwargs["target"] = Target(
+        kwargs["service"] = Service(
             base_url=kwargs.pop("base_url"),
             token_file=kwargs.pop("token_file"),
             emulator_file=kwargs.pop("emulator_file"),
             emulator_seed=kwargs.pop("emulator_seed"),
             page_size=kwargs.pop("page_size"),
             retries=kwargs.pop("retries"),
-            rate_limits=_parse_rate_limits(kwargs.pop("rate_limits")),
+            rate_limits=parse_rate_limits(kwargs.pop("rate_limits")),
             timeout=kwargs.pop("timeout"),
             connect_timeout=kwargs.pop("connect_timeout"),
             ca_bundle=kwargs.pop("ca_bundle"),
             notice=lambda line: click.echo(complete(line, _INVOCATION), err=True),
             trace=(lambda line: click.echo(f"debug: {printable(line)}", err=True)) if kwargs.pop("debug") else None,
         )
-        warn_if_seed_ignored(kwargs["target"])
+        warn_if_seed_ignored(kwargs["service"])
         return func(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
@@ -112,23 +112,6 @@ def _remember_invocation(params: dict[str, Any]) -> None:
                              base_url=params.get("base_url") if from_command_line else None,
                              token_file=params.get("token_file"), state_path=params.get("state_path"))
 
-
-def _parse_rate_limits(values: tuple[str, ...]) -> dict[str, int]:
-    """``CLASS=N`` flags as a mapping; the classes and values are judged by
-    ``RateLimits.from_mapping``, the one place that knows them."""
-    from reconciler.api.ratelimit import RateLimits
-
-    limits: dict[str, int] = {}
-    for value in values:
-        name, _, number = value.partition("=")
-        if not number.isdigit():
-            raise ConfigError(f"--rate-limit {value!r} is not CLASS=N with N a whole number of requests per minute.")
-        limits[name] = int(number)
-    try:
-        RateLimits.from_mapping(limits)
-    except ConfigError as exc:
-        raise ConfigError(f"--rate-limit: {exc}") from None
-    return limits
 
 
 manifest_argument = click.argument(
@@ -151,10 +134,10 @@ class StateAddressType(_StateParamType):
             return value
         text = str(value)
         if text.startswith(("postgresql://", "postgres://")):
-            from reconciler.state.address import PostgresAddress
+            from reconciler.commands.state import check_state_address
 
             try:
-                PostgresAddress.parse(text)
+                check_state_address(text)
             except StateError as exc:
                 self.fail(str(exc), param, ctx)
             return text
@@ -178,17 +161,6 @@ allow_option = click.option(
 )
 
 
-def _parse_allow(values: tuple[str, ...]) -> dict[str, int]:
-    from reconciler.plan.policy import ALLOW_CLASSES
-
-    allowed: dict[str, int] = {}
-    for value in values:
-        name, _, number = value.partition("=")
-        if name not in ALLOW_CLASSES or not number.isdigit():
-            raise ConfigError(f"--allow {value!r} is not CLASS=N with CLASS one of {', '.join(ALLOW_CLASSES)} "
-                              "and N a whole number.")
-        allowed[name] = int(number)
-    return allowed
 target_option = click.option(
     "--target", "targets", multiple=True, metavar="ADDRESS",
     help="Limit the plan to ADDRESS (e.g. group.acme-onboarding); repeatable.",
@@ -243,9 +215,9 @@ def validate(path: Path, max_file_mib: int, strict: bool) -> None:
 
     Needs no token and makes no network call. Warnings follow the summary; --strict makes them errors.
     """
-    from reconciler import commands
+    from reconciler.commands.validate import validate as validate_command
 
-    click.echo(commands.validate(path, max_file_bytes=max_file_mib * 2**20, strict=strict), nl=False)
+    click.echo(validate_command(path, max_file_bytes=max_file_mib * 2**20, strict=strict), nl=False)
 
 
 @cli.command()
@@ -274,24 +246,25 @@ def validate(path: Path, max_file_mib: int, strict: bool) -> None:
 @click.option("--detailed-exitcode", is_flag=True,
               help="Exit 0 when there are no changes, 1 on error, 2 when there are changes or resources "
                    "that need a person (an asset whose creation got no answer).")
-def plan(path: Path, target: Target, state_path: Path | str | None, targets: tuple[str, ...],
+def plan(path: Path, service: Service, state_path: Path | str | None, targets: tuple[str, ...],
          max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, fmt: str,
          out: Path | None, expiry_warning_days: int, show_unmanaged: bool, by_person: bool,
          detailed_exitcode: bool, require_state: bool) -> None:
     """Show what differs between the manifests in PATH and the live service."""
-    from reconciler import commands
+    from reconciler.commands.plan import parse_allow, render
+    from reconciler.commands.plan import plan as plan_command
 
     try:
-        result = commands.plan(path, target=target, state_path=state_path, targets=targets,
+        result = plan_command(path, service=service, state_path=state_path, targets=targets,
                                max_removals=max_removals, out=out, reassert=reassert,
                                max_file_bytes=max_file_mib * 2**20, show_unmanaged=show_unmanaged,
-                               allow=_parse_allow(allow), expiry_warning_days=expiry_warning_days,
+                               allow=parse_allow(allow), expiry_warning_days=expiry_warning_days,
                                require_state=require_state)
     except PlanRefused as refused:
         # A refused plan is still shown, so the reviewer sees what was refused.
-        _say(commands.render(refused.plan, fmt=fmt, color=_color(), by_person=by_person), nl=False)  # type: ignore[arg-type]
+        _say(render(refused.plan, fmt=fmt, color=_color(), by_person=by_person), nl=False)  # type: ignore[arg-type]
         raise
-    _say(commands.render(result, fmt=fmt, color=_color(), by_person=by_person), nl=False)
+    _say(render(result, fmt=fmt, color=_color(), by_person=by_person), nl=False)
     if out is not None:
         click.echo(_saved_plan_notice(out), err=True)
     if detailed_exitcode and not result.settled:
@@ -329,7 +302,7 @@ def _saved_plan_notice(out: Path) -> str:
 @click.option("--audit-log", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="Append one JSON line per HTTP call to FILE: time, address, method, path, status, privilege "
                    "class, and the CI commit, branch and pull request. Never the token or an upload signature.")
-def apply(path: Path | None, target: Target, state_path: Path | str | None, targets: tuple[str, ...],
+def apply(path: Path | None, service: Service, state_path: Path | str | None, targets: tuple[str, ...],
           max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, wait: bool,
           plan_file: Path | None, auto_approve: bool, audit_log: Path | None, require_state: bool) -> None:
     """Make the live service match the manifests in PATH (default: the current directory, or with
@@ -348,37 +321,32 @@ def apply(path: Path | None, target: Target, state_path: Path | str | None, targ
     import contextlib
     import dataclasses
 
-    from reconciler import commands
-    from reconciler.audit import AuditLog
-    from reconciler.progress import progress_for
+    from reconciler.apply.audit import AuditLog
+    from reconciler.apply.progress import progress_for
+    from reconciler.commands.apply import apply as apply_command
+    from reconciler.commands.plan import parse_allow, render
+    from reconciler.commands.saved_plan import saved_manifest_path
 
     # A bar on a terminal, one plain line per finished change otherwise (both on stderr).
     shown = progress_for(sys.stderr, lambda line: click.echo(line, err=True))
     if path is None and plan_file is not None:
         # The manifests are the plan's own: suggested commands must name them.
         global _INVOCATION
-        _INVOCATION = dataclasses.replace(_INVOCATION or Invocation(), path=commands.saved_manifest_path(plan_file))
+        _INVOCATION = dataclasses.replace(_INVOCATION or Invocation(), path=saved_manifest_path(plan_file))
     with AuditLog(audit_log) if audit_log is not None else contextlib.nullcontext() as audit:
         try:
-            outcome = commands.apply(path, target=dataclasses.replace(target, audit=audit), state_path=state_path,
+            outcome = apply_command(path, service=dataclasses.replace(service, audit=audit), state_path=state_path,
                                      targets=targets, max_removals=max_removals, plan_file=plan_file,
                                      confirm=confirm, color=_color(), progress=shown, reassert=reassert, wait=wait,
-                                     allow=_parse_allow(allow), require_state=require_state,
+                                     allow=parse_allow(allow), require_state=require_state,
                                      max_file_bytes=max_file_mib * 2**20)
         except PlanRefused as refused:
             # Shown before the refusal, as plan does: the reviewer sees what was refused.
-            _say(commands.render(refused.plan, fmt="text", color=_color()), nl=False)  # type: ignore[arg-type]
+            _say(render(refused.plan, fmt="text", color=_color()), nl=False)  # type: ignore[arg-type]
             raise
         finally:
             shown.close()
     _say(outcome)
-
-
-# What `reconciler demo` runs without PATH: the checkout's copy when the current
-# directory has one (so `make demo` shows the paths the README shows), else the
-# identical copy shipped inside the package (tests/test_bundled_files.py keeps them equal).
-CHECKOUT_QUICKSTART = Path("examples/quickstart")
-BUNDLED_QUICKSTART = Path(__file__).resolve().parent / "quickstart"
 
 
 @cli.command()
@@ -392,25 +360,10 @@ def demo(path: Path | None) -> None:
     emulator and state in a temporary directory each time, so the demo always starts from the seed
     beside the manifest (seed.yaml) or the built-in demo company.
     """
-    import shutil
-    import tempfile
+    from reconciler.commands.demo import demo as run_demo
 
-    from reconciler import commands
-    from reconciler.target import Target
-
-    if path is None:
-        path = CHECKOUT_QUICKSTART if (CHECKOUT_QUICKSTART / "manifest.yaml").is_file() else BUNDLED_QUICKSTART
-    workdir = Path(tempfile.mkdtemp(prefix="reconciler-demo-"))
-    try:
-        seed = path / "seed.yaml" if (path / "seed.yaml").exists() else None
-        # env={}: a RECONCILER_TOKEN of a real company in the shell must not reach the demo's emulator.
-        target = Target(emulator_file=workdir / "emulator.yaml", emulator_seed=seed, env={})
-        state_path = workdir / "reconciler.state.json"
-        for title, step in commands.demo_steps(path, target=target, state_path=state_path, color=_color()):
-            click.echo(click.style(f"$ {title}", bold=True))
-            click.echo(step())
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    run_demo(path=path, color=_color(), show_title=lambda title: click.echo(click.style(f"$ {title}", bold=True)),
+             show=click.echo)
 
 
 @cli.command()
@@ -432,31 +385,24 @@ def schema(kind: str) -> None:
     \b
       # yaml-language-server: $schema=manifest.schema.json
     """
-    if kind == "plan":
-        from reconciler.plan.schema import plan_json_schema_text as schema_text
-    else:
-        from reconciler.manifest.schema import manifest_json_schema_text as schema_text
-    click.echo(schema_text(), nl=False)
+    from reconciler.commands.schema import schema as schema_text
+
+    click.echo(schema_text(kind="plan" if kind == "plan" else "manifest"), nl=False)
 
 
 @cli.command("export")
 @connection_options
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
               help="Directory to write the manifests to; created when missing, refused when it holds manifests.")
-def export(target: Target, out_dir: Path) -> None:
+def export(service: Service, out_dir: Path) -> None:
     """Write manifests from the live service into DIR: one file per account, every workspace standalone.
 
     For adopting reconciler where everything was set up by hand: validate and plan DIR afterwards
     should report no changes. Group membership cannot be read from the API; write groups by hand.
     """
-    from reconciler import export as exporting
-    from reconciler.target import open_client
+    from reconciler.commands.export import export as export_command
 
-    # Checked before connecting, so a refusal costs no request (and creates no emulator file).
-    exporting.check_out_dir(out_dir)
-    with open_client(target) as client:
-        result = exporting.export_manifests(client, out_dir)
-    click.echo(exporting.render_report(result), nl=False)
+    click.echo(export_command(service=service, out_dir=out_dir), nl=False)
 
 
 @cli.group()
@@ -474,10 +420,9 @@ def state() -> None:
 @state_option
 def state_list(path: Path, state_path: Path | str | None) -> None:
     """List every address the state records, with its workspace id."""
-    from reconciler.state.backend import backend_for
-    from reconciler.state_commands import state_list as list_state
+    from reconciler.commands.state import state_list as list_state
 
-    click.echo(list_state(backend_for(state_path, path)), nl=False)
+    click.echo(list_state(path=path, state_path=state_path), nl=False)
 
 
 @state.command("show")
@@ -486,10 +431,9 @@ def state_list(path: Path, state_path: Path | str | None) -> None:
 @state_option
 def state_show(address: str, path: Path, state_path: Path | str | None) -> None:
     """Show everything the state records for ADDRESS, as JSON."""
-    from reconciler.state.backend import backend_for
-    from reconciler.state_commands import state_show as show_state
+    from reconciler.commands.state import state_show as show_state
 
-    click.echo(show_state(backend_for(state_path, path), address), nl=False)
+    click.echo(show_state(path=path, state_path=state_path, address=address), nl=False)
 
 
 @state.command("rm")
@@ -502,10 +446,9 @@ def state_rm(address: str, path: Path, state_path: Path | str | None) -> None:
     The next plan treats it as new: a workspace made from a template is created again (a credit),
     and write-only values are sent again. To adopt an existing workspace instead, use import.
     """
-    from reconciler.state.backend import backend_for
-    from reconciler.state_commands import state_rm as rm_state
+    from reconciler.commands.state import state_rm as rm_state
 
-    click.echo(rm_state(backend_for(state_path, path), address), nl=False)
+    click.echo(rm_state(path=path, state_path=state_path, address=address), nl=False)
 
 
 @state.command("push")
@@ -520,7 +463,7 @@ def state_push(source: str, state_path: Path | str | None, force: bool) -> None:
     without --force, when the destination holds another lineage, a newer serial, or the same
     serial with other contents. The service is never touched.
     """
-    from reconciler.state_commands import state_push as push
+    from reconciler.commands.state import state_push as push
 
     if state_path is None:
         raise ConfigError("state push needs --state (or RECONCILER_STATE): where to copy FILE to.")
@@ -537,7 +480,7 @@ def state_pull(out: Path | None, state_path: Path | str | None, force: bool) -> 
     'reconciler state pull --state postgresql://... > reconciler.state.json'. With FILE, refused
     without --force when FILE holds another lineage or a newer serial. The service is never touched.
     """
-    from reconciler.state_commands import state_pull as pull
+    from reconciler.commands.state import state_pull as pull
 
     if state_path is None:
         raise ConfigError("state pull needs --state (or RECONCILER_STATE): where to read the state from.")
@@ -550,7 +493,7 @@ def state_pull(out: Path | None, state_path: Path | str | None, force: bool) -> 
 @manifest_argument
 @connection_options
 @state_option
-def import_(address: str, workspace_id: str, path: Path, target: Target, state_path: Path | str | None) -> None:
+def import_(address: str, workspace_id: str, path: Path, service: Service, state_path: Path | str | None) -> None:
     """Bind ADDRESS (a group member or a standalone workspace of the manifests in PATH) to the
     existing workspace ID, after checking that it exists and fits (same id as the manifest, same
     template, same account as the group's homepage); or an asset.* address to the asset ID.
@@ -559,11 +502,9 @@ def import_(address: str, workspace_id: str, path: Path, target: Target, state_p
     than spending a second credit; or an asset whose creation answer was lost. Assets cannot be
     read back, so an asset id is taken as given and its fields are PATCHed by the next apply.
     """
-    from reconciler.state.backend import backend_for
-    from reconciler.state_commands import import_workspace
+    from reconciler.commands.import_ import import_workspace
 
-    click.echo(import_workspace(path, address, workspace_id, target=target,
-                                state_path=backend_for(state_path, path)), nl=False)
+    click.echo(import_workspace(path, address, workspace_id, service=service, state_path=state_path), nl=False)
 
 
 @cli.command("force-unlock")
@@ -578,10 +519,9 @@ def force_unlock(lock_id: str, path: Path, state_path: Path | str | None) -> Non
     ID, or its holder still runs on this host. The service is not touched; run plan afterwards, as
     the command that held the lock may have changed the service without recording it.
     """
-    from reconciler.state.backend import backend_for
-    from reconciler.state_commands import force_unlock as unlock
+    from reconciler.commands.state import force_unlock as unlock
 
-    click.echo(unlock(backend_for(state_path, path), lock_id), nl=False)
+    click.echo(unlock(path=path, state_path=state_path, lock_id=lock_id), nl=False)
 
 
 @cli.group()
@@ -615,9 +555,9 @@ def emulator_serve(host: str, port: int, seed: Path | None, data: Path | None, f
     as RECONCILER_BASE_URL. A --host other than loopback while a company still has the built-in
     demo token (publicly known) prints a warning on stderr.
     """
-    from reconciler import commands
+    from reconciler.commands.emulator import serve_emulator
 
-    commands.serve_emulator(host=host, port=port, seed=seed, data=data, faults=faults, fault_seed=fault_seed,
+    serve_emulator(host=host, port=port, seed=seed, data=data, faults=faults, fault_seed=fault_seed,
                             time_scale=time_scale, announce=lambda line: click.echo(line, nl=True),
                             warn=lambda line: click.echo(line, err=True))
 

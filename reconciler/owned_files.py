@@ -59,10 +59,10 @@ def size_text(n: int) -> str:
 def symlink_refusal(what: str, path: Path, hint: str = "") -> str:
     """Why a link at ``path`` is refused, and what to do."""
     try:
-        target = f" (to {os.readlink(path)})"
+        link = f" (to {os.readlink(path)})"
     except OSError:
-        target = ""
-    return (f"The {what} {path} is a symbolic link{target}; reconciler does not follow links for its own files, "
+        link = ""
+    return (f"The {what} {path} is a symbolic link{link}; reconciler does not follow links for its own files, "
             "so that a link planted in the repository cannot make it read or overwrite another file. "
             f"Replace the link with the file itself{hint}. Nothing was changed.")
 

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from reconciler.audit import AuditLog, AuditLogError, ci_context, privilege_classes
+from reconciler.apply.audit import AuditLog, AuditLogError, ci_context, privilege_classes
 from reconciler.errors import ConfigError
 
 

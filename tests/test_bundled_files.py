@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.cli import BUNDLED_QUICKSTART
+from reconciler.commands.demo import BUNDLED_QUICKSTART
 from reconciler.manifest.schema import manifest_json_schema_text
 from reconciler.plan.schema import plan_json_schema_text
 from tests.e2e.conftest import QUICKSTART, ROOT, run_cli

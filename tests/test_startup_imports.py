@@ -19,7 +19,7 @@ import pytest
 
 # Modules (and packages, with their submodules) that neither --help nor validate may load.
 HEAVY = ("httpx", "starlette", "uvicorn", "deepdiff", "respx", "reconciler.emulator", "reconciler.api.client",
-         "reconciler.target", "reconciler.apply")
+         "reconciler.service", "reconciler.apply")
 
 PROBE = textwrap.dedent("""
     import json, sys

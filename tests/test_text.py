@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from reconciler.plan.model import ConnectChange
-from reconciler.progress import finished_line
+from reconciler.apply.progress import finished_line
 from reconciler.text import md_code, md_fenced, md_text, printable
 
 MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])

@@ -15,4 +15,7 @@
     properties.py   the ``properties`` values each endpoint accepts
 
 Nothing here knows the emulator: it is reached through an ``httpx`` transport.
+May import vocabulary, clock, text, errors and the package's version; nothing of
+manifest/, plan/, apply/ or emulator/ (the map in docs/design.md;
+tests/test_import_graph.py).
 """

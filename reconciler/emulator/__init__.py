@@ -1,7 +1,8 @@
 """An in-process, stateful emulator of the Workspace Collaboration Service.
 
-A second, independent reading of the service's API description (it imports
-nothing from ``reconciler.api``, ``reconciler.plan`` or ``reconciler.apply``).  Use it
+A second, independent reading of the service's API description: it may
+import vocabulary, clock, gcpause, text and errors, and nothing of api/, plan/, apply/,
+commands/ (the map in docs/design.md; tests/test_import_graph.py).  Use it
 through ``emulator_transport`` in-process, or over HTTP with
 ``reconciler.emulator.server``.  Choices made where the description says
 "not shown" are listed in this package's README.md.

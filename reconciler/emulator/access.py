@@ -16,7 +16,8 @@ from typing import Any
 
 from reconciler.emulator import validation
 from reconciler.emulator.errors import bad_request
-from reconciler.emulator.store import AccessEntry, AccessList, Company, User
+from reconciler.emulator.entities import AccessEntry, AccessList, User
+from reconciler.emulator.store import Company
 
 # (field name in the body, key inside one item, id prefix)
 USERS = ("workspaceUsers", "email", "wu")

@@ -11,14 +11,36 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from reconciler.emulator import pagination, properties
 from reconciler.emulator.errors import bad_request
-from reconciler.emulator.store import Company, iso
+from reconciler.clock import Clock
+from reconciler.emulator.records import EmbedGrant, Notification
+from reconciler.emulator.store import Company, Store, iso
 
-if TYPE_CHECKING:  # pragma: no cover - typing only
-    from reconciler.emulator.core import Emulator
+
+class Shared(Protocol):
+    """What a route may read or change beyond the authenticated company: the
+    clock, the store (other companies, for an embed grant's or an upload's
+    owner; the id source), the notifications and embed grants, and how long a
+    conversion takes.  ``Emulator`` is one; the routes need no more of it
+    (nor to import it: the core imports the routes)."""
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def notifications(self) -> list[Notification]: ...
+
+    @property
+    def embed_grants(self) -> dict[str, EmbedGrant]: ...
+
+    @property
+    def conversion_seconds(self) -> float: ...
 
 
 @dataclass
@@ -43,7 +65,7 @@ _PROPERTY_KEYS = frozenset(properties.PARAM_NAMES)
 
 @dataclass
 class RequestContext:
-    emulator: Emulator
+    shared: Shared
     company: Company | None
     method: str
     path: str
@@ -56,13 +78,13 @@ class RequestContext:
 
     # -- time and ids -----------------------------------------------------
     def now(self) -> float:
-        return self.emulator.clock.now()
+        return self.shared.clock.now()
 
     def now_iso(self) -> str:
-        return iso(self.emulator.clock.now())
+        return iso(self.shared.clock.now())
 
     def new_id(self, prefix: str) -> str:
-        return self.emulator.store.ids.new(prefix)
+        return self.shared.store.ids.new(prefix)
 
     def changed(self) -> None:
         """The store was modified: persist after this request."""

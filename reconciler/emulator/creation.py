@@ -8,15 +8,13 @@ both refusals are 403 ``FORBIDDEN`` (the description names no status).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from reconciler.emulator import validation
 from reconciler.emulator.context import RequestContext
 from reconciler.emulator.errors import bad_request, forbidden
-from reconciler.emulator.store import Account, Deal, PlanItem, Template, Workspace
+from reconciler.emulator.entities import Account, Deal, PlanItem, Template, Workspace
 from reconciler.vocabulary import FREE_PLAN_WORKSPACES
-
-DATE_FIELDS = (("startDate", "start_date"), ("targetEndDate", "target_end_date"), ("actualEndDate", "actual_end_date"))
 
 
 def require_verified(ctx: RequestContext) -> None:
@@ -42,10 +40,21 @@ def template(ctx: RequestContext, template_id: Any) -> Template:
     return found
 
 
-def dates(body: dict[str, Any]) -> dict[str, str | None]:
+class Dates(TypedDict):
+    """A new workspace's dates, by ``Workspace`` attribute name."""
+
+    start_date: str | None
+    target_end_date: str | None
+    actual_end_date: str | None
+
+
+def dates(body: dict[str, Any]) -> Dates:
     """The validated date fields of ``body``, by attribute name."""
-    return {attr: (validation.date(body[key], key) if body.get(key) is not None else None)
-            for key, attr in DATE_FIELDS}
+    def one(key: str) -> str | None:
+        return validation.date(body[key], key) if body.get(key) is not None else None
+
+    return Dates(start_date=one("startDate"), target_end_date=one("targetEndDate"),
+                 actual_end_date=one("actualEndDate"))
 
 
 def deal(ctx: RequestContext, body: dict[str, Any], account: Account | None, tpl: Template | None) -> Deal | None:

@@ -19,6 +19,7 @@ import random
 import re
 import threading
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 KINDS = ("status", "drop", "after_commit", "latency")
 
@@ -108,7 +109,19 @@ class Faults:
 _SPEC_KEYS = {"method", "path", "kind", "status", "times", "rate", "seconds"}
 
 
-def parse_fault_spec(spec: str) -> dict[str, object]:
+class FaultOptions(TypedDict):
+    """The keyword arguments of ``Faults.inject``."""
+
+    method: str
+    path_regex: str
+    kind: str
+    status: int
+    times: int | None
+    rate: float
+    seconds: float
+
+
+def parse_fault_spec(spec: str) -> FaultOptions:
     """The keyword arguments of ``Faults.inject`` that ``spec`` describes."""
     fields: dict[str, str] = {}
     for part in filter(None, (p.strip() for p in spec.split(","))):
@@ -118,20 +131,20 @@ def parse_fault_spec(spec: str) -> dict[str, object]:
         fields[key.strip()] = value.strip()
     try:
         times_text = fields.get("times", "1")
-        options: dict[str, object] = {
-            "method": fields.get("method", "*"),
-            "path_regex": fields.get("path", ""),
-            "kind": fields.get("kind", "status"),
-            "status": int(fields.get("status", "500")),
-            "times": None if times_text == "always" else int(times_text),
-            "rate": float(fields.get("rate", "1")),
-            "seconds": float(fields.get("seconds", "0")),
-        }
-        re.compile(str(options["path_regex"]))
+        options = FaultOptions(
+            method=fields.get("method", "*"),
+            path_regex=fields.get("path", ""),
+            kind=fields.get("kind", "status"),
+            status=int(fields.get("status", "500")),
+            times=None if times_text == "always" else int(times_text),
+            rate=float(fields.get("rate", "1")),
+            seconds=float(fields.get("seconds", "0")),
+        )
+        re.compile(options["path_regex"])
     except (ValueError, re.error) as exc:
         raise ValueError(f"bad value in fault {spec!r}: {exc}") from None
     if options["kind"] not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {options['kind']!r}")
-    if not 0.0 < float(options["rate"]) <= 1.0:  # type: ignore[arg-type]
+    if not 0.0 < options["rate"] <= 1.0:
         raise ValueError(f"rate must be above 0 and at most 1, not {fields.get('rate')}")
     return options

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from reconciler.emulator.store import AccessEntry, AccessList, PlanItem, Workspace
+    from reconciler.emulator.entities import AccessEntry, AccessList, PlanItem, Workspace
 
 PLAN_ITEM_KINDS = ("sections", "pages", "tasks")
 
@@ -79,9 +79,9 @@ class ById(Generic[T]):
                 self._first[item_id] = pos
         self._count = len(items)
         if key not in self._repeated:
-            pos = self._first.get(key)
-            if pos is not None and items[pos].id == key:
-                return items[pos]
+            first = self._first.get(key)
+            if first is not None and items[first].id == key:
+                return items[first]
         found = next((x for x in items if x.id == key), None)
         if found is not None and key not in self._repeated:
             self._source = None  # stale (an id changed in place): rebuilt on the next look-up
@@ -215,7 +215,7 @@ class CompanyIndex:
         if (kind, item_id) not in self._repeated:
             ws = self._items[kind].get(item_id)
             if ws is not None and self._holds(workspaces, ws):
-                for item in getattr(ws, kind):
+                for item in plan_items(ws, kind):
                     if item.id == item_id:
                         return item
         found = scan_plan_item(workspaces, kind, item_id)
@@ -280,7 +280,13 @@ def scan_entry(workspaces: list[Workspace], entry_id: str, *,
 def scan_plan_item(workspaces: list[Workspace], kind: str, item_id: str) -> PlanItem | None:
     """The first section, page or task (``kind``) with ``item_id``, in workspace order."""
     for ws in workspaces:
-        for item in getattr(ws, kind):
+        for item in plan_items(ws, kind):
             if item.id == item_id:
                 return item
     return None
+
+
+def plan_items(ws: Workspace, kind: str) -> list[PlanItem]:
+    """The workspace's sections, pages or tasks (``kind``, one of ``PLAN_ITEM_KINDS``)."""
+    items: list[PlanItem] = getattr(ws, kind)
+    return items

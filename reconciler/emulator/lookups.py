@@ -6,10 +6,12 @@ indistinguishable from one that does not exist.
 
 from __future__ import annotations
 
+from typing import Any
+
 from reconciler.emulator import properties, render
 from reconciler.emulator.context import RequestContext
 from reconciler.emulator.errors import not_found
-from reconciler.emulator.store import Workspace
+from reconciler.emulator.entities import Workspace
 
 
 def workspace(ctx: RequestContext, wid: str) -> Workspace:
@@ -19,7 +21,7 @@ def workspace(ctx: RequestContext, wid: str) -> Workspace:
     return ws
 
 
-def workspace_reply(ctx: RequestContext, ws: Workspace, selected: list[str], status: int = 200) -> tuple[int, dict]:
+def workspace_reply(ctx: RequestContext, ws: Workspace, selected: list[str], status: int = 200) -> tuple[int, dict[str, Any]]:
     """``{data: {workspace}}`` with ``selected`` properties applied."""
     doc = render.workspace(ctx.base_url, ctx.co, ws, ctx.now())
     return status, {"data": {"workspace": properties.select(doc, selected)}}

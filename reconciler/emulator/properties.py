@@ -103,7 +103,7 @@ def _grouped(paths: list[list[str]]) -> _Tree:
 
 
 def _pick(doc: dict[str, Any], tree: _Tree) -> dict[str, Any]:
-    out = {k: doc[k] for k in ("id", "object") if k in doc}
+    out: dict[str, Any] = {k: doc[k] for k in ("id", "object") if k in doc}
     for head, under in tree.items():
         if head not in doc:
             continue

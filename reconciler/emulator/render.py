@@ -12,9 +12,19 @@ import datetime as dt
 from typing import Any
 
 from reconciler.emulator import plan_items
-from reconciler.emulator.store import (
-    AccessEntry, Account, Asset, Company, CustomField, Deal, File, PlanItem, Tag, User, Workspace,
+from reconciler.emulator.entities import (
+    AccessEntry,
+    Account,
+    Asset,
+    CustomField,
+    Deal,
+    File,
+    PlanItem,
+    Tag,
+    User,
+    Workspace,
 )
+from reconciler.emulator.store import Company
 
 # docx/ppt/xlsx assets are converted to PDF and reported under these types.
 CONVERTED_TYPES: dict[str, str] = {
@@ -134,6 +144,7 @@ def file(base: str, f: File) -> dict[str, Any]:
 
 
 def asset(base: str, company: Company, a: Asset) -> dict[str, Any]:
+    asset_url: str | None
     if a.file_id:
         asset_url = f"{base}/downloads/{a.file_id}"
     else:

@@ -16,7 +16,7 @@ from reconciler.emulator import properties, render, validation
 from reconciler.emulator.context import RequestContext
 from reconciler.emulator.errors import bad_request, conflict, not_found
 from reconciler.emulator.routing import Route
-from reconciler.emulator.store import Asset, File, Tag
+from reconciler.emulator.entities import Asset, File, Tag
 
 FILE_TYPES = ("pdf", "image", "video", "audio", "docx", "ppt", "xlsx", "htmlPage")
 CONVERTED = ("docx", "ppt", "xlsx")
@@ -101,7 +101,7 @@ def create_asset(ctx: RequestContext) -> tuple[int, dict[str, Any]]:
         file.asset_id = asset.id
         file.updated_at = now
         if asset_type in CONVERTED:
-            file.ready_at = ctx.now() + ctx.emulator.conversion_seconds
+            file.ready_at = ctx.now() + ctx.shared.conversion_seconds
         else:
             file.upload_status = "ready"
     ctx.co.assets.append(asset)

@@ -16,7 +16,7 @@ from reconciler.emulator.context import EmulatorResponse, RequestContext
 from reconciler.emulator.errors import ServiceError, forbidden
 from reconciler.emulator.records import EmbedGrant
 from reconciler.emulator.routing import Route
-from reconciler.emulator.store import Workspace
+from reconciler.emulator.entities import Workspace
 
 EMBED_SECONDS = 120
 
@@ -36,18 +36,18 @@ def create_embed_url(ctx: RequestContext, id: str) -> tuple[int, dict[str, Any]]
     if not _has_access(ws, email):
         raise forbidden(f"{email} has no access to workspace {ws.id}.")
     token = secrets.token_urlsafe(24)
-    ctx.emulator.embed_grants[token] = EmbedGrant(ctx.co.name, ws.id, email, ctx.now() + EMBED_SECONDS)
+    ctx.shared.embed_grants[token] = EmbedGrant(ctx.co.name, ws.id, email, ctx.now() + EMBED_SECONDS)
     return 200, {"data": {"url": f"{ctx.base_url}/embed/{ws.id}?token={token}"}}
 
 
 def open_embed(ctx: RequestContext, id: str) -> EmulatorResponse:
     token = next((v for k, v in ctx.query if k == "token"), "")
-    grant = ctx.emulator.embed_grants.get(token)
+    grant = ctx.shared.embed_grants.get(token)
     if grant is None or grant.workspace_id != id:
         raise ServiceError(403, "Invalid embed token.")
     if ctx.now() >= grant.expires_at:
         raise ServiceError(403, "The embed address has expired.")
-    company = ctx.emulator.store.companies[grant.company]
+    company = ctx.shared.store.companies[grant.company]
     ws = company.workspace(id)
     name = html.escape(ws.name if ws else id)
     page = f"<!doctype html><title>{name}</title><p>{name} for {html.escape(grant.email)}</p>"

@@ -18,7 +18,8 @@ from reconciler.emulator import properties, render, validation
 from reconciler.emulator.context import EmulatorResponse, RequestContext
 from reconciler.emulator.errors import ServiceError, not_found
 from reconciler.emulator.routing import FILE_RETRIEVAL, Route
-from reconciler.emulator.store import Company, File, iso
+from reconciler.emulator.entities import File
+from reconciler.emulator.store import Company, iso
 
 UPLOAD_SECONDS = 3600
 
@@ -64,7 +65,7 @@ def get_file(ctx: RequestContext, id: str) -> tuple[int, dict[str, Any]]:
 
 
 def _owner(ctx: RequestContext, file_id: str, token: str) -> tuple[Company, File] | None:
-    for company in ctx.emulator.store.companies.values():
+    for company in ctx.shared.store.companies.values():
         file = company.file(file_id)
         if file is not None and secrets.compare_digest(file.upload_token, token):
             return company, file

@@ -13,7 +13,7 @@ from reconciler.emulator import plan_items, properties, render, validation
 from reconciler.emulator.context import RequestContext
 from reconciler.emulator.errors import not_found
 from reconciler.emulator.routing import Route
-from reconciler.emulator.store import PlanItem
+from reconciler.emulator.entities import PlanItem
 
 _KINDS = {  # kind -> (workspace attribute, response name, properties, label)
     "task": ("tasks", "workspacePlanTask", properties.TASK, "Workspace plan task"),

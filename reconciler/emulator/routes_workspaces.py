@@ -55,7 +55,7 @@ def set_access(ctx: RequestContext, id: str) -> tuple[int, dict[str, Any]]:
     ctx.changed()
     if notify:
         for email in added:
-            ctx.emulator.notifications.append(Notification(ws.id, email, message, ctx.now()))
+            ctx.shared.notifications.append(Notification(ws.id, email, message, ctx.now()))
     return lookups.workspace_reply(ctx, ws, selected)
 
 

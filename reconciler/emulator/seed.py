@@ -10,17 +10,30 @@ equal store (ids, timestamps and the id counters included).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from reconciler.emulator import plan_items
-from reconciler.vocabulary import ROLES
-from reconciler.emulator.store import (
-    AccessEntry, AccessList, Account, Asset, Company, CustomField, Deal, File, Group, IdSource,
-    PlanItem, Store, Tag, Template, User, Workspace,
+from reconciler.emulator.entities import (
+    AccessEntry,
+    AccessList,
+    Account,
+    Asset,
+    CustomField,
+    Deal,
+    File,
+    Group,
+    PlanItem,
+    Tag,
+    Template,
+    User,
+    Workspace,
 )
+from reconciler.emulator.store import Company, IdSource, Store
 from reconciler.errors import ConfigError
+from reconciler.vocabulary import ROLES
 
 
 class SeedError(ConfigError, ValueError):
@@ -146,7 +159,7 @@ def _load_company(ld: _Loader, name: str, raw: Any) -> Company:
     for i, t in enumerate(_list(c.get("tags"), f"{where}.tags")):
         t = _check(t, {"id", "title", "createdAt", "updatedAt"}, f"{where}.tags[{i}]", ("title",))
         tag = Tag("", str(t["title"]), *ld.stamps(t))
-        tag.id = ld.id_of(t, "tag", lambda v, o=tag: setattr(o, "id", v))
+        tag.id = ld.id_of(t, "tag", _id_setter(tag))
         company.tags.append(tag)
     for i, f in enumerate(_list(c.get("customFields"), f"{where}.customFields")):
         company.custom_fields.append(_load_custom_field(ld, f, f"{where}.customFields[{i}]"))
@@ -244,7 +257,7 @@ def _load_template(ld: _Loader, raw: Any, where: str) -> Template:
                 raise SeedError(str(exc)) from None
             entry: dict[str, Any] = {"id": item.get("id"), "fields": fields}
             if not entry["id"]:
-                ld.pending.append((prefix, lambda v, e=entry: e.__setitem__("id", v)))
+                ld.pending.append((prefix, functools.partial(entry.__setitem__, "id")))
             else:
                 ld.ids.claim(str(entry["id"]))
             getattr(tpl, attr).append(entry)
@@ -294,22 +307,22 @@ def _load_workspace(ld: _Loader, company: Company, raw: Any, where: str) -> Work
             if kind == "task" and fields["status"] == plan_items.COMPLETED and not fields["completedAt"]:
                 fields["completedAt"] = ld.now
             obj = PlanItem("", fields, *ld.stamps(item))
-            obj.id = ld.id_of(item, prefix, lambda v, o=obj: setattr(o, "id", v))
+            obj.id = ld.id_of(item, prefix, _id_setter(obj))
             getattr(ws, attr).append(obj)
     return ws
 
 
 def _load_access(ld: _Loader, w: Mapping[str, Any], where: str) -> AccessList:
     access = AccessList()
-    for attr, key, prefix, target in (("users", "email", "wu", access.users), ("domains", "domain", "wd", access.domains)):
+    for attr, key, prefix, entries in (("users", "email", "wu", access.users), ("domains", "domain", "wd", access.domains)):
         for i, e in enumerate(_list(w.get(attr), f"{where}.{attr}")):
             place = f"{where}.{attr}[{i}]"
             e = _check(e, {"id", key, "role", "createdAt", "updatedAt"}, place, (key, "role"))
             if e["role"] not in ROLES:  # the service answers no other role, so a seed must not hold one
                 raise SeedError(f"{place}.role: {e['role']!r} is not one of {', '.join(ROLES)}")
             entry = AccessEntry("", str(e[key]).lower(), e["role"], *ld.stamps(e))
-            entry.id = ld.id_of(e, prefix, lambda v, o=entry: setattr(o, "id", v))
-            target.append(entry)
+            entry.id = ld.id_of(e, prefix, _id_setter(entry))
+            entries.append(entry)
     return access
 
 
@@ -413,3 +426,14 @@ def _dump_workspace(c: Company, w: Workspace) -> dict[str, Any]:
         out["customFields"] = dict(w.custom_fields)
     out.update(_stamps(w))
     return out
+
+
+class _HasId(Protocol):
+    id: str
+
+
+def _id_setter(obj: _HasId) -> Callable[[str], None]:
+    """Sets ``obj.id`` once the loader hands out the ids a seed left out."""
+    def assign(value: str) -> None:
+        obj.id = value
+    return assign

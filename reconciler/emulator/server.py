@@ -20,19 +20,18 @@ import socket
 import threading
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
 from urllib.parse import parse_qsl
 
 import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Mount
+from starlette.types import Receive, Scope, Send
 
 from reconciler.emulator.core import Emulator
 from reconciler.emulator.faults import ConnectionDropped
 from reconciler.errors import ConfigError
 
-Scope = dict[str, Any]
 log = logging.getLogger(__name__)
 
 
@@ -53,7 +52,7 @@ class _EmulatorASGI:
     def __init__(self, emulator: Emulator) -> None:
         self.emulator = emulator
 
-    async def __call__(self, scope: Scope, receive: Callable[..., Any], send: Callable[..., Any]) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
         body = b""

@@ -1,4 +1,5 @@
-"""The emulator's data: companies and everything they own.
+"""The emulator's data: companies and everything they own (the objects
+themselves are ``entities.py``'s).
 
 Plain dataclasses, no behaviour beyond look-ups and id generation; the rules
 live in the route modules and ``access.py``.  ``seed.py`` reads and writes
@@ -19,201 +20,34 @@ both the replace and the report).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from reconciler.emulator.entities import (
+    AccessEntry,
+    AccessList,
+    Group,
+    User,
+    Account,
+    Deal,
+    PlanItem,
+    Template,
+    Tag,
+    CustomField,
+    Workspace,
+    File,
+    Asset,
+)
 from reconciler.emulator.index import ById, CompanyIndex
+
+T = TypeVar("T")
 
 
 def iso(seconds: float) -> str:
     """An ISO 8601 UTC date-time with milliseconds and a ``Z``."""
     stamp = dt.datetime.fromtimestamp(seconds, dt.UTC)
     return stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-@dataclass
-class AccessEntry:
-    """A user (``key`` = email) or domain (``key`` = hostname) with a role."""
-
-    id: str
-    key: str
-    role: str
-    created_at: str
-    updated_at: str
-
-
-@dataclass
-class AccessList:
-    users: list[AccessEntry] = field(default_factory=list)
-    domains: list[AccessEntry] = field(default_factory=list)
-
-    def has_owner(self) -> bool:
-        return any(e.role == "owner" for e in self.users + self.domains)
-
-
-@dataclass
-class Group:
-    """Connected workspaces: one homepage, one access list."""
-
-    id: str
-    homepage: str
-    access: AccessList
-
-
-@dataclass
-class User:
-    id: str
-    email: str
-    first_name: str | None
-    last_name: str | None
-    avatar: str | None
-    created_at: str
-    updated_at: str
-
-    @property
-    def name(self) -> str:
-        """First and last name; ``""`` when neither is known (a person first
-        seen on an access list): the description types ``name`` as a string."""
-        return " ".join(p for p in (self.first_name, self.last_name) if p)
-
-
-@dataclass
-class Account:
-    id: str
-    name: str
-    website: str | None
-    owner_id: str | None
-    logo: str | None
-    crm_two_account_id: str | None
-    crm_one_company_id: str | None
-    custom_fields: dict[str, str]
-    created_at: str
-    updated_at: str
-
-
-@dataclass
-class Deal:
-    """Exactly one of ``crm_one_deal_id`` / ``crm_two_opportunity_id`` is set;
-    the CRM company/account says which account the deal belongs to."""
-
-    id: str
-    crm_one_deal_id: str | None
-    crm_two_opportunity_id: str | None
-    crm_one_company_id: str | None
-    crm_two_account_id: str | None
-    name: str | None
-    amount: int | None
-    type: str | None
-    stage: str | None
-    created_date: str | None
-    close_date: str | None
-    created_at: str
-    updated_at: str
-
-
-@dataclass
-class PlanItem:
-    """A section, page or task of a workspace; ``fields`` holds the
-    type-specific attributes in the API's spelling (``isHidden``,
-    ``completedAt``, ...)."""
-
-    id: str
-    fields: dict[str, Any]
-    created_at: str
-    updated_at: str
-
-
-@dataclass
-class Template:
-    id: str
-    name: str
-    workspace_title: str | None
-    requires_deal: bool
-    sections: list[dict[str, Any]]
-    pages: list[dict[str, Any]]
-    tasks: list[dict[str, Any]]
-
-
-@dataclass
-class Tag:
-    id: str
-    title: str
-    created_at: str
-    updated_at: str
-
-
-@dataclass
-class CustomField:
-    id: str
-    name: str
-    variable_name: str
-    type: str
-    object_type: str
-    options: list[dict[str, Any]]
-    created_at: str
-    updated_at: str
-
-
-@dataclass
-class Workspace:
-    id: str
-    name: str
-    account_id: str | None        # None: a seed that names no account
-    published: bool
-    archived: bool
-    access: AccessList
-    group: str | None = None
-    template_id: str | None = None
-    start_date: str | None = None
-    target_end_date: str | None = None
-    actual_end_date: str | None = None
-    deal_id: str | None = None
-    custom_fields: dict[str, str] = field(default_factory=dict)
-    sections: list[PlanItem] = field(default_factory=list)
-    pages: list[PlanItem] = field(default_factory=list)
-    tasks: list[PlanItem] = field(default_factory=list)
-    created_at: str = ""
-    updated_at: str = ""
-
-
-@dataclass
-class File:
-    id: str
-    file_name: str
-    mime_type: str
-    upload_token: str
-    expires_at: float
-    upload_status: str = "in_progress"
-    size: int | None = None
-    sha256: str | None = None
-    asset_id: str | None = None
-    # Epoch seconds at which background conversion ends (docx/ppt/xlsx).
-    ready_at: float | None = None
-    created_at: str = ""
-    updated_at: str = ""
-
-    @property
-    def uploaded(self) -> bool:
-        return self.sha256 is not None
-
-
-@dataclass
-class Asset:
-    id: str
-    type: str
-    name: str
-    description: str = ""
-    transcript: str = ""
-    is_internal: bool = False
-    file_id: str | None = None
-    url: str | None = None
-    custom_code: str | None = None
-    tag_ids: list[str] = field(default_factory=list)
-    metadata: dict[str, Any] | None = None
-    views: int = 0
-    shares: int = 0
-    created_at: str = ""
-    updated_at: str = ""
 
 
 @dataclass
@@ -244,35 +78,36 @@ class Company:
     _index: CompanyIndex = field(default_factory=CompanyIndex, init=False, repr=False, compare=False)
     _by_id: dict[str, ById[Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def _lookup(self, collection: str, key: str) -> Any:
+    def _lookup(self, collection: str, items: Sequence[T], key: str) -> T | None:
         index = self._by_id.get(collection)
         if index is None:
             index = self._by_id[collection] = ById()
-        return index.get(getattr(self, collection), key)
+        found: T | None = index.get(items, key)
+        return found
 
     def workspace(self, wid: str) -> Workspace | None:
         return self._index.workspace(self.workspaces, wid)
 
     def account(self, aid: str | None) -> Account | None:
-        return self._lookup("accounts", aid) if aid else None
+        return self._lookup("accounts", self.accounts, aid) if aid else None
 
     def deal(self, did: str | None) -> Deal | None:
-        return self._lookup("deals", did) if did else None
+        return self._lookup("deals", self.deals, did) if did else None
 
     def template(self, tid: str) -> Template | None:
-        return self._lookup("templates", tid)
+        return self._lookup("templates", self.templates, tid)
 
     def tag(self, tid: str) -> Tag | None:
-        return self._lookup("tags", tid)
+        return self._lookup("tags", self.tags, tid)
 
     def file(self, fid: str) -> File | None:
-        return self._lookup("files", fid)
+        return self._lookup("files", self.files, fid)
 
     def asset(self, aid: str) -> Asset | None:
-        return self._lookup("assets", aid)
+        return self._lookup("assets", self.assets, aid)
 
     def custom_field(self, cid: str) -> CustomField | None:
-        return self._lookup("custom_fields", cid)
+        return self._lookup("custom_fields", self.custom_fields, cid)
 
     def access_entry(self, entry_id: str, *, domains: bool) -> tuple[AccessList, AccessEntry] | None:
         """The list and the user (or domain) entry with ``entry_id``: the

@@ -3,6 +3,9 @@
 No network and no token: ``reconciler validate`` runs on this package alone.
 Every problem in every file is reported at once in one ``ManifestError``,
 each as ``file:line: message``.
+
+May import vocabulary, gcpause, text, errors, and nothing of the network (the
+map in docs/design.md; tests/test_import_graph.py).
 """
 
 from reconciler.manifest.desired import (

@@ -1,4 +1,8 @@
-"""Planning: the pure diff of (Desired, Live, State) into a Plan, and its renderers."""
+"""Planning: the pure diff of (Desired, Live, State) into a Plan, and its renderers.
+
+Pure: no I/O.  May import manifest/, state, live, vocabulary, gcpause, text,
+errors; never api/ (the map in docs/design.md; tests/test_import_graph.py).
+"""
 
 from reconciler.plan.model import AccessChange, AccessSnapshot, Action, ApiCall, EntryChange, Plan
 from reconciler.plan.access import patch_order

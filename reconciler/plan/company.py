@@ -282,29 +282,3 @@ def _short(source: GrantSource) -> str:
     if source.kind == "team":
         return f"team {source.team}"
     return f"rule {source.rule}" + (f" via team {source.team}" if source.team else "")
-
-
-def company_governed(desired: Desired, live: Live, state: State, named: set[str]) -> set[str]:
-    """The workspace ids a manifest's access list is on: rules there merge into that list."""
-    from reconciler.plan.groups import ProbableMembers, member_id  # groups imports the steps, which name this module
-
-    probable = ProbableMembers(live, named)
-    found: set[str] = set()
-    for group in desired.groups:
-        if group.access is None:
-            continue
-        found.add(group.homepage)
-        found.update(i for i in (member_id(m, state) for m in group.members) if i is not None)
-        found.update(probable.of(group.homepage))
-    found.update(w.id for w in desired.workspaces if w.access is not None)
-    return found
-
-
-def company_groups_without_list(desired: Desired, live: Live, state: State, named: set[str]) -> dict[str, list[str]]:
-    """Homepage -> the group's other workspaces, for each group the manifests name without a list."""
-    from reconciler.plan.groups import ProbableMembers, member_id
-
-    probable = ProbableMembers(live, named)
-    return {g.homepage: [*(i for i in (member_id(m, state) for m in g.members) if i is not None),
-                         *probable.of(g.homepage)]
-            for g in desired.groups if g.access is None}

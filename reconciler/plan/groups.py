@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reconciler.live import Live, shared_entries
-from reconciler.manifest import AccessList, DesiredGroup, DesiredMember
+from reconciler.manifest import AccessList, Desired, DesiredGroup, DesiredMember
 from reconciler.plan.access import plan_access, roles
 from reconciler.plan.model import AccessChange, AccessSnapshot, ConnectChange, CreateChange, Reach
 from reconciler.plan.steps import Inputs, Planned
@@ -158,3 +158,25 @@ def _probable_warning(group: DesiredGroup, change: AccessChange, live: Live, wor
             f"shows the same access entries as the homepage {group.homepage}: it is probably connected to the "
             f"group by hand, so this change of the group's list reaches it too. Declare it among the group's "
             f"workspaces (KEY: {{id: {ws.id}}}) to say so.")
+
+
+def company_governed(desired: Desired, live: Live, state: State, named: set[str]) -> set[str]:
+    """The workspace ids a manifest's access list is on: rules there merge into that list."""
+    probable = ProbableMembers(live, named)
+    found: set[str] = set()
+    for group in desired.groups:
+        if group.access is None:
+            continue
+        found.add(group.homepage)
+        found.update(i for i in (member_id(m, state) for m in group.members) if i is not None)
+        found.update(probable.of(group.homepage))
+    found.update(w.id for w in desired.workspaces if w.access is not None)
+    return found
+
+
+def company_groups_without_list(desired: Desired, live: Live, state: State, named: set[str]) -> dict[str, list[str]]:
+    """Homepage -> the group's other workspaces, for each group the manifests name without a list."""
+    probable = ProbableMembers(live, named)
+    return {g.homepage: [*(i for i in (member_id(m, state) for m in g.members) if i is not None),
+                         *probable.of(g.homepage)]
+            for g in desired.groups if g.access is None}

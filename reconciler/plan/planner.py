@@ -22,8 +22,8 @@ from reconciler.manifest import Desired
 from reconciler.plan import facts
 from reconciler.plan.assets import CommandPaths, plan_assets
 from reconciler.plan.cost import plan_cost
-from reconciler.plan.groups import plan_groups
-from reconciler.plan.company import CompanyPlanner, company_governed, company_groups_without_list
+from reconciler.plan.groups import company_governed, company_groups_without_list, plan_groups
+from reconciler.plan.company import CompanyPlanner
 from reconciler.plan.model import AccessChange, AssetChange, Change, Cost, CreateChange, NeedsPerson, Plan
 from reconciler.plan.refusals import refuse_ownerless, refuse_unplannable
 from reconciler.plan.steps import Inputs, Planned

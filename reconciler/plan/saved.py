@@ -17,6 +17,9 @@ Two checks, in order, so the message says what happened:
   ones they give.  The file was edited, or made by another version of the
   tool: either way it is not what these inputs approve.
 
+The saved plan's file format (``format_saved_plan``, ``parse_saved_plan``)
+lives here too, beside the checks of what it holds.
+
 Pure: no I/O.  Values quoted from the saved file are untrusted and pass
 through :func:`reconciler.text.quoted`.
 """
@@ -24,9 +27,10 @@ through :func:`reconciler.text.quoted`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from pathlib import PurePosixPath
+from typing import Any, NamedTuple
 
-from reconciler.errors import ApplyError
+from reconciler.errors import ApplyError, ConfigError
 from reconciler.plan.model import Plan
 from reconciler.text import printable, quoted
 
@@ -151,3 +155,46 @@ def _value(value: Any) -> str:
     import json
 
     return quoted(json.dumps(value, sort_keys=True, ensure_ascii=False), limit=120)
+
+
+# The saved plan's file format: a JSON document of this kind, the manifest
+# path the plan was made from (POSIX, relative to the plan file's directory
+# unless absolute) and the plan.  Bytes in, bytes out: reading and writing the
+# file (owned, atomic, size-capped) is the commands' business.
+SAVED_PLAN_KIND = "reconciler-plan"
+
+
+class SavedPlanFile(NamedTuple):
+    """What a saved plan's file holds."""
+
+    plan: Plan
+    manifest_path: PurePosixPath  # as stored: relative to the plan file's directory unless absolute
+
+
+def format_saved_plan(plan: Plan, manifest_path: PurePosixPath) -> bytes:
+    """The bytes of a saved plan's file."""
+    import json
+
+    doc = {"kind": SAVED_PLAN_KIND, "manifest_path": manifest_path.as_posix(), "plan": plan.model_dump(mode="json")}
+    return (json.dumps(doc, indent=2) + "\n").encode("utf-8")
+
+
+def parse_saved_plan(data: bytes, plan_label: str) -> SavedPlanFile:
+    """The plan and manifest path in ``data``; a ``ConfigError`` naming
+    ``plan_label`` when ``data`` is not a saved plan's file."""
+    import json
+
+    from pydantic import ValidationError
+
+    try:
+        doc = json.loads(data.decode("utf-8"))
+        if doc.get("kind") != SAVED_PLAN_KIND:
+            raise ValueError("not a saved reconciler plan")
+        return SavedPlanFile(Plan.model_validate(doc["plan"]), PurePosixPath(doc["manifest_path"]))
+    except (ValueError, KeyError, AttributeError, TypeError, ValidationError) as exc:
+        raise not_a_saved_plan(plan_label, exc) from exc
+
+
+def not_a_saved_plan(plan_label: str, reason: object) -> ConfigError:
+    """The error for a file that is not a saved plan."""
+    return ConfigError(f"{plan_label} is not a plan saved by reconciler plan --out: {reason}.")

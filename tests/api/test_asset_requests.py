@@ -12,7 +12,7 @@ from pathlib import Path
 import respx
 
 from reconciler.api.client import WorkspaceClient
-from reconciler.apply_assets import apply_asset
+from reconciler.apply.assets import apply_asset
 from reconciler.clock import VirtualClock
 from reconciler.manifest import load_desired
 from reconciler.plan.assets import plan_asset

@@ -13,7 +13,7 @@ import respx
 
 from reconciler.api.client import WorkspaceClient
 from reconciler.apply import apply_plan
-from reconciler.commands import plan_with_client
+from reconciler.commands.plan import plan_with_client
 from reconciler.manifest import load_desired
 from reconciler.state import State, load_state
 from tests.api.conftest import data, page

@@ -19,7 +19,7 @@ from reconciler.api.client import WorkspaceClient
 from reconciler.api.connection import make_http_client
 from reconciler.apply import apply_plan
 from reconciler.clock import VirtualClock
-from reconciler.commands import plan_with_client
+from reconciler.commands.plan import plan_with_client
 from reconciler.emulator import Emulator, emulator_transport
 from reconciler.emulator.server import start_background_server
 from reconciler.manifest import load_desired

@@ -211,10 +211,10 @@ def test_a_lost_link_creation_is_never_sent_again_on_its_own(rig: Rig) -> None:
     assert len(rig.company.assets) == 1
     (created,) = rig.company.assets
     # Found in the web app and adopted (an asset import makes no service call).
-    from reconciler.state_commands import import_workspace
-    from reconciler.target import Target
+    from reconciler.commands.import_ import import_workspace
+    from reconciler.service import Service
 
-    import_workspace(rig.root, "asset.site", created.id, target=Target(), state_path=rig.state_path)
+    import_workspace(rig.root, "asset.site", created.id, service=Service(), state_path=rig.state_path)
     (change,) = rig.plan().changes
     assert (change.action, change.asset_id) == ("update", created.id)
     rig.apply()

@@ -32,7 +32,7 @@ import pytest
 
 from reconciler.apply import apply_plan
 from reconciler.clock import VirtualClock
-from reconciler.commands import plan_with_client
+from reconciler.commands.plan import plan_with_client
 from reconciler.emulator import Emulator
 from reconciler.errors import ApplyError, ReconcilerError
 from reconciler.manifest import DesiredAsset, load_desired

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from reconciler.clock import ScaledClock
-from reconciler.commands import make_served_emulator
+from reconciler.commands.emulator import make_served_emulator
 from reconciler.emulator.faults import parse_fault_spec
 from reconciler.emulator.server import start_background_server
 from reconciler.errors import ConfigError

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 import yaml
 
-from reconciler import commands
+from reconciler.commands.plan import plan as plan_command
 from reconciler.clock import VirtualClock
 from reconciler.emulator import Emulator
 from reconciler.export import EXPORT_PROPERTIES, ExportResult, export_manifests
 from reconciler.manifest import load_desired
-from reconciler.target import Target, open_client
+from reconciler.service import Service, open_client
 from tests.e2e.conftest import QUICKSTART, client_for, run_cli, seed_company
 
 KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -24,18 +24,18 @@ KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 pytestmark = pytest.mark.usefixtures("no_ambient_connection")
 
 
-def emulator_target(tmp_path: Path, seed: Path) -> Target:
+def emulator_target(tmp_path: Path, seed: Path) -> Service:
     """One emulator data file, made from ``seed``, shared by export and plan."""
-    return Target(emulator_file=tmp_path / "emulator.yaml", emulator_seed=seed, env={})
+    return Service(emulator_file=tmp_path / "emulator.yaml", emulator_seed=seed, env={})
 
 
-def export_from(target: Target, out_dir: Path) -> ExportResult:
-    with open_client(target) as client:
+def export_from(service: Service, out_dir: Path) -> ExportResult:
+    with open_client(service) as client:
         return export_manifests(client, out_dir)
 
 
-def plan_has_changes(out_dir: Path, target: Target, tmp_path: Path) -> bool:
-    result = commands.plan(out_dir, target=target, state_path=tmp_path / "reconciler.state.json")
+def plan_has_changes(out_dir: Path, service: Service, tmp_path: Path) -> bool:
+    result = plan_command(out_dir, service=service, state_path=tmp_path / "reconciler.state.json")
     return result.has_changes
 
 
@@ -66,26 +66,26 @@ def two_accounts_seed() -> dict[str, Any]:
 
 
 def test_quickstart_export_validates_and_plans_no_changes(tmp_path: Path) -> None:
-    target = emulator_target(tmp_path, QUICKSTART / "seed.yaml")
+    service = emulator_target(tmp_path, QUICKSTART / "seed.yaml")
     out = tmp_path / "manifests"
-    result = export_from(target, out)
+    result = export_from(service, out)
 
     desired = load_desired(out)
     assert {w.id for w in desired.workspaces} == {"ws_home", "ws_kickoff", "ws_portal", "ws_renewal"}
     assert result.workspaces == 4
-    assert not plan_has_changes(out, target, tmp_path)
+    assert not plan_has_changes(out, service, tmp_path)
 
 
 def test_files_are_grouped_per_account(tmp_path: Path, write_seed: Callable[..., Path]) -> None:
-    target = emulator_target(tmp_path, write_seed(two_accounts_seed()))
+    service = emulator_target(tmp_path, write_seed(two_accounts_seed()))
     out = tmp_path / "manifests"
-    result = export_from(target, out)
+    result = export_from(service, out)
 
     assert [f.path.name for f in result.files] == ["alpha-gmbh.yaml", "beta-co.yaml", "workspaces.yaml"]
     ids = {f.path.name: sorted(w["id"] for w in yaml.safe_load(f.path.read_text())["workspaces"].values())
            for f in result.files}
     assert ids == {"alpha-gmbh.yaml": ["ws_a1", "ws_a2"], "beta-co.yaml": ["ws_b1"], "workspaces.yaml": ["ws_x"]}
-    assert not plan_has_changes(out, target, tmp_path)
+    assert not plan_has_changes(out, service, tmp_path)
 
 
 def test_entries_are_sorted_by_email_and_domain(tmp_path: Path, write_seed: Callable[..., Path]) -> None:
@@ -101,8 +101,8 @@ def test_entries_are_sorted_by_email_and_domain(tmp_path: Path, write_seed: Call
 
 
 def test_two_exports_of_the_same_service_are_byte_identical(tmp_path: Path, write_seed: Callable[..., Path]) -> None:
-    target = emulator_target(tmp_path, write_seed(two_accounts_seed()))
-    first, second = export_from(target, tmp_path / "one"), export_from(target, tmp_path / "two")
+    service = emulator_target(tmp_path, write_seed(two_accounts_seed()))
+    first, second = export_from(service, tmp_path / "one"), export_from(service, tmp_path / "two")
 
     assert [f.path.name for f in first.files] == [f.path.name for f in second.files]
     for a, b in zip(first.files, second.files, strict=True):
@@ -114,9 +114,9 @@ def test_colliding_names_get_distinct_valid_keys(tmp_path: Path, write_seed: Cal
         {"id": f"ws_{n}", "name": name, "users": [{"email": "jane@acme.com", "role": "owner"}]}
         for n, name in enumerate(["Onboarding", "onboarding!", "Onboarding 2", "–––", "Onboarding"])
     ])
-    target = emulator_target(tmp_path, write_seed(seed))
+    service = emulator_target(tmp_path, write_seed(seed))
     out = tmp_path / "manifests"
-    export_from(target, out)
+    export_from(service, out)
 
     keys = {w["id"]: key for key, w in read_workspaces(out).items()}
     assert len(keys) == 5 and len(set(keys.values())) == 5
@@ -125,19 +125,19 @@ def test_colliding_names_get_distinct_valid_keys(tmp_path: Path, write_seed: Cal
     assert keys["ws_2"] == "onboarding-2"
     assert keys["ws_3"] == "ws-3"  # a name with no letters falls back to the id
     assert sorted(keys[w] for w in ("ws_0", "ws_1", "ws_4")) == ["onboarding", "onboarding-3", "onboarding-4"]
-    assert not plan_has_changes(out, target, tmp_path)
+    assert not plan_has_changes(out, service, tmp_path)
 
 
 def test_keys_are_unique_across_account_files(tmp_path: Path, write_seed: Callable[..., Path]) -> None:
     seed = two_accounts_seed()
     for ws in seed["companies"]["acme"]["workspaces"]:
         ws["name"] = "Home"
-    target = emulator_target(tmp_path, write_seed(seed))
+    service = emulator_target(tmp_path, write_seed(seed))
     out = tmp_path / "manifests"
-    export_from(target, out)
+    export_from(service, out)
 
     assert len(load_desired(out).workspaces) == 4  # a key defined in two files would be an error
-    assert not plan_has_changes(out, target, tmp_path)
+    assert not plan_has_changes(out, service, tmp_path)
 
 
 def test_a_list_without_an_owner_is_exported_non_authoritative(tmp_path: Path, write_seed: Callable[..., Path]) -> None:
@@ -145,28 +145,28 @@ def test_a_list_without_an_owner_is_exported_non_authoritative(tmp_path: Path, w
         {"id": "ws_1", "name": "Ownerless", "users": [{"email": "ed@acme.com", "role": "editor"}]},
         {"id": "ws_2", "name": "Owned", "users": [{"email": "jane@acme.com", "role": "owner"}]},
     ])
-    target = emulator_target(tmp_path, write_seed(seed))
+    service = emulator_target(tmp_path, write_seed(seed))
     out = tmp_path / "manifests"
-    result = export_from(target, out)
+    result = export_from(service, out)
 
     exported = read_workspaces(out)
     assert exported["ownerless"]["access"]["authoritative"] is False
     assert "authoritative" not in exported["owned"]["access"]
     assert result.non_authoritative == 1
     load_desired(out)  # an authoritative list without an owner would be refused here
-    assert not plan_has_changes(out, target, tmp_path)
+    assert not plan_has_changes(out, service, tmp_path)
 
 
 def test_a_workspace_without_entries_is_exported_as_id_only(tmp_path: Path, write_seed: Callable[..., Path]) -> None:
     seed = seed_company([{"id": "ws_3", "name": "Empty"}])
-    target = emulator_target(tmp_path, write_seed(seed))
+    service = emulator_target(tmp_path, write_seed(seed))
     out = tmp_path / "manifests"
-    result = export_from(target, out)
+    result = export_from(service, out)
 
     assert read_workspaces(out) == {"empty": {"id": "ws_3"}}
     assert result.without_access == 1
     assert [w.id for w in load_desired(out).workspaces] == ["ws_3"]
-    assert not plan_has_changes(out, target, tmp_path)
+    assert not plan_has_changes(out, service, tmp_path)
 
 
 def test_a_directory_holding_manifests_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

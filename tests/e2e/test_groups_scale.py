@@ -22,7 +22,7 @@ import pytest
 
 from bench.groups_scale import connect, scenario
 from reconciler.apply import ApplyResult, apply_plan
-from reconciler.commands import plan_with_client
+from reconciler.commands.plan import plan_with_client
 from reconciler.emulator import Emulator
 from reconciler.manifest import load_desired
 from reconciler.plan import Plan

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import commands
+from reconciler.commands.apply import apply as apply_command
+from reconciler.commands.plan import plan as plan_command
+from reconciler.commands.validate import validate as validate_command
 from reconciler.errors import ManifestError, PlanRefused
-from reconciler.target import Target
+from reconciler.service import Service
 from tests.e2e.conftest import QUICKSTART, run_cli
 
 
@@ -26,8 +28,8 @@ def emu(project: Path) -> list[str]:
     return ["--emulator", str(project / "emulator.yaml"), "--seed", str(project / "seed.yaml")]
 
 
-def target(project: Path) -> Target:
-    return Target(emulator_file=project / "emulator.yaml", emulator_seed=project / "seed.yaml", env={})
+def service(project: Path) -> Service:
+    return Service(emulator_file=project / "emulator.yaml", emulator_seed=project / "seed.yaml", env={})
 
 
 def add_policy(project: Path, text: str) -> Path:
@@ -55,7 +57,7 @@ def edit(project: Path, old: str, new: str) -> None:
 def test_a_grant_outside_the_allowed_domains_is_refused_at_its_line(project: Path) -> None:
     policy = add_policy(project, "  allowedDomains: [acme.com, customer.com]\n")
     with pytest.raises(ManifestError) as refused:
-        commands.validate(project)
+        validate_command(project)
     (problem,) = refused.value.problems
     assert problem.startswith(f"{project / 'manifest.yaml'}:26: workspace.partner-portal: user lee@partner.io "
                               "is outside the allowed domains")
@@ -64,17 +66,17 @@ def test_a_grant_outside_the_allowed_domains_is_refused_at_its_line(project: Pat
 
 def test_outside_grants_up_to_max_role_outside_pass_and_higher_ones_do_not(project: Path) -> None:
     add_policy(project, "  allowedDomains: [acme.com, customer.com]\n  maxRoleOutside: commenter\n")
-    assert commands.validate(project) == valid_with_a_policy(project)  # lee@partner.io is a commenter
+    assert validate_command(project) == valid_with_a_policy(project)  # lee@partner.io is a commenter
     edit(project, "{email: lee@partner.io, role: commenter}", "{email: lee@partner.io, role: editor}")
     with pytest.raises(ManifestError, match=r"may be given at most commenter \(policy maxRoleOutside at .*"
                                             r"policy.yaml:4\), not editor"):
-        commands.validate(project)
+        validate_command(project)
 
 
 def test_a_subdomain_of_an_allowed_domain_is_allowed(project: Path) -> None:
     add_policy(project, "  allowedDomains: [acme.com, customer.com, partner.io]\n")
     edit(project, "lee@partner.io", "lee@eu.partner.io")
-    assert commands.validate(project) == valid_with_a_policy(project)
+    assert validate_command(project) == valid_with_a_policy(project)
 
 
 def test_a_protected_owner_listed_with_another_role_is_refused(project: Path) -> None:
@@ -84,20 +86,20 @@ def test_a_protected_owner_listed_with_another_role_is_refused(project: Path) ->
         "{email: raj@customer.com, role: collaborator}", "{email: raj@customer.com, role: owner}"))
     with pytest.raises(ManifestError, match="user jane@acme.com is a protected owner .* must be listed as owner, "
                                             "not editor"):
-        commands.validate(project)
+        validate_command(project)
 
 
 def test_the_policy_may_be_defined_in_one_file_only(project: Path) -> None:
     add_policy(project, "  maxRevocations: 3\n")
     edit(project, "version: 1\n", "version: 1\npolicy: {maxEscalations: 1}\n")
     with pytest.raises(ManifestError, match="policy: already defined at .*; the policy may be defined in one file"):
-        commands.validate(project)
+        validate_command(project)
 
 
 def test_an_unknown_policy_key_or_role_is_refused(project: Path) -> None:
     add_policy(project, "  maxRoleOutside: boss\n  maxRevocation: 3\n")
     with pytest.raises(ManifestError) as refused:
-        commands.validate(project)
+        validate_command(project)
     text = "\n".join(refused.value.problems)
     assert "policy.maxRoleOutside" in text and "boss" in text and "maxRevocation" in text
 
@@ -137,7 +139,7 @@ def test_taking_ownership_from_a_protected_owner_is_refused(project: Path) -> No
          "        - {email: temp@acme.com, role: owner}")
     edit(project, "authoritative: false", "authoritative: true")
     with pytest.raises(PlanRefused) as refused:
-        commands.plan(project, target=target(project), state_path=project / "s.json")
+        plan_command(project, service=service(project), state_path=project / "s.json")
     assert "policy protectedOwners: workspace.partner-portal would revoke protected owner ops@acme.com" in str(
         refused.value)
 
@@ -147,7 +149,7 @@ def test_notifying_more_people_than_allowed_is_refused_and_lists_them(project: P
     edit(project, "authoritative: false", "authoritative: false\n      notify: true")
     with pytest.raises(PlanRefused, match=r"policy maxNotified \(0\): the plan emails 1 people "
                                           r"\(lee@partner.io \(workspace.partner-portal\)\)"):
-        commands.plan(project, target=target(project), state_path=project / "s.json")
+        plan_command(project, service=service(project), state_path=project / "s.json")
 
 
 # --- expiring grants --------------------------------------------------------------------------------
@@ -157,11 +159,11 @@ def test_an_expired_grant_is_removed_and_labelled_expired(project: Path) -> None
     edit(project, "{email: lee@partner.io, role: commenter}",
          "{email: lee@partner.io, role: commenter, expires: 2099-03-01}")
     state = project / "s.json"
-    commands.apply(project, target=target(project), state_path=state, targets=(), max_removals=None,
+    apply_command(project, service=service(project), state_path=state, targets=(), max_removals=None,
                    plan_file=None, confirm=lambda _t: True, color=False, progress=lambda _m: None)
-    assert not commands.plan(project, target=target(project), state_path=state,
+    assert not plan_command(project, service=service(project), state_path=state,
                              today=date(2099, 2, 28)).has_changes
-    later = commands.plan(project, target=target(project), state_path=state, today=date(2099, 3, 1))
+    later = plan_command(project, service=service(project), state_path=state, today=date(2099, 3, 1))
     (change,) = later.access_changes
     (entry,) = change.entries
     assert (entry.key, entry.privilege, entry.flags, entry.reason) == (
@@ -172,7 +174,7 @@ def test_an_expired_grant_never_applied_is_removed_from_a_non_authoritative_list
     # The service has temp@acme.com (never applied by this tool); the manifest lists it as expired.
     edit(project, "{email: lee@partner.io, role: commenter}",
          "{email: temp@acme.com, role: editor, expires: 2026-01-01}")
-    plan = commands.plan(project, target=target(project), state_path=project / "s.json", today=date(2026, 2, 1))
+    plan = plan_command(project, service=service(project), state_path=project / "s.json", today=date(2026, 2, 1))
     (entry,) = plan.access_changes[-1].entries
     assert (entry.key, entry.action.value, entry.flags) == ("temp@acme.com", "delete", ("expired",))
 
@@ -180,9 +182,9 @@ def test_an_expired_grant_never_applied_is_removed_from_a_non_authoritative_list
 def test_every_plan_lists_grants_expiring_within_14_days(project: Path) -> None:
     edit(project, "{email: lee@partner.io, role: commenter}",
          "{email: lee@partner.io, role: commenter, expires: 2026-03-10}")
-    soon = commands.plan(project, target=target(project), state_path=project / "s.json", today=date(2026, 3, 1))
+    soon = plan_command(project, service=service(project), state_path=project / "s.json", today=date(2026, 3, 1))
     assert any("the grant to user lee@partner.io expires on 2026-03-10 (in 9 days)" in w for w in soon.warnings)
-    later = commands.plan(project, target=target(project), state_path=project / "s.json", today=date(2026, 2, 1))
+    later = plan_command(project, service=service(project), state_path=project / "s.json", today=date(2026, 2, 1))
     assert not any("expires on" in w for w in later.warnings)
 
 
@@ -190,15 +192,15 @@ def test_an_expiry_that_is_not_a_date_is_an_error_and_one_in_the_past_a_warning(
     edit(project, "{email: lee@partner.io, role: commenter}", "{email: lee@partner.io, role: commenter, "
                                                               "expires: soon}")
     with pytest.raises(ManifestError, match="expires: expected a date"):
-        commands.validate(project)
+        validate_command(project)
     edit(project, "expires: soon", "expires: 2020-01-01")
-    out = commands.validate(project, today=date(2026, 1, 1))
+    out = validate_command(project, today=date(2026, 1, 1))
     assert out == (f"The manifests in {project} are valid: 1 group with 0 members, 1 standalone workspace, "
                    "2 access lists, 0 assets, 1 file.\n"
                    f"Warning: {project / 'manifest.yaml'}:26: workspace.partner-portal: the grant to lee@partner.io "
                    "expired on 2020-01-01; the next apply removes it (delete the entry from the manifest)\n")
     with pytest.raises(ManifestError, match="expired on 2020-01-01.*an error with --strict"):
-        commands.validate(project, strict=True, today=date(2026, 1, 1))
+        validate_command(project, strict=True, today=date(2026, 1, 1))
 
 
 # --- lint -------------------------------------------------------------------------------------------

@@ -17,11 +17,11 @@ from rich.console import Console
 
 from reconciler.apply import apply_plan
 from reconciler.clock import VirtualClock
-from reconciler.commands import plan_with_client
+from reconciler.commands.plan import plan_with_client
 from reconciler.emulator import Emulator
 from reconciler.manifest import load_desired
 from reconciler.plan.model import Change, ConnectChange
-from reconciler.progress import LineProgress, TerminalProgress, progress_for
+from reconciler.apply.progress import LineProgress, TerminalProgress, progress_for
 from reconciler.state import State
 from tests.e2e.conftest import ROOT, client_for, run_cli
 

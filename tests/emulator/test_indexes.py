@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from reconciler.emulator import Emulator, core, emulator_transport
-from reconciler.emulator.store import AccessList, Workspace
+from reconciler.emulator.entities import AccessList, Workspace
 
 BASE = "http://emulator.test/v1"
 ACCESS_PROPS = [("properties[]", p) for p in ("workspaceUsers.role", "workspaceUsers.user.email",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.commands import applied_line
+from reconciler.commands.apply import applied_line
 from reconciler.plan import render_markdown, render_text
 from reconciler.plan.model import (
     AccessChange,

@@ -45,8 +45,8 @@ from reconciler.api.errors import (
     ServerError,
     UploadExpired,
 )
-from reconciler.apply_assets import PartlyMade as _PartlyMade
-from reconciler.apply_assets import apply_asset_in_place
+from reconciler.apply.assets import PartlyMade as _PartlyMade
+from reconciler.apply.assets import apply_asset_in_place
 from reconciler.api.models import AccessDomainInput, AccessUserInput
 from reconciler.errors import ApplyError, ReconcilerError
 from reconciler.live import ACCESS_PROPERTIES, Live, LiveWorkspace, fetch_live, read_workspace
@@ -63,7 +63,7 @@ from reconciler.plan.model import (
 )
 from reconciler.plan.workspaces import Identity, namesakes
 from reconciler.plan.render_text import needs_person_lines
-from reconciler.progress import ApplyProgress, as_progress
+from reconciler.apply.progress import ApplyProgress, as_progress
 from reconciler.state import AccessRecord, ResourceState, State, StateBuilder, StateWriteError
 from reconciler.state.backend import JournalWriter, StateBackend, open_backend
 from reconciler.text import plural, printable

@@ -30,7 +30,7 @@ from reconciler.api.errors import (
     UploadFailed,
 )
 from reconciler.errors import ApplyError, ReconcilerError
-from reconciler.plan.model import AssetChange
+from reconciler.plan.model import Action, AssetChange
 from reconciler.state import AssetRecord, State, StateBuilder
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -63,7 +63,7 @@ def apply_asset_in_place(client: WorkspaceClient, change: AssetChange, state: St
                          say: Say, wait: bool) -> None:
     """Make one asset change, recording every step in ``state``; the steps
     before the last call are saved as they happen, the last by the caller."""
-    if change.action == "update":
+    if change.action == Action.UPDATE:
         _patch(client, change, change.asset_id or "", _record_of(state, change), state, fields=change.patch)
         return
     record = AssetRecord(type=change.asset_type, file=change.file_label, digest=change.digest,
@@ -99,7 +99,7 @@ def apply_asset_in_place(client: WorkspaceClient, change: AssetChange, state: St
                                        "pending_patch": list(change.patch) or None})
     _with_asset(state, change.address, asset_id, record)
     save()
-    if change.action == "replace":
+    if change.action == Action.REPLACE:
         say(f"{change.address}: new asset {asset_id}; the old asset {change.asset_id} stays in the service "
             "(the API cannot delete it): remove it in the web app")
     else:

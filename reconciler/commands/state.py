@@ -1,16 +1,15 @@
-"""``state list|show|rm``, ``import`` and ``force-unlock``: read and edit
-what the state knows.
+"""``state list|show|rm|push|pull`` and ``force-unlock``: read, edit and move what the state knows.
 
 None of these changes the service.  ``rm`` forgets an address (the next plan
-treats it as new: a template member would be created again); ``import``
-binds an address to a workspace that already exists, after checking that it
-exists and fits the manifest entry, so the next plan adopts it instead of
-creating another; ``force-unlock`` removes a lock left by a command that is
-gone, given the lock's ID (Terraform's ``force-unlock LOCK_ID``).
+treats it as new: a template member would be created again); ``push`` and
+``pull`` copy a state between backends (a file, PostgreSQL), lineage and
+serial kept; ``force-unlock`` breaks a lock left by a command that is gone,
+given the lock's ID (Terraform's ``force-unlock LOCK_ID``).
 
-The state is read with the journal a stopped apply may have left beside it
-(``load_state`` replays it): ``list`` and ``show`` only read, while ``rm``
-and ``import`` fold it into the file as they write it (``write_state``).
+The state is ``--state`` (a file path or a ``postgresql://`` URL), else the
+file beside the manifests.  It is read with the journal a stopped apply may
+have left: ``list`` and ``show`` only read, while ``rm`` folds it in as it
+writes.
 """
 
 from __future__ import annotations
@@ -22,13 +21,17 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from reconciler.errors import ConfigError, StateError
-from reconciler.live import PLAN_PROPERTIES, LiveWorkspace, fetch_live
-from reconciler.manifest import Desired, DesiredAsset, DesiredGroup, DesiredMember, DesiredWorkspace, load_desired
 from reconciler.state import ResourceState, State
-from reconciler.state.backend import StateBackend, open_backend
-from reconciler.target import Target, open_client
+from reconciler.state.address import PostgresAddress
+from reconciler.state.backend import StateBackend, backend_for, open_backend
 
 StateAddress = Path | str | StateBackend
+
+
+def check_state_address(address: str) -> None:
+    """``StateError`` for a ``postgresql://`` address the backend would refuse (one
+    holding a password), before the address can reach any message."""
+    PostgresAddress.parse(address)
 
 
 @contextmanager
@@ -41,9 +44,10 @@ def _opened(address: StateAddress) -> Iterator[StateBackend]:
         store.close()
 
 
-def state_list(state_path: StateAddress) -> str:
-    """One line per address: the address and its workspace id, sorted."""
-    with _opened(state_path) as store:
+def state_list(*, path: Path, state_path: StateAddress | None) -> str:
+    """One line per address: the address and its workspace id, sorted.  The
+    state is ``state_path``, else the default one beside the manifests in ``path``."""
+    with _opened(backend_for(state_path, path)) as store:
         state = store.load()
         if not state.resources and not store.exists():
             if store.kind == "file":
@@ -57,16 +61,16 @@ def state_list(state_path: StateAddress) -> str:
     return "".join(f"{a:<{width}}  {r.id}\n" for a, r in sorted(state.resources.items()))
 
 
-def state_show(state_path: StateAddress, address: str) -> str:
+def state_show(*, path: Path, state_path: StateAddress | None, address: str) -> str:
     """Everything the state records for ``address``, as JSON."""
-    with _opened(state_path) as store:
+    with _opened(backend_for(state_path, path)) as store:
         resource = _resource(store.load(), address, store.address)
     return json.dumps({"address": address, **resource.model_dump(exclude_none=True)}, indent=2) + "\n"
 
 
-def state_rm(state_path: StateAddress, address: str) -> str:
+def state_rm(*, path: Path, state_path: StateAddress | None, address: str) -> str:
     """Forget ``address`` in the state; the service is not touched."""
-    with _opened(state_path) as store, store.lock("reconciler state rm"):
+    with _opened(backend_for(state_path, path)) as store, store.lock("reconciler state rm"):
         state = store.load()
         resource = _resource(state, address, store.address)
         store.write(state.without(address))
@@ -93,104 +97,21 @@ def _asset_removed(address: str, resource: ResourceState, state_path: str) -> st
             f"The next apply creates {address} as the manifest says.\n")
 
 
-def force_unlock(state_path: StateAddress, lock_id: str) -> str:
+def force_unlock(*, path: Path, state_path: StateAddress | None, lock_id: str) -> str:
     """Remove the lock of the state when its ID is ``lock_id`` (each backend says when it refuses)."""
-    with _opened(state_path) as store:
+    with _opened(backend_for(state_path, path)) as store:
         return store.force_unlock(lock_id)
-
-
-def import_workspace(path: Path, address: str, workspace_id: str, *, target: Target, state_path: StateAddress) -> str:
-    """Bind ``address`` to the existing workspace ``workspace_id`` (or, for
-    an ``asset.*`` address, to the asset of that id)."""
-    desired = load_desired(path)
-    asset = next((a for a in desired.assets if a.address == address), None)
-    if asset is not None:
-        return _import_asset(asset, workspace_id, state_path)
-    node, group = _node(desired, address)
-    with _opened(state_path) as store, store.lock("reconciler import"):
-        state = store.load()
-        _refuse_rebinding(state, address, workspace_id)
-        wanted = [workspace_id] + ([group.homepage] if group is not None else [])
-        with open_client(target) as client:
-            live = fetch_live(client, wanted, properties=PLAN_PROPERTIES)
-        ws = live.workspaces.get(workspace_id)
-        if ws is None:
-            raise ConfigError(f"Cannot import {address}: workspace {workspace_id} does not exist, or the company "
-                              "this token belongs to cannot see it. Nothing was changed.")
-        _check_fit(node, group, ws, live.workspaces.get(group.homepage) if group is not None else None, address)
-        template = node.template if isinstance(node, DesiredMember) else None
-        store.write(state.with_resource(address, workspace_id, template=template))
-    name = f' "{ws.name}"' if ws.name else ""
-    joins = (" The next plan connects it to the group (harmless when it is in it already)."
-             if group is not None else "")
-    return f"Imported workspace {workspace_id}{name} as {address} ({node.location}).{joins}\n"
-
-
-def _import_asset(asset: DesiredAsset, asset_id: str, state_path: StateAddress) -> str:
-    """Assets cannot be read back, so the id is taken as given; only the type
-    is recorded, and the next plan PATCHes the fields the manifest sets."""
-    with _opened(state_path) as store, store.lock("reconciler import"):
-        state = store.load()
-        _refuse_rebinding(state, asset.address, asset_id)
-        store.write(state.with_resource(asset.address, asset_id, asset={"type": asset.type}))
-    return (f"Imported asset {asset_id} as {asset.address} ({asset.location}). The API cannot read assets back, "
-            "so the id was not checked; the next plan sets its name, description, tags and internal flag "
-            "as the manifest says.\n")
 
 
 def _resource(state: State, address: str, state_path: str) -> ResourceState:
     resource = state.resources.get(address)
     if resource is None:
-        raise ConfigError(f"The state {state_path} records nothing for {address}.{_closest(address, state.resources)}")
+        raise ConfigError(f"The state {state_path} records nothing for {address}.{closest(address, state.resources)}")
     return resource
 
 
-def _node(desired: Desired, address: str) -> tuple[DesiredMember | DesiredWorkspace, DesiredGroup | None]:
-    for group in desired.groups:
-        for member in group.members:
-            if member.address == address:
-                return member, group
-    for workspace in desired.workspaces:
-        if workspace.address == address:
-            return workspace, None
-    if any(g.address == address for g in desired.groups):
-        raise ConfigError(f"Cannot import {address}: a group is named by its homepage in the manifest; import "
-                          f"its members ({address}.workspace.KEY) instead.")
-    importable = [m.address for g in desired.groups for m in g.members] + [w.address for w in desired.workspaces]
-    importable += [a.address for a in desired.assets]
-    raise ConfigError(f"Cannot import {address}: no manifest in {desired.root} declares it."
-                      f"{_closest(address, importable)}")
-
-
-def _refuse_rebinding(state: State, address: str, workspace_id: str) -> None:
-    current = state.resources.get(address)
-    if current is not None and current.id:  # an asset whose creation is in doubt (no id) may be adopted
-        same = " already" if current.id == workspace_id else ""
-        raise ConfigError(f"Cannot import {address}: the state{same} binds it to workspace {current.id}. "
-                          f"Run 'reconciler state rm {address}' first to bind it anew.")
-    other = next((a for a, r in state.resources.items() if r.id == workspace_id), None)
-    if other is not None:
-        raise ConfigError(f"Cannot import {address}: workspace {workspace_id} is already bound to {other}; "
-                          "one workspace is managed in one place only.")
-
-
-def _check_fit(node: DesiredMember | DesiredWorkspace, group: DesiredGroup | None, ws: LiveWorkspace,
-               homepage: LiveWorkspace | None, address: str) -> None:
-    problems = []
-    declared_id = node.id
-    if declared_id is not None and declared_id != ws.id:
-        problems.append(f"the manifest names workspace {declared_id} for it at {node.location}")
-    if isinstance(node, DesiredMember) and node.template is not None and ws.template_id != node.template:
-        made = f"was made from template {ws.template_id}" if ws.template_id else "was not made from a template"
-        problems.append(f"it {made}, the manifest asks for {node.template}")
-    if group is not None and homepage is not None and ws.account_id != homepage.account_id:
-        problems.append(f"it belongs to account {ws.account_id}, the group's homepage to {homepage.account_id}")
-    if problems:
-        raise ConfigError(f"Cannot import {address} as workspace {ws.id}: {'; '.join(problems)}. "
-                          "Nothing was changed.")
-
-
-def _closest(address: str, known: Iterable[str]) -> str:
+def closest(address: str, known: Iterable[str]) -> str:
+    """The addresses of ``known`` close to ``address``, as a sentence to append (empty when none are)."""
     matches = difflib.get_close_matches(address, list(known), n=3, cutoff=0.5)
     return f" Did you mean {', '.join(matches)}?" if matches else ""
 

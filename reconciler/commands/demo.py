@@ -1,0 +1,122 @@
+"""``reconciler demo``: the quickstart on the embedded emulator, step by step."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reconciler.commands.apply import apply
+from reconciler.commands.plan import plan
+from reconciler.commands.validate import validate
+from reconciler.errors import ApplyError
+from reconciler.manifest import load_desired
+
+if TYPE_CHECKING:
+    from reconciler.service import Service
+
+# What `reconciler demo` runs without PATH: the checkout's copy when the current
+# directory has one (so `make demo` shows the paths the README shows), else the
+# identical copy shipped inside the package (tests/test_bundled_files.py keeps them equal).
+CHECKOUT_QUICKSTART = Path("examples/quickstart")
+BUNDLED_QUICKSTART = Path(__file__).resolve().parent.parent / "quickstart"
+
+
+def demo(*, path: Path | None, color: bool, show_title: Callable[[str], None], show: Callable[[str], None]) -> None:
+    """Run the demo's steps on a fresh emulator and state in a temporary
+    directory (removed afterwards): ``show_title`` gets each step's command
+    line before it runs, ``show`` what it printed."""
+    import shutil
+    import tempfile
+
+    from reconciler.service import Service
+
+    if path is None:
+        path = CHECKOUT_QUICKSTART if (CHECKOUT_QUICKSTART / "manifest.yaml").is_file() else BUNDLED_QUICKSTART
+    workdir = Path(tempfile.mkdtemp(prefix="reconciler-demo-"))
+    try:
+        seed = path / "seed.yaml" if (path / "seed.yaml").exists() else None
+        # env={}: a RECONCILER_TOKEN of a real company in the shell must not reach the demo's emulator.
+        service = Service(emulator_file=workdir / "emulator.yaml", emulator_seed=seed, env={})
+        for title, step in demo_steps(path, service=service, state_path=workdir / "reconciler.state.json",
+                                      color=color):
+            show_title(title)
+            show(step())
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def demo_steps(path: Path, *, service: Service, state_path: Path, color: bool) -> Iterator[tuple[str, Callable[[], str]]]:
+    """The quickstart, as the steps a newcomer would type; then someone changes
+    access in the web app, behind the tool's back, and the plan shows that
+    drift and the apply repairs it.  Steps are made lazily: each after the
+    one before it ran."""
+    from reconciler.plan import render_text
+
+    where = f"--emulator {service.emulator_file}"
+    plan_title, apply_title = f"reconciler plan {path} {where}", f"reconciler apply {path} {where} --auto-approve"
+
+    def show_plan() -> str:
+        return render_text(plan(path, service=service, state_path=state_path), color=color)
+
+    def run_apply() -> str:
+        return apply(path, service=service, state_path=state_path, targets=(), max_removals=None,
+                     plan_file=None, confirm=lambda text: print(text, end="") or True, color=color,
+                     progress=lambda m: print(f"  {m}"))
+
+    yield f"reconciler validate {path}", lambda: validate(path)
+    yield plan_title, show_plan
+    yield apply_title, run_apply
+    web_app_change = _web_app_change(path, service)
+    if web_app_change is not None:
+        yield web_app_change
+        yield plan_title, show_plan
+        yield apply_title, run_apply
+    yield plan_title, show_plan
+
+
+WEB_APP_NEWCOMER = "added.in.web.app@example.com"
+
+
+def _web_app_change(path: Path, service: Service) -> tuple[str, Callable[[], str]] | None:
+    """The demo's change made "in the web app": straight on the emulator through
+    its own HTTP API (httpx over the in-process transport, not our client).
+    Someone drops the last non-owner user of the first authoritative list (else
+    of the first list naming one) and, on an authoritative list, lets in a person
+    nobody reviewed.  None when the manifests name no such user."""
+    lists = sorted(load_desired(path).access_lists(), key=lambda item: not item[2].authoritative)
+    candidates = [(address, ws_id, access, [u.email for u in access.users if u.role != "owner"])
+                  for address, ws_id, access in lists]
+    chosen = next((candidate for candidate in candidates if candidate[3]), None)
+    if chosen is None or service.emulator_file is None:
+        return None
+    address, workspace_id, access, not_owners = chosen
+    dropped, added = not_owners[-1], WEB_APP_NEWCOMER if access.authoritative else None
+
+    def change() -> str:
+        import httpx
+
+        from reconciler.emulator import Emulator, emulator_transport
+
+        assert service.emulator_file is not None
+        emulator = Emulator.from_file(service.emulator_file, seed_path=service.emulator_seed)
+        token = service.env.get("RECONCILER_TOKEN", "").strip() or next(iter(emulator.company_tokens().values()))
+        with httpx.Client(base_url="http://emulator.invalid/v1", transport=emulator_transport(emulator),
+                          headers={"Authorization": f"Bearer {token}"}) as web_app:
+            users, page = None, 1
+            while users is None:
+                found = web_app.get("/workspaces", params=[
+                    ("properties[]", "workspaceUsers.role"), ("properties[]", "workspaceUsers.user.email"),
+                    ("limit", "100"), ("page", str(page))]).raise_for_status().json()["data"]
+                users = next((w["workspaceUsers"] for w in found["workspaces"] if w["id"] == workspace_id), None)
+                if users is None and not found["pageInfo"]["hasNextPage"]:
+                    raise ApplyError(f"The demo's web-app change: workspace {workspace_id} is not in the emulator.")
+                page += 1
+            kept = [{"email": u["user"]["email"], "role": u["role"]} for u in users if u["user"]["email"] != dropped]
+            kept += [{"email": added, "role": "editor"}] if added else []
+            web_app.post(f"/workspaces/{workspace_id}/access", json={"workspaceUsers": kept}).raise_for_status()
+        let_in = f" and gave {added} the editor role" if added else ""
+        return (f"Someone removed {dropped} from workspace {workspace_id} ({address}){let_in}, in the web app. "
+                "The manifests did not change: the next plan shows the drift, and the apply repairs it.")
+
+    return f"# meanwhile, someone edits {address} in the web app (here: straight on the emulator)", change
