@@ -27,8 +27,9 @@ demo: install
 test: install
 	.ci/ensure-postgres
 	$(BIN)/ruff check reconciler tests bench
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache
+	rm -rf $(VENV) *.egg-info .pytest_cache .mypy_cache .ruff_cache
 	find reconciler bench tests -name __pycache__ -prune -exec rm -rf {} +

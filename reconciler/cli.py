@@ -94,7 +94,7 @@ def connection_options(func: F) -> F:
         warn_if_seed_ignored(kwargs["service"])
         return func(*args, **kwargs)
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper  # type: ignore[return-value]  # functools.wraps keeps the callable's signature; mypy sees Any
 
 
 _INVOCATION: Invocation | None = None
@@ -262,7 +262,7 @@ def plan(path: Path, service: Service, state_path: Path | str | None, targets: t
                                require_state=require_state)
     except PlanRefused as refused:
         # A refused plan is still shown, so the reviewer sees what was refused.
-        _say(render(refused.plan, fmt=fmt, color=_color(), by_person=by_person), nl=False)  # type: ignore[arg-type]
+        _say(render(refused.plan, fmt=fmt, color=_color(), by_person=by_person), nl=False)  # type: ignore[arg-type]  # PlanRefused.plan is an object: errors.py imports nothing of plan/
         raise
     _say(render(result, fmt=fmt, color=_color(), by_person=by_person), nl=False)
     if out is not None:
@@ -342,7 +342,7 @@ def apply(path: Path | None, service: Service, state_path: Path | str | None, ta
                                      max_file_bytes=max_file_mib * 2**20)
         except PlanRefused as refused:
             # Shown before the refusal, as plan does: the reviewer sees what was refused.
-            _say(render(refused.plan, fmt="text", color=_color()), nl=False)  # type: ignore[arg-type]
+            _say(render(refused.plan, fmt="text", color=_color()), nl=False)  # type: ignore[arg-type]  # as above
             raise
         finally:
             shown.close()

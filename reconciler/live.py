@@ -169,7 +169,7 @@ def read_workspace(ws: object) -> LiveWorkspace:
         domains[domain] = LiveEntry(id=wd.id, key=domain, role=wd.role)
     deal = getattr(ws, "deal", None)
     return LiveWorkspace(
-        id=ws.id,  # type: ignore[attr-defined]
+        id=ws.id,  # type: ignore[attr-defined]  # every listed object has an id; the tolerant model does not declare it
         name=getattr(ws, "name", None),
         users=users,
         domains=domains,

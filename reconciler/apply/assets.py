@@ -159,7 +159,7 @@ def _create(client: WorkspaceClient, change: AssetChange, file_id: str | None) -
     tags = change.tags or None
     if file_id is not None:
         meta = AssetMetadata(**change.metadata) if change.metadata else None
-        body = FileAssetInput(type=change.asset_type, fileId=file_id, name=change.name, tagIds=tags,  # type: ignore[arg-type]
+        body = FileAssetInput(type=change.asset_type, fileId=file_id, name=change.name, tagIds=tags,  # type: ignore[arg-type]  # asset_type is one of the file types: plan/assets.py made it so
                               metadata=meta)
         # One file backs one asset: sending it again after a lost answer is safe,
         # a creation the lost call made is refused with 409.
@@ -216,7 +216,7 @@ def _patch(client: WorkspaceClient, change: AssetChange, asset_id: str, record: 
     values = {"name": change.name, "description": change.description, "tag_ids": list(change.tags),
               "is_internal": change.internal}
     wanted = {"tags": "tag_ids", "internal": "is_internal"}
-    client.update_asset(asset_id, **{wanted.get(f, f): values[wanted.get(f, f)] for f in fields})  # type: ignore[arg-type]
+    client.update_asset(asset_id, **{wanted.get(f, f): values[wanted.get(f, f)] for f in fields})  # type: ignore[arg-type]  # each field's value has its own type; the keys are update_asset's
     updates: dict[str, object] = {f: (list(change.tags) if f == "tags" else getattr(change, f)) for f in fields}
     updates["pending_patch"] = None
     _with_asset(state, change.address, asset_id, record.model_copy(update=updates))

@@ -192,4 +192,4 @@ def _announce_when_started(server: uvicorn.Server, sock: socket.socket,
         if server.started:
             ready(f"http://{url_host}:{port}")
 
-    server.startup = startup  # type: ignore[method-assign]
+    server.startup = startup  # type: ignore[method-assign]  # uvicorn has no hook once bound: its startup is wrapped

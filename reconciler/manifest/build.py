@@ -224,7 +224,7 @@ class _Builder:
             tags=spec.tags,
             internal=spec.internal,
             location=self.at(assets, key),
-            **fields,  # type: ignore[arg-type]
+            **fields,  # type: ignore[arg-type]  # the kind's own fields, already validated by ManifestSpec
         )
 
 

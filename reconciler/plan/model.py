@@ -151,7 +151,7 @@ class EntryChange(_Frozen):
             return f"explicit entry{over}" if over else None
         return f"via {source.text}{over}"
 
-    @computed_field  # type: ignore[prop-decorator]
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented pattern; mypy flags any decorated property
     @property
     def review(self) -> Review | None:
         """Why a reviewer must read this entry first (a revocation, an

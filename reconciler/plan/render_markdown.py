@@ -95,7 +95,7 @@ def _review_block(plan: Plan) -> list[str]:
         on = f" on {count_words(workspaces, 'workspace')}" if workspaces is not None else ""
         flags = "".join(f" {md_code(f)}" for f in e.flags)
         where = f" ({md_text(e.location)})" if e.location else ""
-        label = review_words(e.review)  # type: ignore[arg-type]
+        label = review_words(e.review) if e.review else ""  # review_found keeps only entries with one
         lines.append(f"> - **{label}** {md_code(change.address)}: {e.kind} {md_code(e.key)} "
                      f"{_what(e)}{on}{flags}{where}")
     return [*lines, ""]

@@ -147,7 +147,7 @@ def review_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
     for change, entry in found:
         workspaces = entry_workspaces(change, entry)
         on = f" on {count_words(workspaces, 'workspace')}" if workspaces is not None else ""
-        label = review_words(entry.review)  # type: ignore[arg-type]
+        label = review_words(entry.review) if entry.review else ""  # review_found keeps only entries with one
         lines.append(paint(f"  {label:<10} {change.address}: {entry.kind} {entry.key} {review_what(entry, '->')}"
                            f"{on}{flag_text(entry)}", "delete" if entry.privilege == "revocation" else "update"))
     return lines
