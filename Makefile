@@ -22,7 +22,10 @@ demo: install
 	$(BIN)/reconciler demo
 
 # The linters first (seconds), then the suite: a lint error fails fast.
+# .ci/ensure-postgres installs PostgreSQL's server binaries when missing: the
+# suite starts a throwaway cluster of its own for the PostgreSQL state tests.
 test: install
+	.ci/ensure-postgres
 	$(BIN)/ruff check reconciler tests bench
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
