@@ -22,12 +22,15 @@ demo: install
 	$(BIN)/reconciler demo
 
 # The linters first (seconds), then the suite: a lint error fails fast.
-# .ci/ensure-chromium installs the browser the report's page is tested in
-# (nothing when it is there already).
+# .ci/ensure-postgres installs PostgreSQL's server binaries when missing: the
+# suite starts a throwaway cluster of its own for the PostgreSQL state tests.
+# .ci/ensure-chromium installs the browser the report's page is tested in.
+# Both do nothing when what they install is there already.
 test: install
+	.ci/ensure-postgres
+	.ci/ensure-chromium
 	$(BIN)/ruff check reconciler tests bench
 	$(BIN)/mypy
-	.ci/ensure-chromium
 	$(BIN)/python -m pytest
 
 clean:

@@ -57,15 +57,15 @@ def _domains(i: int) -> list[tuple[str, str]]:
     return [(f"d{k}.customer{i}.com", "viewer" if k else "commenter") for k in range(DOMAINS_PER_LIST)]
 
 
-def _drift(i: int) -> str | None:
+def _drift(i: int, every: int = DRIFT_EVERY) -> str | None:
     """How list ``i`` differs in the service: "role", "added" or not at all."""
-    if i % DRIFT_EVERY:
+    if i % every:
         return None
-    return "role" if (i // DRIFT_EVERY) % 2 == 0 else "added"
+    return "role" if (i // every) % 2 == 0 else "added"
 
 
-def build(n: int) -> Scenario:
-    """The manifest and seed for ``n`` workspaces."""
+def build(n: int, *, drift_every: int = DRIFT_EVERY) -> Scenario:
+    """The manifest and seed for ``n`` workspaces, one list in ``drift_every`` drifted."""
     lines = ["version: 1", "workspaces:"]
     seed_workspaces: list[dict[str, Any]] = []
     counts = {"role": 0, "added": 0}
@@ -76,7 +76,7 @@ def build(n: int) -> Scenario:
         lines.append("      domains:")
         lines += [f"        - {{domain: {domain}, role: {role}}}" for domain, role in domains]
         live_users = list(users)
-        drift = _drift(i)
+        drift = _drift(i, drift_every)
         if drift == "role":
             email, _ = live_users[1]
             live_users[1] = (email, "editor" if live_users[1][1] != "editor" else "viewer")

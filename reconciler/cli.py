@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from reconciler import __version__
-from reconciler.errors import ConfigError, PlanRefused, ReconcilerError
+from reconciler.errors import ConfigError, PlanRefused, ReconcilerError, StateError
 from reconciler.suggest import Invocation, complete
 from reconciler.text import printable
 
@@ -117,9 +117,38 @@ def _remember_invocation(params: dict[str, Any]) -> None:
 manifest_argument = click.argument(
     "path", type=click.Path(path_type=Path), default=Path("."), required=False, metavar="[PATH]"
 )
+if TYPE_CHECKING:  # click 8.2+ types ParamType by its value; 8.1 (also supported) cannot subscript it at run time
+    _StateParamType = click.ParamType[Path | str, Any]
+else:
+    _StateParamType = click.ParamType
+
+
+class StateAddressType(_StateParamType):
+    """``--state``: a file path (a ``Path``), or a ``postgresql://`` URL (a ``str``), one
+    holding a password refused here, before it could be echoed in any message."""
+
+    name = "state"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path | str:
+        if isinstance(value, Path):
+            return value
+        text = str(value)
+        if text.startswith(("postgresql://", "postgres://")):
+            from reconciler.commands.state import check_state_address
+
+            try:
+                check_state_address(text)
+            except StateError as exc:
+                self.fail(str(exc), param, ctx)
+            return text
+        return Path(text)
+
+
 state_option = click.option(
-    "--state", "state_path", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
-    help="State file (default: reconciler.state.json beside the manifests).",
+    "--state", "state_path", type=StateAddressType(), metavar="FILE|URL", envvar="RECONCILER_STATE",
+    help="Where the state is kept (env RECONCILER_STATE): a file (default: reconciler.state.json beside the "
+         "manifests), or postgresql://USER@HOST:PORT/DB?schema=NAME&key=NAME, the password from PGPASSWORD, "
+         "~/.pgpass or a service file (never in the address).",
 )
 max_removals_option = click.option(
     "--max-removals", type=click.IntRange(0), metavar="N",
@@ -220,7 +249,7 @@ def validate(path: Path, max_file_mib: int, strict: bool) -> None:
 @click.option("--detailed-exitcode", is_flag=True,
               help="Exit 0 when there are no changes, 1 on error, 2 when there are changes or resources "
                    "that need a person (an asset whose creation got no answer).")
-def plan(path: Path, service: Service, state_path: Path | None, targets: tuple[str, ...],
+def plan(path: Path, service: Service, state_path: Path | str | None, targets: tuple[str, ...],
          max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, fmt: str,
          out: Path | None, expiry_warning_days: int, show_unmanaged: bool, by_person: bool,
          detailed_exitcode: bool, require_state: bool) -> None:
@@ -348,7 +377,7 @@ def _saved_plan_notice(out: Path) -> str:
 @click.option("--audit-log", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="Append one JSON line per HTTP call to FILE: time, address, method, path, status, privilege "
                    "class, and the CI commit, branch and pull request. Never the token or an upload signature.")
-def apply(path: Path | None, service: Service, state_path: Path | None, targets: tuple[str, ...],
+def apply(path: Path | None, service: Service, state_path: Path | str | None, targets: tuple[str, ...],
           max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, wait: bool,
           plan_file: Path | None, auto_approve: bool, audit_log: Path | None, require_state: bool) -> None:
     """Make the live service match the manifests in PATH (default: the current directory, or with
@@ -464,7 +493,7 @@ def state() -> None:
 @state.command("list")
 @manifest_argument
 @state_option
-def state_list(path: Path, state_path: Path | None) -> None:
+def state_list(path: Path, state_path: Path | str | None) -> None:
     """List every address the state records, with its workspace id."""
     from reconciler.commands.state import state_list as list_state
 
@@ -475,7 +504,7 @@ def state_list(path: Path, state_path: Path | None) -> None:
 @click.argument("address")
 @manifest_argument
 @state_option
-def state_show(address: str, path: Path, state_path: Path | None) -> None:
+def state_show(address: str, path: Path, state_path: Path | str | None) -> None:
     """Show everything the state records for ADDRESS, as JSON."""
     from reconciler.commands.state import state_show as show_state
 
@@ -486,7 +515,7 @@ def state_show(address: str, path: Path, state_path: Path | None) -> None:
 @click.argument("address")
 @manifest_argument
 @state_option
-def state_rm(address: str, path: Path, state_path: Path | None) -> None:
+def state_rm(address: str, path: Path, state_path: Path | str | None) -> None:
     """Forget ADDRESS without touching the service.
 
     The next plan treats it as new: a workspace made from a template is created again (a credit),
@@ -497,13 +526,49 @@ def state_rm(address: str, path: Path, state_path: Path | None) -> None:
     click.echo(rm_state(path=path, state_path=state_path, address=address), nl=False)
 
 
+@state.command("push")
+@click.argument("source", metavar="FILE")
+@state_option
+@click.option("--force", is_flag=True, help="Replace the state even if it holds another lineage or a newer serial.")
+def state_push(source: str, state_path: Path | str | None, force: bool) -> None:
+    """Copy the state file FILE to where --state (or RECONCILER_STATE) keeps the state.
+
+    Moves a state between backends: 'reconciler state push reconciler.state.json --state
+    postgresql://ci@db.example.com/reconciler?key=acme'. Lineage and serial are kept. Refused,
+    without --force, when the destination holds another lineage, a newer serial, or the same
+    serial with other contents. The service is never touched.
+    """
+    from reconciler.commands.state import state_push as push
+
+    if state_path is None:
+        raise ConfigError("state push needs --state (or RECONCILER_STATE): where to copy FILE to.")
+    click.echo(push(Path(source), state_path, force=force), nl=False)
+
+
+@state.command("pull")
+@click.argument("out", metavar="[FILE]", required=False, type=click.Path(path_type=Path, dir_okay=False))
+@state_option
+@click.option("--force", is_flag=True, help="Overwrite FILE even if it holds another lineage or a newer serial.")
+def state_pull(out: Path | None, state_path: Path | str | None, force: bool) -> None:
+    """Print the state kept at --state (or RECONCILER_STATE) as a state file's JSON, or write it to FILE.
+
+    'reconciler state pull --state postgresql://... > reconciler.state.json'. With FILE, refused
+    without --force when FILE holds another lineage or a newer serial. The service is never touched.
+    """
+    from reconciler.commands.state import state_pull as pull
+
+    if state_path is None:
+        raise ConfigError("state pull needs --state (or RECONCILER_STATE): where to read the state from.")
+    click.echo(pull(state_path, out, force=force), nl=False)
+
+
 @cli.command("import")
 @click.argument("address")
 @click.argument("workspace_id", metavar="ID")
 @manifest_argument
 @connection_options
 @state_option
-def import_(address: str, workspace_id: str, path: Path, service: Service, state_path: Path | None) -> None:
+def import_(address: str, workspace_id: str, path: Path, service: Service, state_path: Path | str | None) -> None:
     """Bind ADDRESS (a group member or a standalone workspace of the manifests in PATH) to the
     existing workspace ID, after checking that it exists and fits (same id as the manifest, same
     template, same account as the group's homepage); or an asset.* address to the asset ID.
@@ -521,7 +586,7 @@ def import_(address: str, workspace_id: str, path: Path, service: Service, state
 @click.argument("lock_id", metavar="ID")
 @manifest_argument
 @state_option
-def force_unlock(lock_id: str, path: Path, state_path: Path | None) -> None:
+def force_unlock(lock_id: str, path: Path, state_path: Path | str | None) -> None:
     """Remove the state's lock when its lock ID is ID (Terraform's force-unlock LOCK_ID).
 
     For a lock left by a command that is gone: killed (kill -9), a cancelled CI job, a machine

@@ -29,7 +29,7 @@ class Invocation:
     emulator_file: Path | None = None
     base_url: str | None = None  # only when given on the command line (the environment carries it anyway)
     token_file: Path | None = None
-    state_path: Path | None = None
+    state_path: Path | str | None = None
 
     def connection_words(self) -> list[str]:
         words: list[str] = []

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import errno
 import os
+import subprocess
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
 from reconciler.live import Live, LiveEntry, LiveWorkspace
+from tests.pg_cluster import ENSURE, Cluster, server_binaries
 
 
 @pytest.fixture
@@ -70,3 +72,31 @@ def live_workspace(
 
 def live_of(*workspaces: LiveWorkspace, pages_read: int = 1, complete: bool = False) -> Live:
     return Live(workspaces={ws.id: ws for ws in workspaces}, pages_read=pages_read, complete=complete)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """A PostgreSQL cluster of its own for the whole session (tests/pg_cluster.py).
+
+    Never skipped: without the server binaries the tests that need it fail,
+    saying how to install them."""
+    bindir = server_binaries()
+    if bindir is None:
+        pytest.fail(f"No PostgreSQL server binaries (/usr/lib/postgresql/*/bin/initdb). {ENSURE}", pytrace=False)
+    cluster = Cluster(bindir)
+    try:
+        cluster.start()
+    except subprocess.CalledProcessError as exc:
+        cluster.stop()
+        pytest.fail(f"Could not start a throwaway PostgreSQL cluster: {exc.cmd}: {exc.stderr}", pytrace=False)
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_state(pg_cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A fresh state address (its own key), with the role's password in PGPASSWORD."""
+    for name, value in pg_cluster.env().items():
+        if name.startswith("PG"):
+            monkeypatch.setenv(name, value)
+    return pg_cluster.url()

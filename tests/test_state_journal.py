@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-import reconciler.state as state_module
+import reconciler.state.atomic as atomic_module
+import reconciler.state.journal as journal_module
 from reconciler.errors import StateError
 from reconciler.state import (
     AccessRecord,
@@ -161,7 +162,7 @@ def test_a_journal_the_state_file_was_written_after_is_refused(tmp_path: Path) -
     base = _base(path)
     _record_changes(path, base, 2)
     later = base.model_copy(update={"serial": base.serial + 1})
-    state_module._write_whole(path, later, previous_serial=base.serial)  # a write that did not fold it
+    atomic_module.write_whole(path, later, previous_serial=base.serial)  # a write that did not fold it
     with pytest.raises(StateError, match="was written after it"):
         load_state(path)
 
@@ -203,7 +204,7 @@ def test_a_crash_between_the_folds_write_and_the_journals_removal_loses_nothing(
     state, the journal is known to be in it already, and not refused."""
     path = tmp_path / "s.json"
     base = _base(path)
-    monkeypatch.setattr(state_module, "_remove_journal", lambda _path: None)  # killed right after the write
+    monkeypatch.setattr(journal_module, "remove_journal", lambda _path: None)  # killed right after the write
     _, recorded = _record_changes(path, base, 3, fold=True)
     monkeypatch.undo()
     assert journal_path(path).exists()
@@ -246,7 +247,7 @@ def test_a_later_fold_appends_its_mark_after_the_last_whole_line(tmp_path: Path,
     with journal_path(path).open("ab") as f:
         f.write(b'{"set": {"workspace.cut')
     loaded = load_state(path)
-    monkeypatch.setattr(state_module, "_remove_journal", lambda _path: None)
+    monkeypatch.setattr(journal_module, "remove_journal", lambda _path: None)
     folded = fold_journal(path, loaded)
     assert folded == loaded and load_state(path) == loaded
     journal = read_journal(journal_path(path))

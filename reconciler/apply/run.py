@@ -64,15 +64,8 @@ from reconciler.plan.model import (
 from reconciler.plan.workspaces import Identity, namesakes
 from reconciler.plan.render_text import needs_person_lines
 from reconciler.apply.progress import ApplyProgress, as_progress
-from reconciler.state import (
-    AccessRecord,
-    ResourceState,
-    State,
-    StateBuilder,
-    StateJournal,
-    StateWriteError,
-    fold_journal,
-)
+from reconciler.state import AccessRecord, ResourceState, State, StateBuilder, StateWriteError
+from reconciler.state.backend import JournalWriter, StateBackend, open_backend
 from reconciler.text import plural, printable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -107,7 +100,7 @@ class _Run:
     managed: dict[str, ManagedAccess]
     say: Progress
     state: StateBuilder
-    journal: StateJournal
+    journal: JournalWriter
     wait: bool = False
 
     def today(self) -> str:
@@ -136,7 +129,7 @@ def apply_plan(
     *,
     client: WorkspaceClient,
     state: State,
-    state_path: Path,
+    state_path: Path | StateBackend,
     progress: Progress | ApplyProgress | None = None,
     wait: bool = False,
     on_change: Callable[[Change | None], None] | None = None,
@@ -147,12 +140,14 @@ def apply_plan(
     ``progress`` is an ``ApplyProgress`` or a function given a line per change
     and per note; ``on_change`` is called with each change before it is made,
     and with None once all are (the audit log's current address).
+    ``state_path`` is the state file, or the backend the state is kept in.
     """
+    store = open_backend(state_path)
     calls_before = client.stats.calls
     shown = as_progress(progress, describe=_describe)
     # A journal a stopped apply left is folded first (a whole write, rare):
     # this apply's journal then continues the file as it is.
-    state = _fold_leftover(state_path, state)
+    state = _fold_leftover(store, state)
     reads_before = client.stats.calls
     live = _refresh(client, plan)
     reads = client.stats.calls - reads_before
@@ -164,7 +159,7 @@ def apply_plan(
         managed={m.address: m for m in plan.managed},
         say=shown.note,
         state=StateBuilder(state),
-        journal=StateJournal(state_path, state),
+        journal=store.journal(state),
         wait=wait,
     )
     try:
@@ -200,13 +195,13 @@ def _needs_person(plan: Plan, result: ApplyResult) -> str:
             + "\nThen run 'reconciler plan' again.")
 
 
-def _fold_leftover(state_path: Path, state: State) -> State:
-    """``state`` with the journal an earlier, stopped apply left folded into the file."""
+def _fold_leftover(store: StateBackend, state: State) -> State:
+    """``state`` with the journal an earlier, stopped apply left folded into the state."""
     try:
-        return fold_journal(state_path, state)
+        return store.fold_leftover(state)
     except StateWriteError as exc:
-        raise ApplyError(f"Nothing was changed: the journal an earlier apply left could not be folded into the "
-                         f"state file. {exc} Free the space (or fix the error), then run the apply again.") from exc
+        raise ApplyError(f"Nothing was changed: the journal an earlier apply left could not be folded into "
+                         f"{exc.noun}. {exc} {exc.remedy}, then run the apply again.") from exc
 
 
 def _apply_changes(run: _Run, shown: ApplyProgress,
@@ -255,19 +250,19 @@ def _fold_after_stop(run: _Run, stop: BaseException) -> None:
 
 def _kept_in_journal(run: _Run, exc: StateWriteError) -> str:
     if not run.journal.started:
-        return f"The state file could not be written either: {exc}"
-    return (f"Folding the journal into the state file failed too ({exc}); the journal {run.journal.path} keeps "
-            f"the {plural(run.journal.lines, 'change')} recorded, and every command reads it with the state file.")
+        return f"{exc.noun.capitalize()} could not be written either: {exc}"
+    return (f"Folding the journal into {exc.noun} failed too ({exc}); {run.journal.where} keeps "
+            f"the {plural(run.journal.lines, 'change')} recorded, and every command reads it with {exc.noun}.")
 
 
 def _not_folded(run: _Run, exc: StateWriteError) -> str:
     """Every change was made and recorded in the journal; the file was not written."""
     if not run.journal.started:
-        return f"Apply made every change, but the state file could not be written: {exc}"
+        return f"Apply made every change, but {exc.noun} could not be written: {exc}"
     return (
-        f"Apply made every change and recorded each in the journal {run.journal.path}, but could not fold it "
-        f"into the state file: {exc} Nothing is lost: every command reads the journal with the state file, "
-        "and the next apply, import or 'state rm' folds it in. Free the space, then run 'reconciler plan'."
+        f"Apply made every change and recorded each in {run.journal.where}, but could not fold it "
+        f"into {exc.noun}: {exc} Nothing is lost: every command reads the journal with {exc.noun}, "
+        f"and the next apply, import or 'state rm' folds it in. {exc.remedy}, then run 'reconciler plan'."
     )
 
 
@@ -300,9 +295,9 @@ def _unrecorded(change: Change, exc: StateWriteError, done: int, plan: Plan, *, 
     made = "was made in the service" if whole else "was partly made in the service (an asset's steps)"
     before = done - 1 if whole else done
     return (
-        f"Apply stopped: {change.address} ({change.location}) {made}, but the state file could not record it. "
+        f"Apply stopped: {change.address} ({change.location}) {made}, but {exc.noun} could not record it. "
         f"{exc} The state records the {plural(before, 'change')} before it; "
-        f"{_not_attempted(len(plan.changes) - before - 1)}. Free the space, then run 'reconciler "
+        f"{_not_attempted(len(plan.changes) - before - 1)}. {exc.remedy}, then run 'reconciler "
         "plan': access lists are read live, and a workspace created here is found again by its name (the plan "
         "then offers 'reconciler import')."
     )

@@ -18,13 +18,14 @@ if TYPE_CHECKING:
     from reconciler.apply.progress import ApplyProgress
     from reconciler.plan import Plan
     from reconciler.service import Service
+    from reconciler.state.backend import StateBackend
 
 
 def apply(
     path: Path | None,
     *,
     service: Service,
-    state_path: Path | None,
+    state_path: Path | str | StateBackend | None,
     targets: tuple[str, ...],
     max_removals: int | None,
     plan_file: Path | None,
@@ -45,16 +46,32 @@ def apply(
     if saved is not None:
         # A saved plan is compared with a fresh one made the same way: its targets, its --reassert.
         targets, reassert = saved.targets, saved.reassert
+    from reconciler.state.backend import backend_for
+
+    store = backend_for(state_path, path)
+    try:
+        return _apply_locked(path, store, saved=saved, plan_file=plan_file, service=service, state_path=state_path,
+                             targets=targets, max_removals=max_removals, confirm=confirm, color=color,
+                             progress=progress, reassert=reassert, wait=wait, max_file_bytes=max_file_bytes,
+                             allow=allow, require_state=require_state)
+    finally:
+        store.close()
+
+
+def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_file: Path | None, service: Service,
+                  state_path: Path | str | StateBackend | None, targets: tuple[str, ...], max_removals: int | None,
+                  confirm: Callable[[str], bool], color: bool, progress: Callable[[str], None] | ApplyProgress,
+                  reassert: bool, wait: bool, max_file_bytes: int, allow: Mapping[str, int] | None,
+                  require_state: bool) -> str:
+    """``apply`` once the state's backend is open: the lock, the plan, the changes."""
     from reconciler.apply import apply_plan
     from reconciler.plan import render_text
-    from reconciler.state import StateLock, default_state_path, load_state, require_state_file
     from reconciler.service import open_client
 
-    state_file = state_path or default_state_path(path)
     if require_state:
-        require_state_file(state_file)  # before the lock: a missing state leaves nothing behind
-    with StateLock(state_file, command="reconciler apply"):
-        state = load_state(state_file)
+        store.require()  # before the lock: a missing state leaves nothing behind
+    with store.lock("reconciler apply"):
+        state = store.load()
         desired = load_desired(path, max_file_bytes=max_file_bytes)
         check_targets(desired, targets)
         fresh = plan_desired(desired, service=service, state=state, targets=targets, reassert=reassert,
@@ -70,12 +87,12 @@ def apply(
         check_safety(chosen, desired, max_removals=max_removals, allow=allow or {})
         if not chosen.has_changes:
             with open_client(service) as client:
-                apply_plan(chosen, client=client, state=state, state_path=state_file)
+                apply_plan(chosen, client=client, state=state, state_path=store)
             return render_text(chosen, color=color).rstrip("\n")
         if not confirm(render_text(chosen, color=color) + "\n"):
             raise ApplyError("Apply cancelled; nothing was changed.")
         with open_client(service) as client:
-            result = apply_plan(chosen, client=client, state=state, state_path=state_file, progress=progress,
+            result = apply_plan(chosen, client=client, state=state, state_path=store, progress=progress,
                                 wait=wait, on_change=service.audit.follow(chosen) if service.audit else None)
     # The total is what the progress bar counted: the re-reads of the lists are calls too.
     reads = f" ({result.reads} of them re-reading the lists before and after writing)" if result.reads else ""

@@ -4,7 +4,7 @@
 checking that it exists and fits the manifest entry, so the next plan adopts
 it instead of creating another; an ``asset.*`` address to an asset id (taken
 as given: assets cannot be read back).  The service is not changed; the
-state is read with its journal and written whole (``write_state``).
+state is read with its journal and written whole (the backend's ``write``).
 """
 
 from __future__ import annotations
@@ -15,22 +15,31 @@ from reconciler.commands.state import closest
 from reconciler.errors import ConfigError
 from reconciler.live import PLAN_PROPERTIES, LiveWorkspace, fetch_live
 from reconciler.manifest import Desired, DesiredAsset, DesiredGroup, DesiredMember, DesiredWorkspace, load_desired
-from reconciler.state import State, StateLock, default_state_path, load_state, write_state
+from reconciler.state import State
+from reconciler.state.backend import StateBackend, backend_for
 from reconciler.service import Service, open_client
 
 
-def import_workspace(path: Path, address: str, workspace_id: str, *, service: Service, state_path: Path | None) -> str:
+def import_workspace(path: Path, address: str, workspace_id: str, *, service: Service,
+                     state_path: Path | str | StateBackend | None) -> str:
     """Bind ``address`` to the existing workspace ``workspace_id`` (or, for
     an ``asset.*`` address, to the asset of that id).  The state is
     ``state_path``, else the default one beside the manifests in ``path``."""
-    state_path = state_path or default_state_path(path)
+    store = backend_for(state_path, path)
+    try:
+        return _import(path, address, workspace_id, service=service, store=store)
+    finally:
+        store.close()
+
+
+def _import(path: Path, address: str, workspace_id: str, *, service: Service, store: StateBackend) -> str:
     desired = load_desired(path)
     asset = next((a for a in desired.assets if a.address == address), None)
     if asset is not None:
-        return _import_asset(asset, workspace_id, state_path)
+        return _import_asset(asset, workspace_id, store)
     node, group = _node(desired, address)
-    with StateLock(state_path, command="reconciler import"):
-        state = load_state(state_path)
+    with store.lock("reconciler import"):
+        state = store.load()
         _refuse_rebinding(state, address, workspace_id)
         wanted = [workspace_id] + ([group.homepage] if group is not None else [])
         with open_client(service) as client:
@@ -41,20 +50,20 @@ def import_workspace(path: Path, address: str, workspace_id: str, *, service: Se
                               "this token belongs to cannot see it. Nothing was changed.")
         _check_fit(node, group, ws, live.workspaces.get(group.homepage) if group is not None else None, address)
         template = node.template if isinstance(node, DesiredMember) else None
-        write_state(state_path, state.with_resource(address, workspace_id, template=template))
+        store.write(state.with_resource(address, workspace_id, template=template))
     name = f' "{ws.name}"' if ws.name else ""
     joins = (" The next plan connects it to the group (harmless when it is in it already)."
              if group is not None else "")
     return f"Imported workspace {workspace_id}{name} as {address} ({node.location}).{joins}\n"
 
 
-def _import_asset(asset: DesiredAsset, asset_id: str, state_path: Path) -> str:
+def _import_asset(asset: DesiredAsset, asset_id: str, store: StateBackend) -> str:
     """Assets cannot be read back, so the id is taken as given; only the type
     is recorded, and the next plan PATCHes the fields the manifest sets."""
-    with StateLock(state_path, command="reconciler import"):
-        state = load_state(state_path)
+    with store.lock("reconciler import"):
+        state = store.load()
         _refuse_rebinding(state, asset.address, asset_id)
-        write_state(state_path, state.with_resource(asset.address, asset_id, asset={"type": asset.type}))
+        store.write(state.with_resource(asset.address, asset_id, asset={"type": asset.type}))
     return (f"Imported asset {asset_id} as {asset.address} ({asset.location}). The API cannot read assets back, "
             "so the id was not checked; the next plan sets its name, description, tags and internal flag "
             "as the manifest says.\n")

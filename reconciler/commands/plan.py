@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from reconciler.plan import Plan
     from reconciler.plan.assets import CommandPaths
     from reconciler.state import State
+    from reconciler.state.backend import StateBackend
     from reconciler.service import Service
 
 
@@ -30,7 +31,7 @@ def plan(
     path: Path,
     *,
     service: Service,
-    state_path: Path | None = None,
+    state_path: Path | str | StateBackend | None = None,
     targets: tuple[str, ...] = (),
     max_removals: int | None = None,
     out: Path | None = None,
@@ -42,15 +43,18 @@ def plan(
     expiry_warning_days: int = 14,
     require_state: bool = False,
 ) -> Plan:
-    from reconciler.state import dead_lock_warning, default_state_path, load_state, require_state_file
+    from reconciler.state.backend import backend_for
 
     desired = load_desired(path, max_file_bytes=max_file_bytes)
     check_targets(desired, targets)
-    state_file = state_path or default_state_path(path)
-    if require_state:
-        require_state_file(state_file)
-    state = load_state(state_file)
-    stopped = dead_lock_warning(state_file)  # plan takes no lock, but must not hide one a killed apply left
+    store = backend_for(state_path, path)
+    try:
+        if require_state:
+            store.require()
+        state = store.load()
+        stopped = store.stopped_warning()  # plan takes no lock, but must not hide one a killed apply left
+    finally:
+        store.close()
     result = plan_desired(desired, service=service, state=state, targets=targets, reassert=reassert,
                    show_unmanaged=show_unmanaged, today=today, expiry_warning_days=expiry_warning_days,
                    paths=command_paths(path, state_path))
@@ -110,11 +114,14 @@ def plan_with_client(client: WorkspaceClient, desired: Desired, state: State, *,
                      expiry_warning_days=expiry_warning_days, paths=paths)
 
 
-def command_paths(path: Path, state_path: Path | None) -> CommandPaths:
+def command_paths(path: Path, state_path: Path | str | StateBackend | None) -> CommandPaths:
     """PATH and --state as given, for the commands a plan prints (import, state rm)."""
     from reconciler.plan.assets import CommandPaths
 
-    return CommandPaths(manifest=str(path), state=str(state_path) if state_path is not None else None)
+    if state_path is None:
+        return CommandPaths(manifest=str(path), state=None)
+    state = state_path if isinstance(state_path, str | Path) else state_path.address
+    return CommandPaths(manifest=str(path), state=str(state))
 
 
 def utc_today() -> date:

@@ -1,66 +1,80 @@
-"""``state list|show|rm`` and ``force-unlock``: read and edit what the state knows.
+"""``state list|show|rm|push|pull`` and ``force-unlock``: read, edit and move what the state knows.
 
 None of these changes the service.  ``rm`` forgets an address (the next plan
-treats it as new: a template member would be created again); ``force-unlock``
-removes a lock left by a command that is gone, given the lock's ID
-(Terraform's ``force-unlock LOCK_ID``).
+treats it as new: a template member would be created again); ``push`` and
+``pull`` copy a state between backends (a file, PostgreSQL), lineage and
+serial kept; ``force-unlock`` breaks a lock left by a command that is gone,
+given the lock's ID (Terraform's ``force-unlock LOCK_ID``).
 
-The state is read with the journal a stopped apply may have left beside it
-(``load_state`` replays it): ``list`` and ``show`` only read, while ``rm``
-folds it into the file as it writes it (``write_state``).
+The state is ``--state`` (a file path or a ``postgresql://`` URL), else the
+file beside the manifests.  It is read with the journal a stopped apply may
+have left: ``list`` and ``show`` only read, while ``rm`` folds it in as it
+writes.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from reconciler.errors import ConfigError, StateError
-from reconciler.state import (
-    default_state_path,
-    LockHolder,
-    ResourceState,
-    State,
-    StateLock,
-    journal_path,
-    load_state,
-    lock_path,
-    remove_lock,
-    write_state,
-)
+from reconciler.state import ResourceState, State
+from reconciler.state.address import PostgresAddress
+from reconciler.state.backend import StateBackend, backend_for, open_backend
+
+StateAddress = Path | str | StateBackend
 
 
-def state_list(*, path: Path, state_path: Path | None) -> str:
+def check_state_address(address: str) -> None:
+    """``StateError`` for a ``postgresql://`` address the backend would refuse (one
+    holding a password), before the address can reach any message."""
+    PostgresAddress.parse(address)
+
+
+@contextmanager
+def _opened(address: StateAddress) -> Iterator[StateBackend]:
+    """The backend ``address`` names (a file path, a ``postgresql://`` URL), closed afterwards."""
+    store = open_backend(address)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def state_list(*, path: Path, state_path: StateAddress | None) -> str:
     """One line per address: the address and its workspace id, sorted.  The
     state is ``state_path``, else the default one beside the manifests in ``path``."""
-    state_path = state_path or default_state_path(path)
-    state = load_state(state_path)
-    if not state.resources and not os.path.lexists(state_path) and not os.path.lexists(journal_path(state_path)):
-        return (f"There is no state file at {state_path}: nothing was applied with it yet, or the state is kept "
-                "elsewhere (name it with --state FILE).\n")
+    with _opened(backend_for(state_path, path)) as store:
+        state = store.load()
+        if not state.resources and not store.exists():
+            if store.kind == "file":
+                return (f"There is no state file at {store.address}: nothing was applied with it yet, or the state "
+                        "is kept elsewhere (name it with --state FILE).\n")
+            return (f"There is no state at {store.address} yet: nothing was applied with it, or the state is kept "
+                    "under another key= (or in a file: name it with --state FILE).\n")
     if not state.resources:
-        return f"The state {state_path} records nothing yet.\n"
+        return f"The state {store.address} records nothing yet.\n"
     width = max(len(a) for a in state.resources)
     return "".join(f"{a:<{width}}  {r.id}\n" for a, r in sorted(state.resources.items()))
 
 
-def state_show(*, path: Path, state_path: Path | None, address: str) -> str:
+def state_show(*, path: Path, state_path: StateAddress | None, address: str) -> str:
     """Everything the state records for ``address``, as JSON."""
-    state_path = state_path or default_state_path(path)
-    resource = _resource(load_state(state_path), address, state_path)
+    with _opened(backend_for(state_path, path)) as store:
+        resource = _resource(store.load(), address, store.address)
     return json.dumps({"address": address, **resource.model_dump(exclude_none=True)}, indent=2) + "\n"
 
 
-def state_rm(*, path: Path, state_path: Path | None, address: str) -> str:
+def state_rm(*, path: Path, state_path: StateAddress | None, address: str) -> str:
     """Forget ``address`` in the state; the service is not touched."""
-    state_path = state_path or default_state_path(path)
-    with StateLock(state_path, command="reconciler state rm"):
-        state = load_state(state_path)
-        resource = _resource(state, address, state_path)
-        write_state(state_path, state.without(address))
+    with _opened(backend_for(state_path, path)) as store, store.lock("reconciler state rm"):
+        state = store.load()
+        resource = _resource(state, address, store.address)
+        store.write(state.without(address))
+    state_path = store.address
     if resource.asset is not None:
         return _asset_removed(address, resource, state_path)
     return (
@@ -70,7 +84,7 @@ def state_rm(*, path: Path, state_path: Path | None, address: str) -> str:
     )
 
 
-def _asset_removed(address: str, resource: ResourceState, state_path: Path) -> str:
+def _asset_removed(address: str, resource: ResourceState, state_path: str) -> str:
     """What forgetting an asset means: the next apply creates it afresh."""
     assert resource.asset is not None
     if resource.id:
@@ -83,39 +97,13 @@ def _asset_removed(address: str, resource: ResourceState, state_path: Path) -> s
             f"The next apply creates {address} as the manifest says.\n")
 
 
-def force_unlock(*, path: Path, state_path: Path | None, lock_id: str) -> str:
-    """Remove the lock of ``state_path`` when its ID is ``lock_id``.
-
-    Refused when there is no lock, when its ID is another (so a lock taken
-    since the ID was read is never broken by mistake), when the lock has no
-    ID, and when its holder still runs on this host.
-    """
-    state_path = state_path or default_state_path(path)
-    lock = lock_path(state_path)
-    holder = LockHolder.read(lock)
-    if holder is None:
-        raise StateError(f"The state {state_path} is not locked (there is no {lock}); nothing was removed.")
-    if holder.id is None:
-        raise StateError(f"The lock {lock} has no lock ID: it is empty or unreadable (written by an older "
-                         "reconciler, or by hand), so force-unlock cannot check it. If no reconciler command is "
-                         f"running against {state_path}, delete {lock}.")
-    if holder.id != lock_id:
-        raise StateError(f"The lock {lock} has ID {holder.id}, not {lock_id}; it was not removed. It is held by "
-                         f"{holder.describe()}.")
-    running = holder.running()
-    if running:
-        raise StateError(f"The lock {lock_id} was not removed: pid {holder.pid} on this host is still running "
-                         f'"{holder.command}". Stop it first'
-                         f" (it releases the lock as it ends); if pid "
-                         f"{holder.pid} is some other program by now, delete {lock} by hand.")
-    if not remove_lock(state_path, lock_id):
-        raise StateError(f"The lock {lock_id} of {state_path} was released meanwhile; nothing was removed.")
-    gone = ", which is no longer running" if running is False else ""
-    return (f"Removed the lock {lock_id} of {state_path}, held by {holder.describe()}{gone}. That command may "
-            "have changed the service without recording it: run 'reconciler plan' to see where things stand.\n")
+def force_unlock(*, path: Path, state_path: StateAddress | None, lock_id: str) -> str:
+    """Remove the lock of the state when its ID is ``lock_id`` (each backend says when it refuses)."""
+    with _opened(backend_for(state_path, path)) as store:
+        return store.force_unlock(lock_id)
 
 
-def _resource(state: State, address: str, state_path: Path) -> ResourceState:
+def _resource(state: State, address: str, state_path: str) -> ResourceState:
     resource = state.resources.get(address)
     if resource is None:
         raise ConfigError(f"The state {state_path} records nothing for {address}.{closest(address, state.resources)}")
@@ -126,3 +114,75 @@ def closest(address: str, known: Iterable[str]) -> str:
     """The addresses of ``known`` close to ``address``, as a sentence to append (empty when none are)."""
     matches = difflib.get_close_matches(address, list(known), n=3, cutoff=0.5)
     return f" Did you mean {', '.join(matches)}?" if matches else ""
+
+
+def _lineage_serial(state: State) -> str:
+    return f"serial {state.serial} of lineage {state.lineage or '(none)'}"
+
+
+def state_push(source: StateAddress, destination: StateAddress, *, force: bool = False) -> str:
+    """Copy the state at ``source`` (a state file) to ``destination`` (``--state``), lineage and serial kept.
+
+    Refused, unless ``force``, when the destination holds another lineage,
+    a newer serial, or the same serial with other contents: a push never
+    silently overwrites what another writer recorded."""
+    with _opened(source) as origin:
+        state = origin.load()
+        if not state.lineage:
+            raise StateError(f"There is no state at {origin.address} to push (no file, or one never written by an "
+                             "apply). Nothing was changed.")
+        where = origin.address
+    with _opened(destination) as store, store.lock("reconciler state push"):
+        there = store.exists()
+        current = store.load() if there else None
+        if current is not None and not force:
+            refusal = _refuse_overwrite(current, state, destination=store.address, source=where)
+            if refusal == "same":
+                return (f"{store.address} already holds {_lineage_serial(state)}, exactly as {where}; nothing "
+                        "was changed.\n")
+            if refusal:
+                raise StateError(refusal)
+        store.replace(state)
+    replaced = f" (it held {_lineage_serial(current)})" if current is not None else ""
+    return f"Pushed {_lineage_serial(state)} from {where} to {store.address}{replaced}.\n"
+
+
+def state_pull(source: StateAddress, out: Path | None = None, *, force: bool = False) -> str:
+    """The state at ``source`` as the state file's JSON: returned (for stdout), or written to ``out``,
+    refused, unless ``force``, when ``out`` holds another lineage or a newer serial."""
+    with _opened(source) as store:
+        if not store.exists():
+            raise StateError(f"There is no state at {store.address} to pull. Nothing was written.")
+        state = store.load()
+        where = store.address
+    if out is None:
+        return state.model_dump_json(indent=2, exclude_none=True) + "\n"
+    with _opened(out) as target, target.lock("reconciler state pull"):
+        if target.exists() and not force:
+            refusal = _refuse_overwrite(target.load(), state, destination=target.address, source=where)
+            if refusal == "same":
+                return f"{target.address} already holds {_lineage_serial(state)}; nothing was changed.\n"
+            if refusal:
+                raise StateError(refusal)
+        target.replace(state)
+    return f"Pulled {_lineage_serial(state)} from {where} into {target.address}.\n"
+
+
+def _refuse_overwrite(current: State, new: State, *, destination: str, source: str) -> str:
+    """Why ``current`` (at ``destination``) must not be replaced by ``new``; ``"same"`` when
+    they are one state; ``""`` when the replacement continues it."""
+    force = " Check which is right; --force replaces it anyway."
+    if current.lineage and current.lineage != new.lineage:
+        return (f"{destination} holds another state ({_lineage_serial(current)}) than {source} "
+                f"({_lineage_serial(new)}): a different lineage, so not an older copy of it. Nothing was "
+                f"changed.{force}")
+    if current.serial > new.serial:
+        return (f"{destination} holds a newer serial of this state ({current.serial}) than {source} "
+                f"({new.serial}): it would go back in time, forgetting what was recorded since. Nothing was "
+                f"changed.{force}")
+    if current.serial == new.serial:
+        if current == new:
+            return "same"
+        return (f"{destination} and {source} both hold {_lineage_serial(new)} with different contents: they "
+                f"diverged. Nothing was changed.{force}")
+    return ""

@@ -23,7 +23,7 @@ from typing import Literal
 from reconciler.live import Live, LiveEntry, LiveWorkspace
 from reconciler.manifest import AccessList
 from reconciler.plan.model import AccessChange, AccessSnapshot, Action, ApiCall, EntryAction, EntryChange, EntryKind
-from reconciler.state import AccessRecord, State
+from reconciler.state.model import AccessRecord, State
 from reconciler.vocabulary import Role, privilege
 
 _ORDER = {Action.DELETE: 0, Action.UPDATE: 1, Action.CREATE: 2}

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from reconciler.manifest import DesiredAsset
 from reconciler.plan.cost import STORAGE_CLASS
 from reconciler.plan.model import Action, ApiCall, AssetChange, AssetField, NeedsPerson, Resolution
-from reconciler.state import AssetRecord, State
+from reconciler.state.model import AssetRecord, State
 
 CONVERTED_TYPES = frozenset({"docx", "ppt", "xlsx"})
 

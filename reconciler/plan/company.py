@@ -37,7 +37,7 @@ from reconciler.plan.access import plan_access
 from reconciler.plan.model import AccessChange, Action, EntryChange, EntrySource, ManagedAccess
 from reconciler.plan.rules import rule_matches
 from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
-from reconciler.state import AccessRecord, State
+from reconciler.state.model import AccessRecord, State
 
 UNMANAGED = "unmanaged"
 

@@ -15,7 +15,7 @@ from datetime import date, timedelta
 from reconciler.live import Live
 from reconciler.manifest import AccessList, Desired
 from reconciler.plan.model import AccessChange, Action, Change, LeftAlone, PlanSummary
-from reconciler.state import State
+from reconciler.state.model import State
 from reconciler.text import plural
 from reconciler.vocabulary import FREE_PLAN_WORKSPACES
 

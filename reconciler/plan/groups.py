@@ -17,7 +17,7 @@ from reconciler.plan.access import plan_access, roles
 from reconciler.plan.model import AccessChange, AccessSnapshot, ConnectChange, CreateChange, Reach
 from reconciler.plan.steps import Inputs, Planned
 from reconciler.plan.workspaces import plan_members
-from reconciler.state import State
+from reconciler.state.model import State
 
 
 def plan_groups(groups: Sequence[DesiredGroup], lists: dict[str, AccessList], named: set[str],

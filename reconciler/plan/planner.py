@@ -28,7 +28,7 @@ from reconciler.plan.model import AccessChange, AssetChange, Change, Cost, Creat
 from reconciler.plan.refusals import refuse_ownerless, refuse_unplannable
 from reconciler.plan.steps import Inputs, Planned
 from reconciler.plan.workspaces import plan_standalone
-from reconciler.state import State
+from reconciler.state.model import State
 
 
 @gc_paused()

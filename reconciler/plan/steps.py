@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from reconciler.live import Live
 from reconciler.plan.model import Change
-from reconciler.state import State
+from reconciler.state.model import State
 
 if TYPE_CHECKING:
     from reconciler.plan.company import CompanyPlanner

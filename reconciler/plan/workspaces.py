@@ -21,7 +21,7 @@ from reconciler.manifest import AccessList, DesiredGroup, DesiredMember, Desired
 from reconciler.plan.access import plan_access
 from reconciler.plan.model import ApiCall, ConnectChange, CreateChange, SettingChange, SettingKind
 from reconciler.plan.steps import Inputs, Planned, Scope
-from reconciler.state import State
+from reconciler.state.model import State
 from reconciler.vocabulary import WORKSPACE_CREATION
 
 

@@ -45,7 +45,7 @@ from pathlib import Path
 
 import yaml
 
-from reconciler.state import LockHolder, load_state, lock_path
+from reconciler.state import LockHolder, State, load_state, lock_path
 from tests.e2e.conftest import ROOT, TOKEN
 
 ONBOARDING = ROOT / "examples" / "onboarding"
@@ -62,7 +62,8 @@ RECONCILER = [sys.executable, "-m", "reconciler"]
 ADDRESS = re.compile(r"http://[\w.:\[\]-]+")
 # A real id (ws_1, asset_3), never a placeholder such as ASSET_ID.
 # Printed complete (PATH, --state, the service): run as printed.
-IMPORT_COMMAND = re.compile(r"'(reconciler import \S+ [a-z][\w-]*[^']*)'")
+# Single-quoted; or double-quoted when a word in it needs the shell's quotes (a postgresql:// --state).
+IMPORT_COMMAND = re.compile(r"'(reconciler import \S+ [a-z][\w-]*[^']*)'|\"(reconciler import \S+ [a-z][\w-]*[^\"]*)\"")
 UNLOCK_COMMAND = re.compile(r"'(reconciler force-unlock \S+ --state [^']+)'")
 # An asset whose creation a kill cut off: the 409 of the retry proves it exists ...
 ASSET_CONFLICT = re.compile(r"(asset\.\S+) \([^)]*\): the service says file (\S+) already backs an asset")
@@ -103,8 +104,22 @@ class Workdir:
         return subprocess.run([*RECONCILER, *args], capture_output=True, text=True, env=_env(), cwd=self.root,
                               timeout=120)
 
+    def state_arg(self) -> str:
+        """What --state is given."""
+        return str(self.state)
+
+    def load(self) -> State | None:
+        """The state (raises on a torn or invalid one); ``None`` when there is none."""
+        return load_state(self.state) if self.state.exists() else None
+
+    def break_stale_lock(self, run: Run, killed_pid: int) -> None:
+        _break_stale_lock(self, run, killed_pid)
+
+    def assert_unlocked(self) -> None:
+        assert not lock_path(self.state).exists()
+
     def apply_args(self) -> list[str]:
-        return ["apply", str(self.project), "--base-url", self.base_url, "--auto-approve", "--state", str(self.state)]
+        return ["apply", str(self.project), "--base-url", self.base_url, "--auto-approve", "--state", self.state_arg()]
 
     def company(self) -> dict[str, object]:
         data = yaml.safe_load(self.data.read_text(encoding="utf-8"))
@@ -170,11 +185,11 @@ def _calibrate(work: Workdir) -> float:
     return took
 
 
-def _crash_run(root: Path, delay: float) -> Run:
+def _crash_run(root: Path, delay: float, make: type[Workdir] = Workdir) -> Run:
     """One run: again, on a fresh emulator and sooner, while the apply
     finished before the kill (a machine faster than the calibration)."""
     for attempt in range(4):
-        run = _kill_and_recover(root / f"attempt-{attempt}", delay)
+        run = _kill_and_recover(root / f"attempt-{attempt}", delay, make)
         if run.killed:
             run.attempts = attempt + 1
             return run
@@ -182,9 +197,9 @@ def _crash_run(root: Path, delay: float) -> Run:
     raise AssertionError(f"{root}: the apply finished before every kill")
 
 
-def _kill_and_recover(root: Path, delay: float) -> Run:
+def _kill_and_recover(root: Path, delay: float, make: type[Workdir] = Workdir) -> Run:
     began = time.monotonic()
-    work = Workdir(root)
+    work = make(root)
     run = Run(delay=delay)
     with emulator_serving(work):
         apply = subprocess.Popen([*RECONCILER, *work.apply_args()], stdout=subprocess.DEVNULL,
@@ -197,27 +212,28 @@ def _kill_and_recover(root: Path, delay: float) -> Run:
         # once it has (a listing made before would not see it).
         time.sleep(2 * CREATION_LATENCY)
         _check_state(work, run)
-        _break_stale_lock(work, run, apply.pid)
+        work.break_stale_lock(run, apply.pid)
         _apply_until_done(work, run)
-        plan = work.reconciler("plan", str(work.project), "--base-url", work.base_url, "--state", str(work.state))
+        plan = work.reconciler("plan", str(work.project), "--base-url", work.base_url, "--state", work.state_arg())
         if _resolve_asset_doubts(work, run, plan.stdout):
             _apply_until_done(work, run)
             plan = work.reconciler("plan", str(work.project), "--base-url", work.base_url, "--state",
-                                   str(work.state))
+                                   work.state_arg())
         assert plan.returncode == 0 and "No changes." in plan.stdout, plan.stdout + plan.stderr
         assert "earlier apply" not in plan.stdout, plan.stdout
         _check_service(work, run)
-    assert not lock_path(work.state).exists()
+    work.assert_unlocked()
     run.seconds = time.monotonic() - began
     return run
 
 
 def _check_state(work: Workdir, run: Run) -> None:
     """The state parses (or is absent), and its serial never goes back."""
-    if not work.state.exists():
-        assert not run.serials, f"{work.root}: the state file disappeared"
+    state = work.load()  # raises on a torn or invalid state
+    if state is None:
+        assert not run.serials, f"{work.root}: the state disappeared"
         return
-    serial = load_state(work.state).serial  # raises on a torn or invalid file
+    serial = state.serial
     assert not run.serials or serial >= run.serials[-1], f"{work.root}: serial went back {run.serials} → {serial}"
     run.serials.append(serial)
 
@@ -254,13 +270,13 @@ def _apply_until_done(work: Workdir, run: Run) -> None:
             return  # everything else is done; the plan's commands settle the rest
         found = IMPORT_COMMAND.search(result.stderr)
         if found:
-            command = shlex.split(found.group(1))
+            command = shlex.split(found.group(1) or found.group(2))
             imported = work.reconciler(*command[1:])
         else:
             command = _asset_import_from_conflict(result.stderr, run, work)
             assert command, f"{work.root}: apply failed without naming an import:\n{result.stderr}"
             imported = work.reconciler(*command[1:], str(work.project), "--base-url", work.base_url,
-                                       "--state", str(work.state))
+                                       "--state", work.state_arg())
         assert imported.returncode == 0, imported.stderr
         run.imports.append(command[2])
         _check_state(work, run)
@@ -291,7 +307,8 @@ def _resolve_asset_doubts(work: Workdir, run: Run, plan_output: str) -> bool:
     imports = {words[2]: words for words in printed if words[1] == "import"}
     forgets = {words[3]: words for words in printed if words[1:3] == ["state", "rm"]}
     assert imports and imports.keys() == forgets.keys(), plan_output
-    known = {r.id for r in load_state(work.state).resources.values()} if work.state.exists() else set()
+    loaded = work.load()
+    known = {r.id for r in loaded.resources.values()} if loaded is not None else set()
     for address in imports:
         name = _ASSET_NAME_BY_ADDRESS[address]
         assets = work.company().get("assets") or []

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-import reconciler.state as state_module
+import reconciler.state.atomic as state_module
 from reconciler.apply import apply_plan
 from reconciler.clock import VirtualClock
 from reconciler.emulator import Emulator
@@ -211,7 +211,7 @@ def test_state_rm_folds_the_journal_it_read(rig: EmulatorRig, monkeypatch: pytes
 
 def test_a_full_disk_while_journaling_is_exit_1_naming_what_was_not_recorded(
         rig: EmulatorRig, monkeypatch: pytest.MonkeyPatch) -> None:
-    real_write_all = state_module._write_all
+    real_write_all = state_module.write_all
     appended = {"n": 0}
 
     def disk_fills_up_after_three_changes(fd: int, data: bytes) -> None:  # simulates the disk, not our code
@@ -221,7 +221,7 @@ def test_a_full_disk_while_journaling_is_exit_1_naming_what_was_not_recorded(
                 raise OSError(errno.ENOSPC, "No space left on device")
         real_write_all(fd, data)
 
-    monkeypatch.setattr(state_module, "_write_all", disk_fills_up_after_three_changes)
+    monkeypatch.setattr(state_module, "write_all", disk_fills_up_after_three_changes)
     plan = rig.plan()
     with pytest.raises(ApplyError) as stopped:
         rig.apply(plan)
@@ -243,14 +243,14 @@ def test_a_full_disk_through_the_cli_is_exit_1_without_a_traceback(
         served: tuple[str, Emulator], project: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     base_url, _ = served
-    real_write_all = state_module._write_all
+    real_write_all = state_module.write_all
 
     def journal_refused(fd: int, data: bytes) -> None:
         if os.readlink(f"/proc/self/fd/{fd}").endswith(".journal"):
             raise OSError(errno.ENOSPC, "No space left on device")
         real_write_all(fd, data)
 
-    monkeypatch.setattr(state_module, "_write_all", journal_refused)
+    monkeypatch.setattr(state_module, "write_all", journal_refused)
     monkeypatch.setenv("RECONCILER_TOKEN", TOKEN)
     code, _, err = run_cli(["apply", str(project), "--base-url", base_url, "--auto-approve"], capsys)
     assert code == 1, err

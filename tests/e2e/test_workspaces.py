@@ -381,9 +381,9 @@ def test_a_group_list_changed_since_the_plan_is_not_overwritten_by_a_creation(ri
 def test_a_full_disk_mid_apply_names_what_was_changed_and_not_recorded(rig: Rig, monkeypatch) -> None:
     import errno
 
-    import reconciler.state as state_module
+    import reconciler.state.atomic as state_module
 
-    real_write_all = state_module._write_all
+    real_write_all = state_module.write_all
     writes = {"n": 0}
 
     def disk_fills_up_after_two_writes(fd: int, data: bytes) -> None:  # simulates the disk, not our code
@@ -392,7 +392,7 @@ def test_a_full_disk_mid_apply_names_what_was_changed_and_not_recorded(rig: Rig,
             raise OSError(errno.ENOSPC, "No space left on device")
         real_write_all(fd, data)
 
-    monkeypatch.setattr(state_module, "_write_all", disk_fills_up_after_two_writes)
+    monkeypatch.setattr(state_module, "write_all", disk_fills_up_after_two_writes)
     before = rig.state_path.read_bytes() if rig.state_path.exists() else None
     with pytest.raises(ApplyError) as stopped:
         rig.apply()

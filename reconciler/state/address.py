@@ -1,0 +1,69 @@
+"""A ``postgresql://`` state address, parsed without a database driver.
+
+The CLI checks ``--state`` with it before anything else runs, so an address
+holding a password is refused before it could be echoed in any message, and
+``psycopg`` is imported only by a command that talks to the server.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from reconciler.errors import StateError
+
+DEFAULT_SCHEMA = "reconciler"
+DEFAULT_KEY = "default"
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+_KEY = re.compile(r"[A-Za-z0-9_.:/@+-]{1,200}")
+# Parameters that would put a secret on the command line.
+_SECRET_PARAMETERS = ("password", "sslpassword")
+
+
+@dataclass(frozen=True)
+class PostgresAddress:
+    """A ``postgresql://`` state address: what libpq gets, and which state."""
+
+    conninfo: str  # the URL without schema= and key=: libpq's own parameters only
+    schema: str
+    key: str
+    display: str  # the address as given (it holds no password: one is refused)
+
+    @classmethod
+    def parse(cls, url: str) -> PostgresAddress:
+        """Parse ``url``; ``StateError`` for a password in it, or a bad schema or key."""
+        try:
+            parts = urlsplit(url)
+            has_password = parts.password is not None
+        except ValueError as exc:
+            raise StateError(f"--state: the PostgreSQL address is not a valid URL ({exc}).") from None
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        if has_password or any(name in _SECRET_PARAMETERS for name, _ in query):
+            shown = urlunsplit(parts._replace(netloc=_without_password(parts.netloc),
+                                              query=urlencode([(n, "***" if n in _SECRET_PARAMETERS else v)
+                                                               for n, v in query], safe="/:@*")))
+            raise StateError(
+                f"The state address {shown} holds a password, which would be seen in the process list, "
+                "the shell's history and CI logs. Remove it from the address and give it to libpq as "
+                "PGPASSWORD, in a password file (PGPASSFILE, or ~/.pgpass), or in a service file "
+                "(PGSERVICEFILE with ?service=NAME). Nothing was done."
+            )
+        schema = next((v for n, v in query if n == "schema"), DEFAULT_SCHEMA)
+        key = next((v for n, v in query if n == "key"), DEFAULT_KEY)
+        if not _NAME.fullmatch(schema):
+            raise StateError(f"--state: schema={schema!r} is not a plain SQL name (letters, digits, _; at most 63, "
+                             "not starting with a digit).")
+        if not _KEY.fullmatch(key):
+            raise StateError(f"--state: key={key!r} must be 1 to 200 letters, digits or _.:/@+- characters.")
+        rest = [(n, v) for n, v in query if n not in ("schema", "key")]
+        conninfo = urlunsplit(parts._replace(query=urlencode(rest, safe="/:@")))
+        return cls(conninfo=conninfo, schema=schema, key=key, display=url)
+
+
+def _without_password(netloc: str) -> str:
+    userinfo, at, host = netloc.rpartition("@")
+    if not at:
+        return netloc
+    user = userinfo.split(":", 1)[0]
+    return f"{user}:***@{host}"

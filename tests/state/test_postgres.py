@@ -1,0 +1,319 @@
+"""The PostgreSQL backend against a real server (the session's throwaway cluster).
+
+Each test has a state of its own (a fresh ``key=``) in the shared database;
+the tests that need a database, a role or a schema of their own make it.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from reconciler.errors import StateError
+from reconciler.state import State, StateWriteError
+from reconciler.state.backend import StateBackend, open_backend
+from reconciler.state.postgres import SCHEMA_VERSION, PostgresBackend
+from tests.pg_cluster import DATABASE, PASSWORD, Cluster
+
+
+@pytest.fixture
+def backends(pg_state: str) -> Iterator[list[StateBackend]]:
+    """Backends opened in the test, closed after it (each its own session)."""
+    opened: list[StateBackend] = []
+    yield opened
+    for backend in opened:
+        backend.close()
+
+
+def _open(address: str, opened: list[StateBackend]) -> StateBackend:
+    backend = open_backend(address)
+    opened.append(backend)
+    return backend
+
+
+def _count(cluster: Cluster, query: str, *args: object) -> int:
+    with cluster.admin() as conn:
+        row = conn.execute(query, args).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_state_never_written_loads_empty_and_a_write_gets_a_lineage_and_serial_1(
+        pg_state: str, backends: list[StateBackend]) -> None:
+    store = _open(pg_state, backends)
+    assert store.load() == State()
+    assert not store.exists()
+    written = store.write(State().with_resource("group.a", "ws_1"))
+    assert written.serial == 1 and len(written.lineage) == 36
+    assert _open(pg_state, backends).load() == written
+
+
+def test_the_state_row_holds_the_files_json_exactly(pg_state: str, pg_cluster: Cluster,
+                                                    backends: list[StateBackend]) -> None:
+    store = _open(pg_state, backends)
+    written = store.write(State().with_resource("group.a", "ws_1"))
+    with pg_cluster.admin() as conn:
+        row = conn.execute("SELECT body, serial, lineage, schema_version FROM reconciler.states WHERE key = %s",
+                           (pg_state.rsplit("key=", 1)[1],)).fetchone()
+    assert row == (written.model_dump_json(indent=2, exclude_none=True) + "\n", 1, written.lineage, SCHEMA_VERSION)
+
+
+def test_of_two_writers_that_read_the_same_serial_only_the_first_wins(
+        pg_state: str, backends: list[StateBackend]) -> None:
+    first, second = _open(pg_state, backends), _open(pg_state, backends)
+    base = first.write(State())
+    a, b = first.load(), second.load()
+    first.write(a.with_resource("group.a", "ws_1"))
+    with pytest.raises(StateError, match=r"changed since this command read it: it holds serial 2 .* this command "
+                                         r"read serial 1 .* Another writer won; nothing was written"):
+        second.write(b.with_resource("group.b", "ws_2"))
+    final = second.load()
+    assert final.serial == base.serial + 1 and set(final.resources) == {"group.a"}
+
+
+def test_two_first_writes_at_once_create_one_state(pg_state: str, backends: list[StateBackend]) -> None:
+    stores = [_open(pg_state, backends) for _ in range(4)]
+    for store in stores:
+        store.load()  # connected, tables ready: the race is on the first write alone
+    outcomes: list[str] = []
+    barrier = threading.Barrier(len(stores))
+
+    def write(store: StateBackend, n: int) -> None:
+        barrier.wait()
+        try:
+            store.write(State().with_resource(f"group.g{n}", f"ws_{n}"))
+            outcomes.append("won")
+        except StateError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=write, args=(s, n)) for n, s in enumerate(stores)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["refused", "refused", "refused", "won"]
+    final = stores[0].load()
+    assert final.serial == 1 and len(final.resources) == 1
+
+
+def test_journal_rows_are_replayed_by_a_read_and_folded_by_the_next_writer(
+        pg_state: str, pg_cluster: Cluster, backends: list[StateBackend]) -> None:
+    store = _open(pg_state, backends)
+    base = store.write(State().with_resource("group.a", "ws_1"))
+    journal = store.journal(base)
+    journal.append({"set": {"group.b": {"id": "ws_2"}}})
+    journal.append({"remove": ["group.a"]})
+    store.close()  # the apply stops here: its rows stay
+
+    reader = _open(pg_state, backends)
+    replayed = reader.load()
+    assert replayed.serial == base.serial + 1 and replayed.lineage == base.lineage
+    assert {a: r.id for a, r in replayed.resources.items()} == {"group.b": "ws_2"}
+    assert reader.fold_leftover(replayed) == replayed
+    assert _count(pg_cluster, "SELECT count(*) FROM reconciler.journal WHERE key = %s",
+                  pg_state.rsplit("key=", 1)[1]) == 0
+    assert reader.load() == replayed
+
+
+def test_a_fold_over_a_state_another_writer_moved_is_refused(pg_state: str, backends: list[StateBackend]) -> None:
+    store, other = _open(pg_state, backends), _open(pg_state, backends)
+    base = store.write(State())
+    journal = store.journal(base)
+    other.replace(base.model_copy(update={"serial": 7}))  # a push --force meanwhile
+    with pytest.raises(StateWriteError, match="holds serial 7"):
+        journal.fold(base.with_resource("group.a", "ws_1"))
+    assert other.load().serial == 7 and not other.load().resources
+
+
+def test_a_second_lock_is_refused_naming_the_holder(pg_state: str, backends: list[StateBackend]) -> None:
+    holder, second = _open(pg_state, backends), _open(pg_state, backends)
+    with holder.lock("reconciler apply") as lock:
+        with pytest.raises(StateError) as refused:
+            with second.lock("reconciler apply"):
+                pass
+    message = str(refused.value)
+    assert 'is locked by "reconciler apply" (pid ' in message and f"lock ID {lock.id})" in message
+    assert f"'reconciler force-unlock {lock.id} --state \"{holder.address}\"'" in message
+    with second.lock("reconciler apply"):  # released on the way out
+        pass
+
+
+def test_a_lock_whose_session_ended_is_free_with_no_manual_step(
+        pg_state: str, backends: list[StateBackend]) -> None:
+    holder = _open(pg_state, backends)
+    holder.lock("reconciler apply").__enter__()
+    holder.close()  # the session ends without releasing anything, as a kill -9 ends it
+    with _open(pg_state, backends).lock("reconciler apply"):
+        pass
+
+
+def test_plan_warns_of_a_lock_whose_holder_stopped(pg_state: str, backends: list[StateBackend]) -> None:
+    holder = _open(pg_state, backends)
+    holder.lock("reconciler apply").__enter__()
+    assert _open(pg_state, backends).stopped_warning() is None  # a live holder: plan reads as always
+    holder.close()
+    warning = _open(pg_state, backends).stopped_warning()
+    assert warning is not None and 'was last locked by "reconciler apply"' in warning
+    assert "whose session ended without releasing it" in warning
+
+
+def test_force_unlock_ends_the_holders_session_and_its_next_write_fails(
+        pg_state: str, backends: list[StateBackend]) -> None:
+    holder = _open(pg_state, backends)
+    lock = holder.lock("reconciler apply").__enter__()
+    journal = holder.journal(holder.load())
+    message = _open(pg_state, backends).force_unlock(lock.id)
+    assert message.startswith(f"Removed the lock {lock.id} of {holder.address}")
+    assert "Its database session (server pid" in message
+    with pytest.raises(StateWriteError, match="The connection to the PostgreSQL state .* was lost"):
+        journal.append({"set": {"group.a": {"id": "ws_1"}}})
+    with _open(pg_state, backends).lock("reconciler apply"):
+        pass
+
+
+def test_force_unlock_with_another_id_is_refused(pg_state: str, backends: list[StateBackend]) -> None:
+    holder = _open(pg_state, backends)
+    with holder.lock("reconciler apply") as lock:
+        with pytest.raises(StateError, match=f"has ID {lock.id}, not 0123; it was not removed"):
+            _open(pg_state, backends).force_unlock("0123")
+        holder.load()  # still connected: nothing was ended
+
+
+def test_one_database_keeps_states_apart_by_key(pg_cluster: Cluster, pg_state: str,
+                                                 backends: list[StateBackend]) -> None:
+    one, two = _open(pg_cluster.url(key="acme"), backends), _open(pg_cluster.url(key="globex"), backends)
+    with one.lock("reconciler apply"), two.lock("reconciler apply"):  # two states: two locks
+        one.write(one.load().with_resource("group.a", "ws_1"))
+    assert two.load() == State()
+
+
+def test_tables_are_created_on_first_use_in_the_schema_named(pg_cluster: Cluster, pg_state: str,
+                                                             backends: list[StateBackend]) -> None:
+    schema = f"s_{uuid.uuid4().hex[:8]}"
+    _open(pg_cluster.url(schema=schema), backends).load()
+    tables = pg_cluster.admin_sql(f"SELECT tablename FROM pg_tables WHERE schemaname = '{schema}' ORDER BY 1",
+                                  DATABASE)
+    assert tables == [("journal",), ("locks",), ("meta",), ("states",)]
+    assert pg_cluster.admin_sql(f"SELECT schema_version FROM {schema}.meta", DATABASE) == [(SCHEMA_VERSION,)]
+
+
+def test_tables_of_a_newer_schema_version_are_refused(pg_cluster: Cluster, pg_state: str,
+                                                      backends: list[StateBackend]) -> None:
+    schema = f"s_{uuid.uuid4().hex[:8]}"
+    _open(pg_cluster.url(schema=schema), backends).load()
+    pg_cluster.admin_sql(f"UPDATE {schema}.meta SET schema_version = {SCHEMA_VERSION + 1}", DATABASE)
+    with pytest.raises(StateError, match=f"uses table schema version {SCHEMA_VERSION + 1}; this reconciler knows "
+                                         f"version {SCHEMA_VERSION}. It was written by a newer reconciler"):
+        _open(pg_cluster.url(schema=schema), backends).load()
+
+
+def test_a_state_row_of_a_newer_schema_version_is_refused(pg_cluster: Cluster, pg_state: str,
+                                                          backends: list[StateBackend]) -> None:
+    store = _open(pg_state, backends)
+    store.write(State())
+    pg_cluster.admin_sql(f"UPDATE reconciler.states SET schema_version = 9 WHERE key = "
+                         f"'{pg_state.rsplit('key=', 1)[1]}'", DATABASE)
+    with pytest.raises(StateError, match=r"was written by a newer reconciler \(schema version 9; this one knows 1\)"):
+        _open(pg_state, backends).load()
+    with pytest.raises(StateError, match="newer reconciler"):
+        store.write(State())
+
+
+def test_a_role_that_may_not_create_the_schema_is_refused_clearly(pg_cluster: Cluster, pg_state: str,
+                                                                  backends: list[StateBackend]) -> None:
+    role = f"r_{uuid.uuid4().hex[:8]}"
+    pg_cluster.admin_sql(f"CREATE ROLE {role} LOGIN PASSWORD '{PASSWORD}'")
+    pg_cluster.admin_sql(f"REVOKE CREATE ON DATABASE {DATABASE} FROM PUBLIC", DATABASE)
+    url = pg_cluster.url(user=role, schema=f"s_{uuid.uuid4().hex[:8]}")
+    with pytest.raises(StateError, match=r"do not exist yet, and this role may not create them \(permission denied "
+                                         r"for database states\)\. Grant the role CREATE"):
+        _open(url, backends).load()
+
+
+def test_an_unreachable_server_is_refused_clearly(pg_state: str, backends: list[StateBackend]) -> None:
+    with pytest.raises(StateError, match=r"^Cannot connect to the PostgreSQL state postgresql://team@127\.0\.0\.1:1/"
+                                         r"states\?key=x: .*Connection refused.*accepting TCP/IP connections\? Check the address.*Nothing "
+                                         r"was done\.$"):
+        _open("postgresql://team@127.0.0.1:1/states?key=x", backends).load()
+
+
+def test_a_wrong_password_is_refused_without_showing_any_password(
+        pg_state: str, monkeypatch: pytest.MonkeyPatch, backends: list[StateBackend]) -> None:
+    monkeypatch.setenv("PGPASSWORD", "not-the-password")
+    with pytest.raises(StateError) as refused:
+        _open(pg_state, backends).load()
+    message = str(refused.value)
+    assert 'password authentication failed for user "team"' in message
+    assert "The password comes from PGPASSWORD, a password file" in message
+    assert "not-the-password" not in message and PASSWORD not in message
+
+
+def test_a_missing_database_is_refused_clearly(pg_cluster: Cluster, pg_state: str,
+                                               backends: list[StateBackend]) -> None:
+    with pytest.raises(StateError, match=r'database "nowhere" does not exist\. Create the database first'):
+        _open(pg_cluster.url(dbname="nowhere"), backends).load()
+
+
+def test_an_address_with_a_password_is_refused_and_the_password_not_repeated() -> None:
+    with pytest.raises(StateError) as refused:
+        open_backend("postgresql://team:hunter2@db.example.com/states?key=acme")
+    message = str(refused.value)
+    assert message.startswith("The state address postgresql://team:***@db.example.com/states?key=acme holds a "
+                              "password")
+    assert "hunter2" not in message
+
+
+def test_a_password_parameter_is_refused_too() -> None:
+    with pytest.raises(StateError, match=r"password=\*\*\*") as refused:
+        open_backend("postgresql://team@db.example.com/states?password=hunter2")
+    assert "hunter2" not in str(refused.value)
+
+
+def test_a_session_cut_by_the_server_stops_the_journal_with_a_clear_error(
+        pg_state: str, pg_cluster: Cluster, backends: list[StateBackend]) -> None:
+    store = _open(pg_state, backends)
+    assert isinstance(store, PostgresBackend)
+    store.lock("reconciler apply").__enter__()
+    journal = store.journal(store.load())
+    journal.append({"set": {"group.a": {"id": "ws_1"}}})
+    pg_cluster.admin_sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = "
+                         "'reconciler' AND usename = 'team' AND pid <> pg_backend_pid()")
+    with pytest.raises(StateWriteError, match=r"was lost \(.*\); the server released the state's lock with it\. "
+                                              "Every change recorded before is in the state's journal rows"):
+        journal.append({"set": {"group.b": {"id": "ws_2"}}})
+    resumed = _open(pg_state, backends).load()
+    assert {a: r.id for a, r in resumed.resources.items()} == {"group.a": "ws_1"}
+
+
+def test_psycopg_is_not_imported_for_a_file_state(tmp_path: object) -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from reconciler.state.backend import open_backend; "
+            "open_backend('s.json'); print('psycopg' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_the_connection_error_class_is_psycopgs() -> None:
+    # The backend maps psycopg.OperationalError (a lost connection) to a clear message: keep it the base.
+    assert issubclass(psycopg.errors.AdminShutdown, psycopg.OperationalError)
+
+
+def test_a_role_that_may_only_select_reads_the_state(pg_cluster: Cluster, pg_state: str,
+                                                     backends: list[StateBackend]) -> None:
+    """What the GitOps example gives a pull request's plan job: SELECT on the tables, nothing else."""
+    written = _open(pg_state, backends).write(State().with_resource("group.a", "ws_1"))
+    role = f"r_{uuid.uuid4().hex[:8]}"
+    pg_cluster.admin_sql(f"CREATE ROLE {role} LOGIN PASSWORD '{PASSWORD}'")
+    pg_cluster.admin_sql(f"GRANT USAGE ON SCHEMA reconciler TO {role}; "
+                         f"GRANT SELECT ON ALL TABLES IN SCHEMA reconciler TO {role}", DATABASE)
+    reader = _open(pg_cluster.url(user=role, key=pg_state.rsplit("key=", 1)[1]), backends)
+    assert reader.load() == written
+    assert reader.stopped_warning() is None
+    with pytest.raises(StateError, match="permission denied for table states"):
+        reader.write(written)
