@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -57,27 +58,47 @@ def merge_bomb() -> str:
     return "version: 1\nx:\n" + anchor + "  - {<<: *a}\n" * MERGING_ITEMS
 
 
-def run_measured(argv: list[str], *, wall_cap: float = 60.0) -> tuple[int, str, float, int]:
-    """Exit code, stderr, CPU seconds and peak RSS (KiB) of one child process.
+# Runs the CLI and, as it exits, writes its own peak RSS (VmHWM, KiB) to the
+# file named by RECONCILER_TEST_HWM. Read by the child itself because the
+# kernel's ru_maxrss of a child carries over the parent's size at fork (a
+# large pytest process made the 50 MB validate look like 300 MB).
+_REPORTS_ITS_PEAK = """
+import atexit, os, sys
+def _peak():
+    with open('/proc/self/status') as status:
+        kib = next(line.split()[1] for line in status if line.startswith('VmHWM:'))
+    with open(os.environ['RECONCILER_TEST_HWM'], 'w') as out:
+        out.write(kib)
+atexit.register(_peak)
+from reconciler.cli import main
+main(sys.argv[1:])
+"""
 
-    os.wait4 gives this child's own resource use (RUSAGE_CHILDREN would be the
-    largest of every child this test process ever had)."""
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    killer = threading.Timer(wall_cap, proc.kill)
-    killer.start()
-    try:
-        err = proc.stderr.read() if proc.stderr else ""
-        _, status, usage = os.wait4(proc.pid, 0)
-    finally:
-        killer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: tell Popen
-    return proc.returncode, err, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+def run_measured(args: list[str], *, wall_cap: float = 60.0) -> tuple[int, str, float, int]:
+    """Exit code, stderr, CPU seconds and peak RSS (KiB) of one ``reconciler ARGS`` process.
+
+    os.wait4 gives this child's own CPU time (RUSAGE_CHILDREN would add every
+    child this test process ever had); the peak is the child's own VmHWM."""
+    with tempfile.TemporaryDirectory() as tmp:
+        hwm = Path(tmp) / "hwm"
+        proc = subprocess.Popen([sys.executable, "-c", _REPORTS_ITS_PEAK, *args], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, env={**os.environ, "RECONCILER_TEST_HWM": str(hwm)})
+        killer = threading.Timer(wall_cap, proc.kill)
+        killer.start()
+        try:
+            err = proc.stderr.read() if proc.stderr else ""
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            killer.cancel()
+            proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: tell Popen
+        return proc.returncode, err, usage.ru_utime + usage.ru_stime, int(hwm.read_text())
 
 
 def test_one_mapping_merged_into_12000_items_is_refused_in_2_s_and_200_mb(tmp_path: Path) -> None:
     path = tmp_path / "manifest.yaml"
     path.write_text(merge_bomb(), encoding="utf-8")
-    code, err, cpu_seconds, peak_kib = run_measured([sys.executable, "-m", "reconciler", "validate", str(path)])
+    code, err, cpu_seconds, peak_kib = run_measured(["validate", str(path)])
     assert code == 1, err
     # The limit is crossed at the 42nd merge: 8,000 keys copied and 16,001 values aliased per item.
     crossing = next(n for n in range(1, MERGING_ITEMS) if n * (MERGED_KEYS + 2 * MERGED_KEYS + 1) > MAX_ALIAS_VALUES)
@@ -99,7 +120,7 @@ def test_merges_and_aliases_share_one_limit(tmp_path: Path) -> None:
     items = "  - &b [" + ", ".join("0" for _ in range(10_000)) + "]\n"
     path = tmp_path / "manifest.yaml"
     path.write_text("version: 1\nx:\n" + anchor + "  - {<<: *a}\n" * 60 + items + "  - *b\n" * 10, encoding="utf-8")
-    code, err, _, _ = run_measured([sys.executable, "-m", "reconciler", "validate", str(path)])
+    code, err, _, _ = run_measured(["validate", str(path)])
     assert (code, err) == (1, (
         "Error: 1 problem in the manifest:\n"
         f"  {path}:3: aliases (*name) repeat this and other anchored values to more than 1,000,000 values in all; "
