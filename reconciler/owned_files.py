@@ -164,10 +164,10 @@ def write_owned(path: Path, data: bytes, *, what: str, error: type[ReconcilerErr
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_directory(path.parent)
+    fsync_directory(path.parent)
 
 
-def _fsync_directory(directory: Path) -> None:
+def fsync_directory(directory: Path) -> None:
     """Make a rename survive a power loss; best effort (not every platform opens directories)."""
     try:
         fd = os.open(directory, os.O_RDONLY)

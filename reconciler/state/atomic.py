@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from reconciler.errors import StateError
+from reconciler.owned_files import fsync_directory
 from reconciler.state.model import State
 
 
@@ -101,18 +102,3 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
-
-
-def fsync_directory(directory: Path) -> None:
-    """Make a rename in ``directory`` survive a power loss; best effort (not
-    every platform can open a directory), as the rename itself succeeded."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

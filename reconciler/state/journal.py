@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from reconciler.errors import StateError
-from reconciler.owned_files import MAX_JOURNAL_BYTES, read_owned
+from reconciler.owned_files import MAX_JOURNAL_BYTES, fsync_directory, read_owned
 from reconciler.state import atomic
 from reconciler.state.atomic import StateWriteError
 from reconciler.state.model import ResourceState, State
@@ -294,7 +294,7 @@ class StateJournal:
             self.path.unlink(missing_ok=True)
             raise
         self._exists = True
-        atomic.fsync_directory(self.path.parent)
+        fsync_directory(self.path.parent)
 
     def _write(self, data: bytes) -> None:
         """Append ``data`` (whole lines) and fsync; on failure cut the file back."""
@@ -345,4 +345,4 @@ def remove_journal(path: Path) -> None:
         path.unlink()
     except OSError:
         return
-    atomic.fsync_directory(path.parent)
+    fsync_directory(path.parent)
