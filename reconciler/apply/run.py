@@ -221,7 +221,7 @@ def _apply_changes(run: _Run, shown: ApplyProgress,
             raise ApplyError(_stopped(change, part.cause, done, plan, made=part.made)) from part.cause
         except (ApiError, UploadExpired, NotReadyInTime) as exc:
             raise ApplyError(_stopped(change, exc, done, plan)) from exc
-        except StateWriteError as exc:  # a record within a change of several calls (an asset's steps)
+        except StateWriteError as exc:  # a record within a change (an asset's steps, a creation that stops)
             raise ApplyError(_unrecorded(change, exc, done, plan, whole=False)) from exc
         done += 1
         try:
@@ -492,8 +492,17 @@ def _create(run: _Run, change: CreateChange) -> None:
         return
     run.say(f"{change.address}: created workspace {created.id}")
     if change.access is not None:
-        _check_lists(change.address, f"POST /workspaces/{change.homepage_id}/connected-workspaces",
-                     change.access, _snapshot(read_workspace(created)))
+        try:
+            _check_lists(change.address, f"POST /workspaces/{change.homepage_id}/connected-workspaces",
+                         change.access, _snapshot(read_workspace(created)))
+        except ApplyError:
+            # The workspace exists (its credit is spent) whatever its list is:
+            # its id is recorded before the apply stops, so the next plan
+            # knows it instead of asking for an 'import' by hand.
+            run.state.bind(change.address, created.id, connected_to=change.homepage_id,
+                           template=change.template_id)
+            run.save()
+            raise
     _record_created(run, change, created.id)
 
 

@@ -320,3 +320,18 @@ def test_a_creation_answer_reporting_another_list_than_was_sent_stops_the_apply(
     connect = ("POST", "/v1/workspaces/ws_home/connected-workspaces")
     assert [(r.method, r.path) for r in rig.emulator.requests[start:] if r.method != "GET"] == [connect] * 3
     assert [w.name for w in rig.company.workspaces if w.name.startswith("Customer Inc – Renewal")] == []
+
+
+def test_a_workspace_whose_creation_answer_reports_another_list_is_still_recorded(
+        tmp_path: Path, clock: VirtualClock) -> None:
+    """The creation was made (a credit spent) even though its answer is wrong:
+    the stop must not lose the new workspace's id."""
+    rig = onboarding_rig(tmp_path, clock)
+    plan = rig.plan()
+    lying = ReportsAnotherRole(rig.emulator, "/workspaces/ws_home/connected-workspaces", "raj@customer.com",
+                               "viewer")
+    with pytest.raises(ApplyError):
+        apply_plan(plan, client=client_through(lying, clock), state=load_state(rig.state_path),
+                   state_path=rig.state_path)
+    (kickoff,) = [w.id for w in rig.company.workspaces if w.name == "Customer Inc – Kickoff"]
+    assert load_state(rig.state_path).resources[KICKOFF].id == kickoff
