@@ -117,8 +117,8 @@ def test_a_live_entry_a_rule_revokes_is_a_rule_change_to_no_access(tmp_path: Pat
     ]
 
 
-def test_a_rule_matching_one_group_member_changes_every_workspace_of_the_group(tmp_path: Path) -> None:
-    group = MANIFEST.replace("rules:\n", """rules:
+# A group of two workspaces and a rule that names only the member ws_side.
+SIDE_RULE_GROUP = MANIFEST.replace("rules:\n", """rules:
   side-only:
     match: {names: [ws_side]}
     ensure: {users: [{email: side@acme.com, role: viewer}]}
@@ -129,6 +129,10 @@ def test_a_rule_matching_one_group_member_changes_every_workspace_of_the_group(t
     workspaces:
       side: {id: ws_side}
 """
+
+
+def test_a_rule_matching_one_group_member_changes_every_workspace_of_the_group(tmp_path: Path) -> None:
+    group = SIDE_RULE_GROUP
     (tmp_path / "manifest.yaml").write_text(group, encoding="utf-8")
     home = _ws("ws_home", {"jane@acme.com": "owner", "security@acme.com": "viewer"}, ids="g")
     side = _ws("ws_side", {"jane@acme.com": "owner", "security@acme.com": "viewer"}, ids="g")
@@ -145,17 +149,7 @@ def test_a_rule_matching_no_workspace_changes_nothing_there(tmp_path: Path) -> N
 
 
 def test_an_entry_a_rule_puts_on_a_group_is_attributed_on_every_workspace_of_it(tmp_path: Path) -> None:
-    group = MANIFEST.replace("rules:\n", """rules:
-  side-only:
-    match: {names: [ws_side]}
-    ensure: {users: [{email: side@acme.com, role: viewer}]}
-""") + """groups:
-  partner:
-    homepage: ws_home
-    access: {users: [{email: jane@acme.com, role: owner}], authoritative: false}
-    workspaces:
-      side: {id: ws_side}
-"""
+    group = SIDE_RULE_GROUP
     (tmp_path / "manifest.yaml").write_text(group, encoding="utf-8")
     entries = {"jane@acme.com": "owner", "side@acme.com": "viewer"}
     live = _live(_ws("ws_home", entries, ids="g"), _ws("ws_side", entries, ids="g"))
