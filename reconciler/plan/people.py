@@ -93,7 +93,7 @@ def workspace_changes(change: AccessChange) -> Iterator[tuple[str, EntryKind, st
 def entry_workspaces(change: AccessChange, entry: EntryChange) -> int | None:
     """On how many workspaces ``entry`` (a change of a group's list) is that
     very change, role for role; None for a list on one workspace."""
-    if len(change.reach) <= 1:
+    if len(change.reaches) <= 1:  # a list on one workspace (a joining one is in ``reaches``, not ``reach``)
         return None
     return sum(1 for _, kind, key, before, after in workspace_changes(change)
                if (kind, key, before, after) == (entry.kind, entry.key, entry.before, entry.after))

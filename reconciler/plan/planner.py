@@ -18,13 +18,24 @@ from datetime import date
 
 from reconciler.gcpause import gc_paused
 from reconciler.live import Live
-from reconciler.manifest import Desired
+from reconciler.manifest import Desired, DesiredGroup, DesiredMember
 from reconciler.plan import facts
 from reconciler.plan.assets import CommandPaths, plan_assets
 from reconciler.plan.cost import plan_cost
-from reconciler.plan.groups import company_governed, company_groups_without_list, plan_groups
+from reconciler.plan.groups import company_governed, company_groups_without_list, member_id, plan_groups
 from reconciler.plan.company import CompanyPlanner
-from reconciler.plan.model import AccessChange, AssetChange, Change, Cost, CreateChange, NeedsPerson, Plan
+from reconciler.plan.effects import effects, simulate, with_joins
+from reconciler.plan.model import (
+    AccessChange,
+    AssetChange,
+    Change,
+    ConnectChange,
+    Cost,
+    CreateChange,
+    Effect,
+    NeedsPerson,
+    Plan,
+)
 from reconciler.plan.refusals import refuse_ownerless, refuse_unplannable
 from reconciler.plan.steps import Inputs, Planned
 from reconciler.plan.workspaces import plan_standalone
@@ -74,16 +85,21 @@ def make_plan(
     assets, needs_person = plan_assets(desired.assets, state, scope=inputs.scope, reassert=reassert,
                                        paths=paths or CommandPaths(manifest=str(desired.root)))
     planned.changes += assets
+    # What the calls do to each workspace's access (plan/effects.py): a join's
+    # loss and gain become an access change of its own, reviewed like any other.
+    sim = simulate(planned.changes, live, _named_groups(desired, state, planned.changes))
+    planned.changes = with_joins(planned.changes, sim, live)
     refuse_ownerless(planned.changes)
     forgotten = facts.forgotten(desired, state, targets)
     planned.warnings += facts.warnings(desired, live, state, planned.changes, forgotten, today=today,
                                        expiry_warning_days=expiry_warning_days)
-    return _plan(desired, live, state, planned, lists, needs_person, forgotten, company,
+    return _plan(desired, live, state, planned, lists, needs_person, forgotten, company, effects(sim, live),
                  targets=targets, limits=limits, reassert=reassert, show_unmanaged=show_unmanaged)
 
 
 def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: facts.Lists,
-          needs_person: Sequence[NeedsPerson], forgotten: tuple[str, ...], company: CompanyPlanner, *,
+          needs_person: Sequence[NeedsPerson], forgotten: tuple[str, ...], company: CompanyPlanner,
+          effects_found: tuple[Effect, ...], *,
           targets: Sequence[str],
           limits: Mapping[str, int] | None, reassert: bool, show_unmanaged: bool) -> Plan:
     """The Plan of what the steps found, with its facts, cost and provenance."""
@@ -106,6 +122,7 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
         warnings=tuple(planned.warnings),
         left_alone=facts.left_alone(lists, live, state, company.listed),
         needs_person=tuple(needs_person),
+        effects=effects_found,
         targets=tuple(targets),
         manifest_digest=desired.digest,
         live_fingerprint=live.fingerprint([*(wid for _, wid, _ in lists),
@@ -149,6 +166,20 @@ def wanted_workspaces(desired: Desired, state: State) -> list[str]:
             if m.id is None and m.address in state.resources]
     ids += [w.id for w in desired.workspaces]
     return ids
+
+
+def _named_groups(desired: Desired, state: State, changes: Sequence[Change]) -> list[tuple[str, list[str]]]:
+    """Each group's homepage and the members the manifests name that are in
+    the group already: recorded as connected to it (a connect re-sent with
+    --reassert changes nothing), or not connected by this plan."""
+    connecting = {c.address for c in changes if isinstance(c, ConnectChange)}
+
+    def joined(group: DesiredGroup, member: DesiredMember) -> bool:
+        recorded = state.resources.get(member.address)
+        return member.address not in connecting or (recorded is not None and recorded.connected_to == group.homepage)
+
+    return [(g.homepage, [i for i in (member_id(m, state) for m in g.members if joined(g, m)) if i is not None])
+            for g in desired.groups]
 
 
 def _recorded_id(state: State, address: str) -> str | None:

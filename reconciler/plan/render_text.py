@@ -400,7 +400,8 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
             "the rest of the list is kept)" if change.governs == "rules" else
             " (non-authoritative: entries the manifest never listed are left alone; entries it stops listing are removed)")
     notify = f" and notifies {count_words(len(change.notified), 'person')}" if change.notify else ""
-    how = (f"# no call of its own: carried by the creation of {change.rides_on}" if change.rides_on else
+    how = (f"# no call of its own: {change.reason}" if change.governs == "join" else
+           f"# no call of its own: carried by the creation of {change.rides_on}" if change.rides_on else
            f"# {plural(len(change.calls), 'call')}{notify}: {calls}")
     lines = [
         paint(f"  # {change.address}: workspace {change.workspace_id}{name}{where}{mode}", "bold"),
@@ -413,7 +414,7 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
         lines.append(paint(f"  # emails {', '.join(change.notified)}", "dim"))
     lines.append(paint(f"  {change.action.symbol} access {{", STYLE[change.action]))
     width = max(len(e.key) for e in change.entries)
-    lines += [_entry_line(e, width, paint) for e in change.entries]
+    lines += [_entry_line(e, width, paint, joined=change.governs == "join") for e in change.entries]
     lines.append(paint("    }", STYLE[change.action]))
     return lines
 
@@ -425,7 +426,7 @@ def _rules_words(rules: tuple[str, ...]) -> str:
     return f"rule {rules[0]}" if len(rules) == 1 else f"rules {_join(list(rules))}"
 
 
-def _entry_line(entry: EntryChange, width: int, paint: Callable[[str, str], str]) -> str:
+def _entry_line(entry: EntryChange, width: int, paint: Callable[[str, str], str], *, joined: bool = False) -> str:
     head = f"      {entry.action.symbol} {entry.kind:<6} {entry.key:<{width}}  "
     tail = f"{flag_text(entry)}" + (f"  ({entry.why})" if entry.why else "")
     if entry.action is Action.CREATE:
@@ -433,4 +434,5 @@ def _entry_line(entry: EntryChange, width: int, paint: Callable[[str, str], str]
     if entry.action is Action.UPDATE:
         return paint(f"{head}{entry.before} -> {entry.after}  ({entry.privilege}){tail}", "update")
     since = f" (left the manifest; listed since {entry.managed_since})" if entry.managed_since else ""
-    return paint(f"{head}{entry.before}   REMOVED: loses access{since}{tail}", "delete")
+    loss = entry.reason if joined else "loses access"  # a join's loss says why: the group's list replaces its own
+    return paint(f"{head}{entry.before}   REMOVED: {loss}{since}{tail}", "delete")

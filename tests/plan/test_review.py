@@ -84,17 +84,21 @@ def test_changes_touching_owner_or_a_whole_domain_are_flagged(write_manifest: Wr
 def test_the_text_plan_leads_with_revocations_then_escalations(write_manifest: Write) -> None:
     text = render_text(_plan(write_manifest(GROUP_OF_THREE)))
     head = text[: text.index("  # group.acme")]
-    assert head.index("Review first: 2 revocations, 3 escalations") < head.index("revocation group.acme")
+    assert (head.index("Review first: 2 revocations, 3 escalations, 1 owner grant, 1 domain grant")
+            < head.index("revocation group.acme"))
     lines = [line.split()[0] for line in head.splitlines()[3:] if line.startswith("  ")]
-    assert lines == ["revocation", "revocation", "escalation", "escalation", "escalation"]
+    assert lines == ["revocation", "revocation", "escalation", "escalation", "escalation", "owner", "domain"]
     # ws_a joins with an empty list of its own and Kickoff is new: there jane and customer.com are
     # granted their roles; the escalations happen on the homepage only.
     assert "user jane@acme.com editor -> owner on 1 workspace [owner]" in head
     assert "domain customer.com viewer -> commenter on 1 workspace [domain-wide]" in head
+    # ws_a's join is its own access change: jane's new ownership and the domain's grant are read first.
+    assert "owner grant group.acme.workspace.a: user jane@acme.com gains owner [owner]" in head
+    assert "domain grant group.acme.workspace.a: domain customer.com gains commenter [domain-wide]" in head
 
 
 def test_a_group_change_names_every_workspace_it_reaches(write_manifest: Write) -> None:
-    (change,) = _plan(write_manifest(GROUP_OF_THREE)).access_changes
+    change = next(c for c in _plan(write_manifest(GROUP_OF_THREE)).access_changes if c.address == "group.acme")
     assert change.reaches == ('ws_home "Home"', 'ws_a "A"', 'new "Kickoff"')
     assert "# the group's list reaches 3 workspaces: ws_home \"Home\", ws_a \"A\", new \"Kickoff\"" in render_text(
         _plan(write_manifest(GROUP_OF_THREE)))
@@ -102,13 +106,13 @@ def test_a_group_change_names_every_workspace_it_reaches(write_manifest: Write) 
 
 def test_the_per_person_view_expands_a_group_to_each_of_its_workspaces(write_manifest: Write) -> None:
     # Each workspace from the list it holds now: the homepage its own, ws_a (joining) its own empty
-    # one, the new Kickoff none; each ends with the group's list.
+    # one, the new Kickoff none; each ends with the group's list.  ws_a's row comes from its join.
     found = {p.key: p for p in people(_plan(write_manifest(GROUP_OF_THREE)))}
     raj = found["raj@customer.com"]
-    assert [(c.workspace, c.before, c.after, c.privilege) for c in raj.changes] == [
-        ('ws_home "Home"', "viewer", "editor", "escalation"),
-        ('ws_a "A"', None, "editor", "grant"),
-        ('new "Kickoff"', None, "editor", "grant"),
+    assert [(c.workspace, c.address, c.before, c.after, c.privilege) for c in raj.changes] == [
+        ('ws_a "A"', "group.acme.workspace.a", None, "editor", "grant"),
+        ('ws_home "Home"', "group.acme", "viewer", "editor", "escalation"),
+        ('new "Kickoff"', "group.acme", None, "editor", "grant"),
     ]
     assert list(found) == ["bob@customer.com", "jane@acme.com", "old@agency.io", "priya@customer.com",
                            "raj@customer.com", "customer.com"]
@@ -123,12 +127,12 @@ def test_by_person_text_lists_each_person_and_the_totals(write_manifest: Write) 
     assert section.startswith("By person: 6 people or domains; on workspaces: 9 grants, 3 escalations, "
                               "0 downgrades, 2 revocations")
     assert '    revocation ws_home "Home": loses owner (group.acme)' in section
-    assert '    grant      ws_a "A": gains owner (group.acme)' in section
+    assert '    grant      ws_a "A": gains owner (group.acme.workspace.a)' in section
 
 
 def test_the_plan_lists_who_the_service_will_email(write_manifest: Write) -> None:
     plan = _plan(write_manifest(GROUP_OF_THREE))
-    (change,) = plan.access_changes
+    change = next(c for c in plan.access_changes if c.address == "group.acme")
     assert change.notified == ("priya@customer.com",)  # newly added users only: no domain, no role change
     assert "# emails priya@customer.com" in render_text(plan)
 
