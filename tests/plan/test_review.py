@@ -138,16 +138,41 @@ def test_the_plan_lists_who_the_service_will_email(write_manifest: Write) -> Non
 
 
 def test_a_change_that_undoes_one_made_outside_the_tool_is_labelled_drift(write_manifest: Write) -> None:
-    # Last applied: raj viewer and no bob. The service still shows raj as applied, and bob, added
-    # by hand since: removing bob undoes that (drift); raj's escalation is the manifest's own change.
+    # Last applied: raj collaborator. The service shows raj viewer: someone changed it since, and
+    # the manifest's editor undoes that (drift).  jane, old and customer.com are as recorded.
+    path = write_manifest(GROUP_OF_THREE)
+    state = State(resources={"group.acme": ResourceState(id="ws_home", access=AccessRecord(
+        users={"jane@acme.com": "editor", "raj@customer.com": "collaborator", "old@agency.io": "owner"},
+        domains={"customer.com": "viewer"}))})
+    entries = _entries(_plan(path, state))
+    assert "drift" in entries["raj@customer.com"].flags
+    assert "changed outside reconciler" in entries["raj@customer.com"].reason
+    assert [k for k, e in entries.items() if "drift" in e.flags] == ["raj@customer.com"]
+    assert "[drift]" in render_text(_plan(path, state))
+
+
+def test_an_entry_the_state_never_recorded_is_labelled_not_managed_before(write_manifest: Write) -> None:
+    # bob is in the service and was never recorded (there before the tool, or granted in the web
+    # app): removing him undoes nothing reconciler did, so it is not drift.
     path = write_manifest(GROUP_OF_THREE)
     state = State(resources={"group.acme": ResourceState(id="ws_home", access=AccessRecord(
         users={"jane@acme.com": "editor", "raj@customer.com": "viewer", "old@agency.io": "owner"},
         domains={"customer.com": "viewer"}))})
-    entries = _entries(_plan(path, state))
-    assert "drift" in entries["bob@customer.com"].flags
-    assert "drift" not in entries["raj@customer.com"].flags
-    assert "changed outside reconciler" in entries["bob@customer.com"].reason
+    plan = _plan(path, state)
+    bob = _entries(plan)["bob@customer.com"]
+    assert bob.flags == ("not managed before",)
+    assert bob.reason.endswith("; never recorded by reconciler")
+    assert not any("drift" in e.flags for e in _entries(plan).values())
+    assert "bob@customer.com    collaborator   REMOVED: loses access [not managed before]" in render_text(plan)
+
+
+def test_a_recorded_entry_removed_by_hand_and_listed_again_is_drift(write_manifest: Write) -> None:
+    path = write_manifest(GROUP_OF_THREE)
+    state = State(resources={"group.acme": ResourceState(id="ws_home", access=AccessRecord(
+        users={"jane@acme.com": "editor", "raj@customer.com": "viewer", "old@agency.io": "owner",
+               "priya@customer.com": "viewer"},
+        domains={"customer.com": "viewer"}))})
+    assert "drift" in _entries(_plan(path, state))["priya@customer.com"].flags
 
 
 def test_a_plan_without_a_state_file_says_what_it_cannot_know(write_manifest: Write) -> None:
