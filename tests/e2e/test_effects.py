@@ -163,3 +163,66 @@ def test_the_apply_makes_what_the_plan_predicted_and_plans_no_changes_after(proj
     code, out, err = run_cli(["plan", str(project), *emu(project)], capsys)
     assert code == 0, err
     assert out.startswith("No changes.")
+
+
+# --- the apply proves the prediction --------------------------------------------------------------
+
+
+def _tampered_apply(project: Path, clock, tmp_path: Path, audit_lines: list[list[str]]):  # type: ignore[no-untyped-def]
+    import yaml
+
+    from reconciler.apply.run import apply_plan
+    from reconciler.emulator import Emulator
+    from reconciler.live import fetch_live
+    from reconciler.manifest import load_desired
+    from reconciler.plan import make_plan
+    from reconciler.state import State
+    from tests.e2e.conftest import client_for
+
+    emulator = Emulator.from_seed(yaml.safe_load(SEED), clock=clock)
+    client = client_for(emulator, clock)
+    plan = make_plan(load_desired(project), fetch_live(client, ["ws_home", "ws_margins"]), State())
+    # Someone gives intruder@evil.io a role on the joining workspace right after the connect.
+    emulator.faults.inject("POST", r"/connected-workspaces$", "tamper", workspace="ws_margins",
+                           email="intruder@evil.io", role="editor")
+    return apply_plan(plan, client=client, state=State(), state_path=tmp_path / "s.json",
+                      on_mismatch=audit_lines.append)
+
+
+def test_an_apply_whose_result_differs_from_the_prediction_fails_naming_the_entry(
+        project: Path, clock, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from reconciler.errors import ApplyError
+
+    seen: list[list[str]] = []
+    with pytest.raises(ApplyError) as failed:
+        _tampered_apply(project, clock, tmp_path, seen)
+    assert "ws_margins: predicted intruder@evil.io editor absent, service shows it" in str(failed.value)
+    assert seen == [["ws_margins: predicted intruder@evil.io editor absent, service shows it"]]
+
+
+def test_an_apply_whose_result_differs_exits_1_and_writes_the_difference_to_the_audit_log(
+        project: Path, capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import yaml
+
+    from reconciler.emulator import Emulator
+    from reconciler.emulator.server import start_background_server
+
+    emulator = Emulator.from_seed(yaml.safe_load(SEED))
+    emulator.faults.inject("POST", r"/connected-workspaces$", "tamper", workspace="ws_margins",
+                           email="intruder@evil.io", role="editor")
+    base_url, stop = start_background_server(emulator)
+    token = tmp_path / "token"
+    token.write_text("dev-token-acme", encoding="utf-8")
+    token.chmod(0o600)
+    log = project / "audit.jsonl"
+    try:
+        code, out, err = run_cli(["apply", str(project), "--base-url", base_url, "--token-file", str(token),
+                                  "--state", str(project / "state.json"), "--auto-approve",
+                                  "--audit-log", str(log)], capsys)
+    finally:
+        stop()
+    assert code == 1
+    assert "  ws_margins: predicted intruder@evil.io editor absent, service shows it\n" in err
+    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    (mismatch,) = [e for e in events if e.get("event") == "prediction-differs"]
+    assert mismatch["differences"] == ["ws_margins: predicted intruder@evil.io editor absent, service shows it"]
