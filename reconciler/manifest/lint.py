@@ -40,15 +40,15 @@ def lint(desired: Desired, today: date) -> list[str]:
     mailboxes: dict[str, tuple[str, str]] = {}
     for address, _, access in desired.access_lists():
         notes += _list_notes(address, access, today)
-    for rule in desired.rules:
-        notes += [_free_mail_note(d.location, rule.address, d.domain) for d in rule.ensure_domains
-                  if is_free_mail(d.domain)]
         for user in access.users:
             key = _mailbox(user.email)
             first = mailboxes.setdefault(key, (user.email, str(user.location)))
             if first[0] != user.email:
                 notes.append(f"{user.location}: {address}: user {user.email} is the same mailbox as {first[0]} "
                              f"at {first[1]} (the provider ignores dots); use one spelling")
+    for rule in desired.rules:
+        notes += [_free_mail_note(d.location, rule.address, d.domain) for d in rule.ensure_domains
+                  if is_free_mail(d.domain)]
     return notes
 
 
