@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import date
 
-from reconciler.live import Live, LiveWorkspace
+from reconciler.errors import PlanError
+from reconciler.live import Live, LiveWorkspace, shared_entries
 from reconciler.manifest.desired import (
     AccessList,
     Desired,
@@ -141,11 +142,13 @@ class CompanyPlanner:
             return []
         skip = set(governed) | {m for members in groups_without_list.values() for m in members}
         changes: list[AccessChange] = []
-        for ws in self._live.workspaces.values():
-            if ws.id in skip or not in_scope(unmanaged_address(ws.id)):
-                continue
-            spaces = [ws, *(self._live.workspaces[m] for m in groups_without_list.get(ws.id, ())
-                            if m in self._live.workspaces)]
+        candidates = [ws for ws in self._live.workspaces.values()
+                      if ws.id not in skip and in_scope(unmanaged_address(ws.id))]
+        for shared in _sharing_one_list(candidates):
+            ws = shared[0]
+            spaces = [*shared, *(self._live.workspaces[m] for m in groups_without_list.get(ws.id, ())
+                                 if m in self._live.workspaces)]
+            _refuse_disagreeing_rules(self.rules, spaces)
             change = self._unmanaged(ws.id, self.rules_for(spaces))
             if change is not None:
                 changes.append(change)
@@ -185,6 +188,64 @@ class CompanyPlanner:
         return [f"{r.match.location}: {r.address}: matches no workspace of the company "
                 f"({len(spaces)} listed); check its match (a name pattern is case-sensitive)"
                 for r in self.rules if not any(rule_matches(r, ws) for ws in spaces)]
+
+
+def _sharing_one_list(workspaces: Sequence[LiveWorkspace]) -> list[list[LiveWorkspace]]:
+    """The workspaces grouped by the list they hold: those showing the same
+    entry ids are connected (one list, so ONE change of it), each group in
+    listing order; a workspace sharing nothing is a group of its own."""
+    sharing = shared_entries({w.id: w.entry_ids() for w in workspaces})
+    by_id = {w.id: w for w in workspaces}
+    seen: set[str] = set()
+    found: list[list[LiveWorkspace]] = []
+    for ws in workspaces:
+        if ws.id in seen:
+            continue
+        component, queue = [], [ws.id]
+        seen.add(ws.id)
+        while queue:
+            current = queue.pop()
+            component.append(by_id[current])
+            for other in sorted(sharing.get(current, ())):
+                if other not in seen:
+                    seen.add(other)
+                    queue.append(other)
+        found.append(sorted(component, key=lambda w: w.id))
+    return found
+
+
+def _refuse_disagreeing_rules(rules: Sequence[DesiredRule], shared: Sequence[LiveWorkspace]) -> None:
+    """Rules matching different workspaces of one shared list must agree:
+    one cannot ensure what another revokes, nor two give one person two roles.
+    (Rules matching the same workspace are merged as always: highest role.)"""
+    if len(shared) < 2:
+        return
+    matching = [(r, [w.id for w in shared if rule_matches(r, w)]) for r in rules]
+    matching = [(r, ids) for r, ids in matching if ids]
+    for i, (first, first_ids) in enumerate(matching):
+        for second, second_ids in matching[i + 1:]:
+            if set(first_ids) == set(second_ids):
+                continue
+            clash = _clash(first, second) or _clash(second, first)
+            if clash:
+                raise PlanError(
+                    f"{first.location}: {first.address} and {second.location}: {second.address} disagree about "
+                    f"one shared access list: {clash}. The workspaces {', '.join(w.id for w in shared)} are "
+                    f"connected and hold one list; {first.address} matches {', '.join(first_ids)} and "
+                    f"{second.address} matches {', '.join(second_ids)}. Make the rules agree, or exclude "
+                    "the group's workspaces from one of them (except:).")
+
+
+def _clash(one: DesiredRule, other: DesiredRule) -> str | None:
+    ensured = {u.email: u.role for u in one.ensure_users} | {d.domain: d.role for d in one.ensure_domains}
+    revoked = {r.key for r in (*other.revoke_users, *other.revoke_domains)}
+    for key in sorted(ensured.keys() & revoked):
+        return f"{one.address} ensures {key} and {other.address} revokes it"
+    theirs = {u.email: u.role for u in other.ensure_users} | {d.domain: d.role for d in other.ensure_domains}
+    for key in sorted(ensured.keys() & theirs.keys()):
+        if ensured[key] != theirs[key]:
+            return f"{one.address} gives {key} {ensured[key]} and {other.address} gives {theirs[key]}"
+    return None
 
 
 def _flat(access: AccessList, expanded: ExpandedAccess) -> AccessList:

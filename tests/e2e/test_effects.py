@@ -226,3 +226,73 @@ def test_an_apply_whose_result_differs_exits_1_and_writes_the_difference_to_the_
     events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     (mismatch,) = [e for e in events if e.get("event") == "prediction-differs"]
     assert mismatch["differences"] == ["ws_margins: predicted intruder@evil.io editor absent, service shows it"]
+
+
+# --- rules over a shared list no manifest names ---------------------------------------------------
+
+SHARED_SEED = """
+companies:
+  acme:
+    token: dev-token-acme
+    verified: true
+    plan: paid
+    credits: 100
+    users:
+      - {id: usr_1, email: jane@acme.com}
+    accounts:
+      - {id: acc_1, name: Customer Inc}
+    workspaces:
+      - id: ws_h
+        name: Northwind Home
+        account: acc_1
+        published: true
+        group: g1
+        users:
+          - {email: jane@acme.com, role: owner}
+        domains:
+          - {domain: gmail.com, role: viewer}
+      - id: ws_m
+        name: Kickoff
+        account: acc_1
+        published: true
+        group: g1
+        users:
+          - {email: jane@acme.com, role: owner}
+        domains:
+          - {domain: gmail.com, role: viewer}
+"""
+
+
+def _shared(tmp_path: Path, rules: str) -> Path:
+    (tmp_path / "seed.yaml").write_text(SHARED_SEED, encoding="utf-8")
+    (tmp_path / "rules.yaml").write_text("version: 1\nrules:\n" + rules, encoding="utf-8")
+    return tmp_path
+
+
+def test_a_rule_matching_one_member_of_a_shared_list_makes_one_change_of_it(tmp_path: Path, capsys) -> None:
+    # The homepage matches the name rule, its member does not: the list they share changes once.
+    project = _shared(tmp_path, "  no-free-mail:\n    match: {names: ['Northwind*']}\n"
+                                "    revoke: {domains: [gmail.com]}\n")
+    code, out, err = run_cli(["plan", str(project), *emu(project), "--format", "json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [c["address"] for c in doc["changes"]] == ["unmanaged.ws_h"]
+    assert sorted(e["workspace"] for e in doc["effects"]) == ["ws_h", "ws_m"]
+    code, out, err = run_cli(["apply", str(project), *emu(project), "--auto-approve"], capsys)
+    assert code == 0, err
+    code, out, err = run_cli(["plan", str(project), *emu(project)], capsys)
+    assert out.startswith("No changes."), out
+
+
+def test_rules_that_disagree_about_one_shared_list_are_refused_naming_both(tmp_path: Path, capsys) -> None:
+    project = _shared(tmp_path, "  audit-view:\n    match: {names: ['Northwind*']}\n"
+                                "    ensure: {users: [{email: auditor@acme.com, role: viewer}]}\n"
+                                "  audit-edit:\n    match: {names: ['Kickoff']}\n"
+                                "    ensure: {users: [{email: auditor@acme.com, role: editor}]}\n")
+    code, out, err = run_cli(["plan", str(project), *emu(project)], capsys)
+    assert code == 1
+    rules = project / "rules.yaml"
+    assert (f"{rules}:3: rule.audit-view and {rules}:6: rule.audit-edit disagree about one shared access "
+            "list: rule.audit-view gives auditor@acme.com viewer and rule.audit-edit gives editor. The "
+            "workspaces ws_h, ws_m are connected and hold one list; rule.audit-view matches ws_h and "
+            "rule.audit-edit matches ws_m.") in " ".join(err.split())
