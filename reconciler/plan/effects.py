@@ -135,7 +135,7 @@ def effects(sim: Simulation, live: Live) -> tuple[Effect, ...]:
         new = workspace.startswith(_NEW)
         before = AccessSnapshot() if new else _snapshot(live, workspace)
         after = sim.lists[list_id]
-        if before == after and not new:
+        if before == after:  # a new workspace always differs: its list has an owner, it had nothing
             continue
         found.append(Effect(workspace=None if new else workspace, name=sim.names.get(workspace),
                             creates=workspace[len(_NEW):] if new else None,

@@ -124,21 +124,19 @@ def test_max_removals_counts_what_the_connect_removes(project: Path, capsys) -> 
 
 
 def test_allowed_domains_judge_what_the_connect_grants(project: Path, capsys) -> None:
-    (project / "policy.yaml").write_text(
-        "version: 1\npolicy:\n  allowedDomains: [acme.com, customer.com]\n  maxRoleOutside: viewer\n",
-        encoding="utf-8")
-    (project / "manifest.yaml").write_text(MANIFEST.replace("{domain: customer.com, role: viewer}",
-                                                            "{domain: customer.com, role: viewer}\n"
-                                                            "        - {domain: partner.io, role: viewer}"),
-                                           encoding="utf-8")
-    code, _, err = run_cli(["plan", str(project), *emu(project)], capsys)
-    assert code == 0, err  # viewer outside is allowed
-    (project / "policy.yaml").write_text("version: 1\npolicy:\n  allowedDomains: [acme.com]\n  "
-                                         "maxRoleOutside: viewer\n", encoding="utf-8")
-    (project / "manifest.yaml").write_text(MANIFEST.replace("role: viewer}", "role: commenter}"), encoding="utf-8")
+    # No manifest line lists the group's entries: the group's list in the service is what the join gives.
+    (project / "manifest.yaml").write_text(
+        "version: 1\ngroups:\n  customer-inc:\n    homepage: ws_home\n    workspaces:\n"
+        "      margins: {id: ws_margins}\n", encoding="utf-8")
+    (project / "policy.yaml").write_text("version: 1\npolicy:\n  allowedDomains: [acme.com]\n", encoding="utf-8")
     code, _, err = run_cli(["plan", str(project), *emu(project)], capsys)
     assert code == 1
-    assert "customer.com" in err and "maxRoleOutside" in err
+    assert (f"{project / 'policy.yaml'}:3: policy allowedDomains: group.customer-inc.workspace.margins would give "
+            "domain customer.com viewer on workspace ws_margins") in " ".join(err.split())
+    (project / "policy.yaml").write_text("version: 1\npolicy:\n  allowedDomains: [acme.com]\n  "
+                                         "maxRoleOutside: viewer\n", encoding="utf-8")
+    code, _, err = run_cli(["plan", str(project), *emu(project)], capsys)
+    assert code == 0, err  # viewer outside is within the cap
 
 
 def test_plan_json_lists_the_effect_on_every_workspace_whose_access_changes(project: Path, capsys) -> None:
