@@ -123,7 +123,7 @@ def test_json_plan_has_a_versioned_shape(project: Path, capsys) -> None:
     code, out, _ = run_cli(["plan", str(project), *emu_args(project), "--format", "json"], capsys)
     doc = json.loads(out)
     assert code == 0
-    assert doc["format_version"] == 2
+    assert doc["format_version"] == 3
     assert {c["address"] for c in doc["changes"]} == {"group.acme-onboarding", "workspace.partner-portal"}
 
 

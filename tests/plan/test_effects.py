@@ -134,3 +134,24 @@ def test_a_member_recorded_with_another_workspace_id_shows_that_workspaces_loss(
     assert (join.workspace_id, [(e.key, e.action.value) for e in join.entries]) == (
         "ws_other", [("cfo@acme.com", "delete"), ("jane@acme.com", "create")])
     assert plan.summary.delete == 1
+
+
+def test_the_per_person_view_shows_who_gains_a_workspace_created_in_an_unchanged_group(write_manifest: Write) -> None:
+    from reconciler.plan.people import people
+
+    path = write_manifest("""
+        version: 1
+        groups:
+          g:
+            homepage: ws_h
+            workspaces:
+              kickoff: {template: tpl, name: Kickoff}
+    """)
+    live = live_of(live_workspace("ws_h", users={"jane@acme.com": "owner"}, domains={"customer.com": "viewer"},
+                                  account_id="acc"))
+    found = {p.key: [(c.workspace, c.address, c.before, c.after, c.privilege) for c in p.changes]
+             for p in people(make_plan(load_desired(path), live, State()))}
+    assert found == {
+        "jane@acme.com": [('new "Kickoff"', "group.g.workspace.kickoff", None, "owner", "grant")],
+        "customer.com": [('new "Kickoff"', "group.g.workspace.kickoff", None, "viewer", "grant")],
+    }
