@@ -16,7 +16,7 @@ import pytest
 
 from tests.e2e.conftest import run_cli
 
-SEED = """
+COMPANY = """
 companies:
   acme:
     token: dev-token-acme
@@ -28,7 +28,9 @@ companies:
       - {id: usr_2, email: cfo@acme.com}
     accounts:
       - {id: acc_1, name: Customer Inc}
-    workspaces:
+    workspaces:"""
+
+SEED = COMPANY + """
       - id: ws_home
         name: Customer Inc – Home
         account: acc_1
@@ -228,18 +230,7 @@ def test_an_apply_whose_result_differs_exits_1_and_writes_the_difference_to_the_
 
 # --- rules over a shared list no manifest names ---------------------------------------------------
 
-SHARED_SEED = """
-companies:
-  acme:
-    token: dev-token-acme
-    verified: true
-    plan: paid
-    credits: 100
-    users:
-      - {id: usr_1, email: jane@acme.com}
-    accounts:
-      - {id: acc_1, name: Customer Inc}
-    workspaces:
+SHARED_SEED = COMPANY + """
       - id: ws_h
         name: Northwind Home
         account: acc_1
