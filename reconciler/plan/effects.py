@@ -114,6 +114,9 @@ def simulate(changes: Sequence[Change], live: Live, groups: Iterable[tuple[str, 
     ``groups``: (homepage id, member ids) the manifests name as already in
     one group (members this plan connects are left out: the connect moves them).
     """
+    if not any(isinstance(c, (ConnectChange, CreateChange)) or (isinstance(c, AccessChange) and c.calls)
+               for c in changes):
+        return Simulation(lists={}, holder={}, names={})  # nothing sent changes a list: the steady state is free
     sim = _start(live, groups)
     for change in changes:
         if isinstance(change, AccessChange):
@@ -131,7 +134,8 @@ def effects(sim: Simulation, live: Live) -> tuple[Effect, ...]:
     what the service reports now: the live ones by id, then the new ones in
     plan order."""
     found: list[Effect] = []
-    for workspace, list_id in sim.holder.items():
+    for workspace in sim.because:  # a workspace no change touched keeps its list
+        list_id = sim.holder[workspace]
         new = workspace.startswith(_NEW)
         before = AccessSnapshot() if new else _snapshot(live, workspace)
         after = sim.lists[list_id]
@@ -177,14 +181,30 @@ def _start(live: Live, groups: Iterable[tuple[str, Iterable[str]]]) -> Simulatio
             if homepage in live.workspaces and member in live.workspaces:
                 union(homepage, member)
     ids: dict[str, int] = {}
-    sim = Simulation(lists={}, holder={}, names={w.id: w.name for w in live.workspaces.values()})
+    roots: dict[int, str] = {}
     for ws in live.workspaces.values():
         root = find(ws.id)
         if root not in ids:
             ids[root] = len(ids)
-            sim.lists[ids[root]] = _snapshot(live, root)
-        sim.hold(ws.id, ids[root])
+            roots[ids[root]] = root
+    sim = Simulation(lists=_LiveLists(live, roots), holder={}, names={w.id: w.name for w in live.workspaces.values()})
+    for ws in live.workspaces.values():
+        sim.hold(ws.id, ids[find(ws.id)])
     return sim
+
+
+class _LiveLists(dict[int, AccessSnapshot]):
+    """The lists by id, each read from the live workspace that holds it the
+    first time it is asked for: at 10,000 workspaces most are never touched."""
+
+    def __init__(self, live: Live, roots: Mapping[int, str]) -> None:
+        super().__init__()
+        self._live = live
+        self._roots = roots
+
+    def __missing__(self, list_id: int) -> AccessSnapshot:
+        found = self[list_id] = _snapshot(self._live, self._roots[list_id])
+        return found
 
 
 def _access(sim: Simulation, change: AccessChange) -> None:
