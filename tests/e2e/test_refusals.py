@@ -304,7 +304,7 @@ def test_a_creation_answer_reporting_another_list_than_was_sent_stops_the_apply(
     rig = onboarding_rig(tmp_path, clock)
     plan = rig.plan()
     # The group's list rides on the first creation (the kickoff workspace).
-    assert [(c.kind, c.address) for c in plan.changes[2:5]] == [
+    assert [(c.kind, c.address) for c in plan.changes[3:6]] == [
         ("create", KICKOFF), ("create", "group.customer-inc.workspace.renewal"), ("access", "group.customer-inc")]
     start = len(rig.emulator.requests)
     lying = ReportsAnotherRole(rig.emulator, "/workspaces/ws_home/connected-workspaces", "raj@customer.com",
