@@ -260,6 +260,9 @@ class DesiredRule(NamedTuple):
     ensure_domains: tuple[DomainAccess, ...] = ()
     revoke_users: tuple[RevokedEntry, ...] = ()
     revoke_domains: tuple[RevokedEntry, ...] = ()
+    # revoke.successor: who becomes owner (role owner, at its line) where a
+    # revoked owner was the last one: a handover, planned against the live list.
+    successor: UserAccess | None = None
 
     @property
     def address(self) -> str:

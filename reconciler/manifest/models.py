@@ -319,6 +319,8 @@ class RuleRevokeSpec(_Spec):
 
     users: tuple[Email, ...] = ()
     domains: tuple[Hostname, ...] = ()
+    successor: Email | None = Field(default=None, description=(
+        "becomes owner wherever a user revoked here was an owner and no other owner would remain (a handover)"))
 
 
 class RuleSpec(_Spec):

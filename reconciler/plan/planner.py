@@ -74,7 +74,11 @@ def make_plan(
     assets, needs_person = plan_assets(desired.assets, state, scope=inputs.scope, reassert=reassert,
                                        paths=paths or CommandPaths(manifest=str(desired.root)))
     planned.changes += assets
-    refuse_ownerless(planned.changes)
+    # A workspace no manifest names that would be left without an owner waits
+    # for a person; a manifest's list so left refuses the plan.
+    planned.changes, ownerless = company.set_aside_ownerless(planned.changes)
+    needs_person = [*ownerless, *needs_person]
+    refuse_ownerless(planned.changes, desired.rules)
     forgotten = facts.forgotten(desired, state, targets)
     planned.warnings += facts.warnings(desired, live, state, planned.changes, forgotten, today=today,
                                        expiry_warning_days=expiry_warning_days)

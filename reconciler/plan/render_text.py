@@ -170,7 +170,7 @@ def needs_person_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str
         where = f" ({item.location})" if item.location else ""
         lines.append(paint(f"  {item.address}{where}: {item.reason}.", "delete"))
         lines.append(paint(f"    {item.check}", "update"))
-        width = max(len(r.when) for r in item.resolutions) + 4
+        width = max((len(r.when) for r in item.resolutions), default=0) + 4
         lines += [paint(f"    {'If ' + r.when + ':':<{width}} {r.command}", "update") for r in item.resolutions]
     return lines
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from reconciler.manifest import SourceLocation, load_desired
-from reconciler.manifest.desired import RevokedEntry, RuleMatch, TeamAccess, TeamMember
+from reconciler.manifest.desired import RevokedEntry, RuleMatch, TeamAccess, TeamMember, UserAccess
 
 Write = Callable[..., Path]
 Problems = Callable[[Path], list[str]]
@@ -380,3 +380,49 @@ def test_an_ensure_written_as_null_is_read_as_absent(write_manifest: Write, prob
             revoke: {users: [x@acme.com]}
     """)
     assert load_desired(path).rules[0].ensure_users == ()
+
+
+def test_a_revoke_successor_becomes_a_located_owner_entry_of_the_rule(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        rules:
+          offboarded:
+            match: {all: true}
+            revoke:
+              users: [bo@acme.com]
+              successor: Cy@acme.com
+    """)
+    (rule,) = load_desired(path).rules
+    assert rule.successor == UserAccess("cy@acme.com", "owner", SourceLocation(str(path), 7))
+
+
+def test_a_successor_without_revoked_users_is_refused_at_its_line(write_manifest: Write, problems_of: Problems) -> None:
+    path = write_manifest("""
+        version: 1
+        rules:
+          closed:
+            match: {all: true}
+            revoke: {domains: [gmail.com], successor: cy@acme.com}
+    """)
+    assert problems_of(path) == [
+        f"{path}:5: rule.closed: revoke.successor takes over from the users the rule revokes, and it revokes "
+        "none; give revoke.users or remove successor"
+    ]
+
+
+def test_a_successor_some_rule_revokes_is_refused_naming_that_rule(write_manifest: Write,
+                                                                   problems_of: Problems) -> None:
+    path = write_manifest("""
+        version: 1
+        rules:
+          offboarded:
+            match: {all: true}
+            revoke: {users: [bo@acme.com], successor: cy@acme.com}
+          also-gone:
+            match: {names: ["Tailspin*"]}
+            revoke: {users: [cy@acme.com]}
+    """)
+    assert problems_of(path) == [
+        f"{path}:5: rule.offboarded: successor cy@acme.com is revoked by rule.also-gone at {path}:8; "
+        "name a successor who stays"
+    ]
