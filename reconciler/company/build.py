@@ -48,11 +48,12 @@ def company_access(desired: Desired, live: Live, state: State) -> CompanyAccess:
     rows: list[AccessRow] = []
     for ws in live.workspaces.values():
         reach = reaches.get(ws.id)
+        matching = rules[reach.address] if reach is not None else matching_rules(desired.rules, ws)
         workspaces.append(CompanyWorkspace(
             id=ws.id, name=ws.name, account_id=ws.account_id, account_name=ws.account_name,
             template_id=ws.template_id, group_homepage=reach.homepage if reach else None,
-            probable_member=reach.probable if reach else False, address=reach.address if reach else None))
-        matching = rules[reach.address] if reach is not None else matching_rules(desired.rules, ws)
+            probable_member=reach.probable if reach else False, address=reach.address if reach else None,
+            managed="manifest" if reach is not None else "rules" if matching else "none"))
         rows += _rows(ws, reach, expand_access(reach.access if reach else None, teams, matching))
     return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=live.pages_read)
 

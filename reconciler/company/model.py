@@ -28,6 +28,11 @@ EntryKind = Literal["user", "domain"]
 # them (granted in the web app, or by a tool other than reconciler).
 WhySource = Literal["entry", "team", "rule", "unmanaged"]
 UNMANAGED_TEXT = "not managed: granted in the web app"
+# How the manifests reach a workspace, the one definition every count uses
+# (plan, audit, who, report): named by a manifest (a group's homepage or
+# member, found by its shared entries too, or a standalone workspace), reached
+# only by a rule's match, or neither.
+ManagedBy = Literal["manifest", "rules", "none"]
 
 
 class Frozen(BaseModel):
@@ -87,6 +92,7 @@ class CompanyWorkspace(Frozen):
     group_homepage: str | None = None
     probable_member: bool = False
     address: str | None = None
+    managed: ManagedBy = "none"
 
 
 class AccessRow(Frozen):
@@ -121,6 +127,10 @@ class CompanyAccess(Frozen):
     @property
     def total(self) -> int:
         return len(self.workspaces)
+
+    def count(self, managed: ManagedBy) -> int:
+        """How many workspaces are managed so (see ``ManagedBy``)."""
+        return sum(1 for w in self.workspaces if w.managed == managed)
 
     def rows_of(self, kind: EntryKind, key: str) -> list[AccessRow]:
         """Every row of exactly this user or domain."""

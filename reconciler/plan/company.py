@@ -71,6 +71,7 @@ class CompanyPlanner:
         self.active = bool(desired.teams or desired.rules) or any(a.teams for _, _, a in desired.access_lists())
         self._expanded: dict[str, ExpandedAccess] = {}
         self.unmanaged_managed: list[ManagedAccess] = []
+        self.checked = 0  # lists of workspaces no manifest's list governs, checked against the rules
 
     # --- manifest lists ---------------------------------------------------------------------
 
@@ -166,6 +167,7 @@ class CompanyPlanner:
         record = self._state.access_record(address)
         if not rules and record is None:
             return None
+        self.checked += 1
         expanded = expand_access(None, self.teams, rules)
         # Recorded even when empty: apply then forgets the address.
         self.unmanaged_managed.append(ManagedAccess(
@@ -231,6 +233,13 @@ class CompanyPlanner:
             "address": address, "workspace_id": self._state.resources[address].id,
             "users": record.users, "domains": record.domains, "via": record.via or {}})]
         self.unmanaged_managed = [*(m for m in self.unmanaged_managed if m.address != address), *kept]
+
+    def rules_only(self, named: Collection[str]) -> int | None:
+        """How many workspaces no manifest names a rule reaches (None: no rules, or a partial listing)."""
+        if not self.rules or not self._live.complete:
+            return None
+        return sum(1 for ws in self._live.workspaces.values()
+                   if ws.id not in named and any(rule_matches(r, ws) for r in self.rules))
 
     def unmatched_warnings(self) -> list[str]:
         """A rule that matches no workspace of the company (complete listing only)."""

@@ -490,6 +490,13 @@ class Plan(_Frozen):
     reassert: bool = False
     live_workspaces: int | None = None  # the company's workspaces, when all were listed
     unmanaged_count: int | None = None  # workspaces no manifest names (untargeted plans, when known)
+    # Of those, the ones a rule matches ("reached only by rules"; None: the
+    # manifests have no rules, or the listing was not complete); the rest no
+    # manifest and no rule reaches.
+    rules_only_count: int | None = None
+    # Lists of workspaces no manifest's list governs that the rules were
+    # checked against (changed or not): "No changes" counts them too.
+    rules_checked: int = 0
     unmanaged: tuple[str, ...] = ()  # their labels, with plan --show-unmanaged
     summary: PlanSummary = PlanSummary()
     cost: Cost = Cost()

@@ -254,6 +254,24 @@ def test_plan_detailed_exitcode_says_a_skipped_workspace_is_still_open(rig: Rig,
     assert (code, out.splitlines()[4]) == (2, "Nothing else to change (2 access lists checked).")
 
 
+def test_audit_says_a_workspace_the_rules_skip_is_left_to_a_person(rig: Rig, capsys: pytest.CaptureFixture[str]
+                                                                   ) -> None:
+    rig.edit("rules.yaml", *OFFBOARD_BO_CEO)
+    where = ["--emulator", str(rig.root / "emulator.yaml"), "--seed", str(rig.root / "seed.yaml"),
+             "--state", str(rig.state_path)]
+    run_cli(["apply", str(rig.root), *where, "--auto-approve"], capsys)
+    code, out, _ = run_cli(["audit", str(rig.root), *where], capsys)
+    rules = rig.root / "rules.yaml"
+    assert (code, out.splitlines()[0], out.splitlines()[-2:]) == (
+        2, "Audit of 15 workspaces (3 managed by the manifests), read in 1 call: no policy violation, nothing the "
+           "rules would change, 1 workspace left to a person.",
+        ["Left to a person, the rules skip them (1):",
+         f'  unmanaged.ws_u11 ({rules}:14): ws_u11 "Board – Minutes": ceo@acme.com is its only owner, and rule '
+         f"offboarded ({rules}:14) revokes them; nothing is changed on it until then. Name a successor under rule "
+         "offboarded's revoke (successor: EMAIL becomes owner wherever ceo@acme.com was the last one), or give the "
+         "workspace an owner in a manifest."])
+
+
 def test_a_manifest_list_a_revoke_leaves_without_an_owner_is_refused_naming_the_person_rule_and_ways_out(
         rig: Rig) -> None:
     rig.edit("customers.yaml", "      users: [{email: jane@acme.com, role: owner}]\n      teams: [{team: customer-success, "
