@@ -324,8 +324,8 @@ def audit(path: Path, service: Service, state_path: Path | None, fmt: str) -> No
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
               help="Directory to write access.csv, access.json and index.html to (created when missing).")
 @click.option("--internal-domain", "internal_domains", multiple=True, metavar="DOMAIN",
-              help="A domain whose people are internal (repeatable; its subdomains too). "
-                   "Default: the manifests' policy allowedDomains.")
+              help="A domain whose people are internal (repeatable; its subdomains too), "
+                   "added to the manifests' policy allowedDomains.")
 @click.option("--since", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="An earlier report's access.json, or a state file: list the grants, revocations, "
                    "escalations and downgrades since then (on the page and in changes.csv).")

@@ -93,6 +93,7 @@ class CompanyWorkspace(Frozen):
     probable_member: bool = False
     address: str | None = None
     managed: ManagedBy = "none"
+    rules: tuple[str, ...] = ()  # the rules matching it (their keys), in manifest order
 
 
 class AccessRow(Frozen):
@@ -111,6 +112,15 @@ class AccessRow(Frozen):
     why: Why
 
 
+class Leaver(Frozen):
+    """A user or domain a rule revokes (``revoke:``), at the rule's line: a leaver."""
+
+    kind: EntryKind
+    key: str
+    rule: str
+    location: str
+
+
 class CompanyAccess(Frozen):
     """Every workspace of the company and every access entry on it.
 
@@ -123,6 +133,7 @@ class CompanyAccess(Frozen):
     workspaces: tuple[CompanyWorkspace, ...] = ()
     rows: tuple[AccessRow, ...] = ()
     calls: int = 0
+    leavers: tuple[Leaver, ...] = ()
 
     @property
     def total(self) -> int:

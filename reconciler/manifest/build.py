@@ -168,6 +168,7 @@ class _Builder:
             max_revocations=one("maxRevocations", spec.maxRevocations),
             max_escalations=one("maxEscalations", spec.maxEscalations),
             max_notified=one("maxNotified", spec.maxNotified),
+            min_owners=one("minOwners", spec.minOwners),
             location=self.at(document, "policy"),
         )
 

@@ -203,6 +203,7 @@ class DesiredPolicy(NamedTuple):
     max_revocations: PolicyValue[int] | None = None
     max_escalations: PolicyValue[int] | None = None
     max_notified: PolicyValue[int] | None = None
+    min_owners: PolicyValue[int] | None = None  # the access report flags a workspace with fewer owners
 
 
 class TeamMember(NamedTuple):

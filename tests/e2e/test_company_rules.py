@@ -7,6 +7,7 @@ Planned and applied by the real client against the in-process emulator.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -251,7 +252,8 @@ def test_plan_detailed_exitcode_says_a_skipped_workspace_is_still_open(rig: Rig,
                                               "calls), but 1 resource needs a person (nothing is sent for it until "
                                               "then):"])
     code, out, _ = run_cli(["plan", str(rig.root), *where, "--detailed-exitcode"], capsys)
-    assert (code, out.splitlines()[4]) == (2, "Nothing else to change (2 access lists checked).")
+    assert (code, out.splitlines()[4]) == (2, "Nothing else to change (14 access lists checked: 2 named by a "
+                                           "manifest, 12 by rules only).")
 
 
 def test_audit_says_a_workspace_the_rules_skip_is_left_to_a_person(rig: Rig, capsys: pytest.CaptureFixture[str]
@@ -263,7 +265,7 @@ def test_audit_says_a_workspace_the_rules_skip_is_left_to_a_person(rig: Rig, cap
     code, out, _ = run_cli(["audit", str(rig.root), *where], capsys)
     rules = rig.root / "rules.yaml"
     assert (code, out.splitlines()[0], out.splitlines()[-2:]) == (
-        2, "Audit of 15 workspaces (3 managed by the manifests), read in 1 call: no policy violation, nothing the "
+        2, "Audit of 15 workspaces (3 named by a manifest, 12 reached only by rules), read in 1 call: no policy violation, nothing the "
            "rules would change, 1 workspace left to a person.",
         ["Left to a person, the rules skip them (1):",
          f'  unmanaged.ws_u11 ({rules}:14): ws_u11 "Board – Minutes": ceo@acme.com is its only owner, and rule '
@@ -325,3 +327,37 @@ def test_reconciler_demo_runs_the_company_example_to_no_changes(capsys: pytest.C
     code, out, _ = run_cli(["demo", str(COMPANY)], capsys)
     assert code == 0
     assert out.rstrip().splitlines()[-2].startswith("No changes.")
+
+
+def _cli_where(rig: Rig) -> list[str]:
+    return ["--emulator", str(rig.root / "emulator.yaml"), "--seed", str(rig.root / "seed.yaml"),
+            "--state", str(rig.state_path)]
+
+
+def test_the_reports_changes_name_the_rule_behind_a_revocation(rig: Rig, capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(["report", str(rig.root), *_cli_where(rig), "--out", str(rig.root / "before")], capsys)
+    run_cli(["apply", str(rig.root), *_cli_where(rig), "--auto-approve"], capsys)
+    code, _, err = run_cli(["report", str(rig.root), *_cli_where(rig), "--out", str(rig.root / "after"), "--since",
+                            str(rig.root / "before" / "access.json")], capsys)
+    assert code == 0, err
+    lines = (rig.root / "after" / "changes.csv").read_text(encoding="utf-8-sig").splitlines()
+    assert "revocation,ws_u01,Northwind – QBR 2025,user,ana@acme.com,editor,,external," \
+           f"rule offboarded at {rig.root / 'rules.yaml'}:14" in lines
+
+
+def test_the_report_lists_a_leaver_who_still_holds_access_through_a_domain(
+        rig: Rig, capsys: pytest.CaptureFixture[str]) -> None:
+    run_cli(["apply", str(rig.root), *_cli_where(rig), "--auto-approve"], capsys)
+    code, out, err = run_cli(["report", str(rig.root), *_cli_where(rig), "--out", str(rig.root / "out")], capsys)
+    assert code == 0, err
+    assert out.splitlines()[1] == ("1 leaver (revoked by a rule) still holds access: ana@acme.com on ws_u07 through "
+                                   "domain acme.com.")
+
+
+def test_internal_domain_adds_to_the_policys_allowed_domains(rig: Rig, capsys: pytest.CaptureFixture[str]) -> None:
+    rig.edit("rules.yaml", "version: 1\n", "version: 1\npolicy: {allowedDomains: [acme.com]}\n")
+    code, _, err = run_cli(["report", str(rig.root), *_cli_where(rig), "--out", str(rig.root / "out"),
+                            "--internal-domain", "contoso.com"], capsys)
+    assert code == 0, err
+    made = json.loads((rig.root / "out" / "access.json").read_text(encoding="utf-8"))
+    assert made["internal_domains"] == ["acme.com", "contoso.com"]
