@@ -242,13 +242,37 @@ class CompanyPlanner:
                    if ws.id not in named and any(rule_matches(r, ws) for r in self.rules))
 
     def unmatched_warnings(self) -> list[str]:
-        """A rule that matches no workspace of the company (complete listing only)."""
+        """A rule naming an account or template id no workspace of the company
+        has (a name where an id is wanted, most often), with the ids there are;
+        a rule that matches no workspace of the company (complete listing only)."""
         if not self._live.complete:
             return []
         spaces = list(self._live.workspaces.values())
-        return [f"{r.match.location}: {r.address}: matches no workspace of the company "
-                f"({len(spaces)} listed); check its match (a name pattern is case-sensitive)"
-                for r in self.rules if not any(rule_matches(r, ws) for ws in spaces)]
+        found: list[str] = []
+        for rule in self.rules:
+            unknown = _unknown_ids(rule, spaces)
+            if unknown:
+                found += unknown
+            elif not any(rule_matches(rule, ws) for ws in spaces):
+                found.append(f"{rule.match.location}: {rule.address}: matches no workspace of the company "
+                             f"({len(spaces)} listed); check its match (a name pattern is case-sensitive)")
+        return found
+
+
+def _unknown_ids(rule: DesiredRule, spaces: Sequence[LiveWorkspace]) -> list[str]:
+    """``match.accounts`` and ``match.templates`` ids that no workspace has, each with the ids there are."""
+    found = []
+    for key, given, present in (("accounts", rule.match.accounts, {w.account_id for w in spaces}),
+                                ("templates", rule.match.templates, {w.template_id for w in spaces})):
+        known = sorted(i for i in present if i)
+        what = "account" if key == "accounts" else "template"
+        for value in given or ():
+            if value not in present:
+                there = ", ".join(known) if known else "none"
+                found.append(f"{rule.match.location}: {rule.address}: match.{key}: {value} is not the {what} id of "
+                             f"any workspace of the company; match takes ids, not names ({what} ids of the "
+                             f"company's workspaces: {there})")
+    return found
 
 
 def _flat(access: AccessList, expanded: ExpandedAccess) -> AccessList:

@@ -85,7 +85,8 @@ def make_plan(
     refuse_ownerless(planned.changes, desired.rules)
     forgotten = facts.forgotten(desired, state, targets)
     planned.warnings += facts.warnings(desired, live, state, planned.changes, forgotten, today=today,
-                                       expiry_warning_days=expiry_warning_days)
+                                       expiry_warning_days=expiry_warning_days,
+                                       state_in_postgres=paths is not None and paths.state_in_postgres)
     return _plan(desired, live, state, planned, lists, needs_person, forgotten, company, named,
                  targets=targets, limits=limits, reassert=reassert, show_unmanaged=show_unmanaged)
 

@@ -361,3 +361,17 @@ def test_internal_domain_adds_to_the_policys_allowed_domains(rig: Rig, capsys: p
     assert code == 0, err
     made = json.loads((rig.root / "out" / "access.json").read_text(encoding="utf-8"))
     assert made["internal_domains"] == ["acme.com", "contoso.com"]
+
+
+def test_an_account_name_where_an_id_is_wanted_lists_the_companys_account_ids(rig: Rig) -> None:
+    rig.edit("rules.yaml", 'match: {names: ["Northwind*", "Tailspin*"]}', "match: {accounts: [Northwind]}")
+    assert (f"{rig.root / 'rules.yaml'}:17: rule.no-personal-email: match.accounts: Northwind is not the account id "
+            "of any workspace of the company; match takes ids, not names (account ids of the company's workspaces: "
+            "acc_contoso, acc_northwind)") in rig.plan().warnings
+
+
+def test_a_template_name_where_an_id_is_wanted_lists_the_companys_template_ids(rig: Rig) -> None:
+    rig.edit("rules.yaml", 'match: {names: ["Northwind*", "Tailspin*"]}', "match: {templates: [Onboarding]}")
+    assert (f"{rig.root / 'rules.yaml'}:17: rule.no-personal-email: match.templates: Onboarding is not the template "
+            "id of any workspace of the company; match takes ids, not names (template ids of the company's "
+            "workspaces: none)") in rig.plan().warnings

@@ -217,8 +217,9 @@ def test_all_false_is_refused(write_manifest: Write, problems_of: Problems) -> N
             match: {all: false}
             revoke: {users: [x@acme.com]}
     """)
-    (problem,) = problems_of(path)
-    assert problem.startswith(f"{path}:4: rules.r.match.all: ")
+    assert problems_of(path) == [
+        f"{path}:4: rules.r.match.all: false is not a criterion: all: true matches every workspace of the company; "
+        "to match fewer, leave all out and give accounts, templates or names"]
 
 
 def test_revoking_someone_an_explicit_entry_grants_names_both_lines(write_manifest: Write,

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from reconciler.commands.plan import command_paths
 from reconciler.manifest import load_desired
 from reconciler.plan import make_plan, render_text
+from reconciler.plan.assets import CommandPaths
 from reconciler.plan.people import people, totals
 from reconciler.vocabulary import ROLE_ORDER, privilege, rank
 from reconciler.state import AccessRecord, ResourceState, State
@@ -175,3 +177,24 @@ def test_the_plan_counts_the_workspaces_no_manifest_names(write_manifest: Write)
     assert shown.unmanaged == ('ws_x "X"',)
     assert '1 workspace of the company is in no manifest:\n  ws_x "X"' in render_text(shown)
     assert make_plan(load_desired(path), listed, State(), targets=("group.acme",)).unmanaged_count is None
+
+
+def test_a_plan_on_an_empty_postgresql_state_does_not_speak_of_a_state_file(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        workspaces:
+          portal:
+            id: ws_p
+            access: {users: [{email: ops@acme.com, role: owner}], authoritative: false}
+    """)
+    live = live_of(live_workspace("ws_p", users={"ops@acme.com": "owner"}))
+    paths = CommandPaths(manifest=str(path), state="postgresql://u@h/db", state_in_postgres=True)
+    assert make_plan(load_desired(path), live, State(), paths=paths).warnings == (
+        "The PostgreSQL state is empty: reconciler cannot know which entries of non-authoritative lists it manages, "
+        "so it removes none. If the state is kept elsewhere (another database, schema or key, or a state file), plan "
+        "with it (--state).",)
+
+
+def test_a_postgresql_state_address_is_told_apart_from_a_file() -> None:
+    assert command_paths(Path("m"), "postgresql://u@h/db").state_in_postgres is True
+    assert command_paths(Path("m"), "reconciler.state.json").state_in_postgres is False
