@@ -86,3 +86,10 @@ def test_a_hostile_workspace_name_is_escaped_in_the_text() -> None:
     text = render_who(who(company, "user", "a@acme.com"))
     assert '"Evil\\x1b[2J\\u202eName\\x0aX"' in text
     assert "\x1b" not in text and "\u202e" not in text and text.count("\n") == 2
+
+
+def test_a_domain_does_not_list_users_of_a_domain_that_merely_ends_like_it() -> None:
+    company = COMPANY.model_copy(update={"rows": (*COMPANY.rows, _row("ws_3", "user", "bob@notcustomer.com", "viewer"),
+                                                  _row("ws_3", "user", "eve@sub.customer.com", "viewer"))})
+    assert [a.key for a in who(company, "domain", "customer.com").access] == [
+        "jane@customer.com", "customer.com", "raj@customer.com"]

@@ -375,3 +375,27 @@ def test_a_template_name_where_an_id_is_wanted_lists_the_companys_template_ids(r
     assert (f"{rig.root / 'rules.yaml'}:17: rule.no-personal-email: match.templates: Onboarding is not the template "
             "id of any workspace of the company; match takes ids, not names (template ids of the company's "
             "workspaces: none)") in rig.plan().warnings
+
+
+def test_entries_a_rule_put_on_a_workspace_in_no_manifest_go_when_the_rule_stops_matching_it(rig: Rig) -> None:
+    rig.apply()
+    rig.edit("rules.yaml", "    match: {all: true}\n    ensure:", '    match: {names: ["Northwind*"]}\n    ensure:')
+    plan = rig.plan()
+    change = changes(plan)["unmanaged.ws_u06"]
+    assert [(e.key, e.action.value, e.why) for e in change.entries] == [
+        ("security@acme.com", "delete", "no longer ensured by rule security-baseline")]
+    rig.apply(plan)
+    assert rig.users("ws_u06") == {"cy@acme.com": "owner"}
+
+
+def test_the_state_remembers_which_rule_put_a_domain_on_a_list(rig: Rig) -> None:
+    rig.edit("rules.yaml", "      teams: [{team: security, role: viewer}]\n",
+             "      teams: [{team: security, role: viewer}]\n      domains: [{domain: acme.com, role: viewer}]\n")
+    rig.apply()
+    record = load_state(rig.state_path).resources["unmanaged.ws_u06"].access
+    assert record is not None and record.via == {"user:security@acme.com": "rule security-baseline",
+                                                 "domain:acme.com": "rule security-baseline"}
+    rig.edit("rules.yaml", "      domains: [{domain: acme.com, role: viewer}]\n", "")
+    (removal,) = changes(rig.plan())["unmanaged.ws_u06"].removals
+    assert (removal.key, removal.reason) == (
+        "acme.com", "put there by rule security-baseline, which no longer ensures it here: loses viewer access")

@@ -427,3 +427,47 @@ def test_a_successor_some_rule_revokes_is_refused_naming_that_rule(write_manifes
         f"{path}:5: rule.offboarded: successor cy@acme.com is revoked by rule.also-gone at {path}:8; "
         "name a successor who stays"
     ]
+
+
+def test_a_team_no_list_or_rule_names_is_a_warning_at_its_line(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        teams:
+          alumni: [ana@acme.com]
+    """)
+    assert load_desired(path).notes == (
+        f"{path}:3: team.alumni: no access list or rule names it, so it grants nothing; name it in a list's or a "
+        "rule's teams, or remove it",)
+
+
+def test_an_empty_team_is_a_warning_at_its_line(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        teams:
+          security: []
+        rules:
+          baseline:
+            match: {all: true}
+            ensure: {teams: [{team: security, role: viewer}]}
+    """)
+    assert load_desired(path).notes == (
+        f"{path}:3: team.security: has no members, so every list and rule naming it grants nobody; add its people "
+        "or remove it",)
+
+
+def test_two_rules_ensuring_one_team_with_different_roles_is_a_warning(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        teams:
+          security: [sec@acme.com]
+        rules:
+          baseline:
+            match: {all: true}
+            ensure: {teams: [{team: security, role: viewer}]}
+          reviews:
+            match: {names: ["Review*"]}
+            ensure: {teams: [{team: security, role: editor}]}
+    """)
+    assert load_desired(path).notes == (
+        f"{path}:10: rule.reviews: ensures team security as editor, while rule.baseline ensures it as viewer at "
+        f"{path}:7; where both match, the higher role wins: give both the same role",)

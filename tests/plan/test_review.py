@@ -198,3 +198,21 @@ def test_a_plan_on_an_empty_postgresql_state_does_not_speak_of_a_state_file(writ
 def test_a_postgresql_state_address_is_told_apart_from_a_file() -> None:
     assert command_paths(Path("m"), "postgresql://u@h/db").state_in_postgres is True
     assert command_paths(Path("m"), "reconciler.state.json").state_in_postgres is False
+
+
+def test_an_editor_lowered_to_viewer_is_not_under_review_first_and_an_owner_lowered_is(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        workspaces:
+          portal:
+            id: ws_p
+            access:
+              users: [{email: ops@acme.com, role: owner}, {email: ed@acme.com, role: viewer},
+                      {email: was.owner@acme.com, role: editor}]
+    """)
+    live = live_of(live_workspace("ws_p", users={"ops@acme.com": "owner", "ed@acme.com": "editor",
+                                                 "was.owner@acme.com": "owner"}))
+    text = render_text(make_plan(load_desired(path), live, State(lineage="x", serial=1)))
+    assert [line for line in text.splitlines() if line.startswith(("Review first", "  owner"))] == [
+        "Review first: 1 owner downgrade",
+        "  owner downgrade workspace.portal: user was.owner@acme.com owner -> editor [owner]"]
