@@ -148,15 +148,19 @@ def test_a_change_that_undoes_one_made_outside_the_tool_is_labelled_drift(write_
     assert "changed outside reconciler" in entries["bob@customer.com"].reason
 
 
+# A list and a section value only the state can say were applied.
+PORTAL = """
+    version: 1
+    workspaces:
+      portal:
+        id: ws_p
+        access: {users: [{email: ops@acme.com, role: owner}], authoritative: false}
+        sections: {sec_1: {hidden: true}}
+"""
+
+
 def test_a_plan_without_a_state_file_says_what_it_cannot_know(write_manifest: Write) -> None:
-    path = write_manifest("""
-        version: 1
-        workspaces:
-          portal:
-            id: ws_p
-            access: {users: [{email: ops@acme.com, role: owner}], authoritative: false}
-            sections: {sec_1: {hidden: true}}
-    """)
+    path = write_manifest(PORTAL)
     live = live_of(live_workspace("ws_p", users={"ops@acme.com": "owner"}))
     (warning,) = make_plan(load_desired(path), live, State()).warnings
     assert warning.startswith("There is no state file: reconciler cannot know which entries of non-authoritative "
@@ -180,19 +184,14 @@ def test_the_plan_counts_the_workspaces_no_manifest_names(write_manifest: Write)
 
 
 def test_a_plan_on_an_empty_postgresql_state_does_not_speak_of_a_state_file(write_manifest: Write) -> None:
-    path = write_manifest("""
-        version: 1
-        workspaces:
-          portal:
-            id: ws_p
-            access: {users: [{email: ops@acme.com, role: owner}], authoritative: false}
-    """)
+    path = write_manifest(PORTAL)
     live = live_of(live_workspace("ws_p", users={"ops@acme.com": "owner"}))
     paths = CommandPaths(manifest=str(path), state="postgresql://u@h/db", state_in_postgres=True)
     assert make_plan(load_desired(path), live, State(), paths=paths).warnings == (
         "The PostgreSQL state is empty: reconciler cannot know which entries of non-authoritative lists it manages, "
-        "so it removes none. If the state is kept elsewhere (another database, schema or key, or a state file), plan "
-        "with it (--state).",)
+        "so it removes none; which memberships and section, page and task values it applied, so it sends them all. "
+        "If the state is kept elsewhere (another database, schema or key, or a state file), plan with it "
+        "(--state).",)
 
 
 def test_a_postgresql_state_address_is_told_apart_from_a_file() -> None:
