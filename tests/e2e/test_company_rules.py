@@ -379,7 +379,9 @@ def test_a_template_name_where_an_id_is_wanted_lists_the_companys_template_ids(r
 
 def test_entries_a_rule_put_on_a_workspace_in_no_manifest_go_when_the_rule_stops_matching_it(rig: Rig) -> None:
     rig.apply()
+    # No rule matches ws_u06 any more: the baseline narrows, and so does the offboarding.
     rig.edit("rules.yaml", "    match: {all: true}\n    ensure:", '    match: {names: ["Northwind*"]}\n    ensure:')
+    rig.edit("rules.yaml", "    match: {all: true}\n    revoke:", '    match: {names: ["Northwind*"]}\n    revoke:')
     plan = rig.plan()
     change = changes(plan)["unmanaged.ws_u06"]
     assert [(e.key, e.action.value, e.why) for e in change.entries] == [
