@@ -95,8 +95,10 @@ def ownerless_needs_person(change: AccessChange, rules: Sequence[DesiredRule]) -
     found = leavers(change, rules)
     location = change.location
     if not change.before.owners():
-        acting = f"rule {change.rules[0]}" if len(change.rules) == 1 else f"rules {', '.join(change.rules)}"
-        reason = f"its list has no owner now, and {acting} would change it; a list without an owner is left to a person"
+        acting = (f"rule {change.rules[0]} would change it" if len(change.rules) == 1 else
+                  f"rules {', '.join(change.rules)} would change it" if change.rules else
+                  "the rules would take back what they had put there")
+        reason = f"its list has no owner now, and {acting}; a list without an owner is left to a person"
         check = "Give it an owner in the web app, or name it in a manifest with an owner"
     elif found:
         leaver = found[0]
