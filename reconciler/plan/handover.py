@@ -129,7 +129,9 @@ def ownerless_problems(changes: Sequence[AccessChange], rules: Sequence[DesiredR
         by_leaver.setdefault((found[0].email, found[0].rule.key), []).append(change)
     for (email, rule_key), lists in by_leaver.items():
         leaver = Leaver(email, next(r for r in rules if r.key == rule_key))
-        names = ", ".join(f"{c.address} ({_workspace(c)})" for c in lists)
+        # A group's list is on each of its workspaces: every one is named.
+        names = ", ".join(f"{c.address} ({', '.join(c.reaches) if len(c.reaches) > 1 else _workspace(c)})"
+                          for c in lists)
         problems.append(
             f"{_revoke_line(leaver)}: rule {rule_key} revokes {email}, the only owner of "
             f"{plural(len(lists), 'list')}: {names}; {_ways_out(leaver, 'these lists')}.")

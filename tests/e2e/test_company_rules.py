@@ -401,3 +401,19 @@ def test_the_state_remembers_which_rule_put_a_domain_on_a_list(rig: Rig) -> None
     (removal,) = changes(rig.plan())["unmanaged.ws_u06"].removals
     assert (removal.key, removal.reason) == (
         "acme.com", "put there by rule security-baseline, which no longer ensures it here: loses viewer access")
+
+
+def test_a_group_list_a_revoke_leaves_without_an_owner_is_refused_naming_each_of_its_workspaces(rig: Rig) -> None:
+    rig.edit("customers.yaml", "    access:\n      users: [{email: jane@acme.com, role: owner}]\n      teams: "
+             "[{team: customer-success, role: editor}]\n    workspaces:", "    access:\n      authoritative: false\n"
+             "      teams: [{team: customer-success, role: editor}]\n    workspaces:")
+    rig.edit("customers.yaml", "      users: [{email: jane@acme.com, role: owner}]\n      teams",
+             "      users: [{email: ceo@acme.com, role: owner}]\n      teams")
+    rig.edit("rules.yaml", "      users: [ana@acme.com]\n", "      users: [ana@acme.com, jane@acme.com]\n")
+    with pytest.raises(PlanError) as caught:
+        rig.plan()
+    assert str(caught.value).splitlines()[1] == (
+        f"  {rig.root / 'rules.yaml'}:14: rule offboarded revokes jane@acme.com, the only owner of 1 list: "
+        'group.northwind (ws_nw_home "Northwind – Home", ws_nw_kickoff "Northwind – Kickoff"); name a successor '
+        "under rule offboarded's revoke (successor: EMAIL becomes owner wherever jane@acme.com was the last one), or "
+        "give these lists an owner in a manifest.")
