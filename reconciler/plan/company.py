@@ -108,8 +108,7 @@ class CompanyPlanner:
         rules = self.rules_for(workspaces)
         expanded = expand_access(access, self.teams, rules)
         self._expanded[address] = expanded
-        change = self._planned(address, workspace_id, access, expanded, rules)
-        return change
+        return self._planned(address, workspace_id, access, expanded, rules)
 
     def managed(self, address: str, workspace_id: str, access: AccessList) -> ManagedAccess:
         """What the state records for a list after apply: every entry the list
