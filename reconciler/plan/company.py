@@ -13,6 +13,10 @@
   so an entry taken out of ``ensure`` is removed where a rule put it, and
   nowhere else.
 
+Where a rule's revoke would leave a list without an owner, ``plan/handover.py``
+decides: the rule's successor becomes owner, or (``set_aside_ownerless``) a
+workspace no manifest names is left to a person and skipped.
+
 Each entry change carries its ``source`` (explicit entry, team, rule): what
 grants it, or what takes it away.  Manifests without teams and rules take
 the planner's own path, untouched.
