@@ -48,7 +48,7 @@ from reconciler.api.errors import (
 )
 from reconciler.apply.assets import PartlyMade as _PartlyMade
 from reconciler.apply.assets import apply_asset_in_place
-from reconciler.api.models import AccessDomainInput, AccessUserInput
+from reconciler.api.models import AccessDomainInput, AccessUserInput, Workspace
 from reconciler.errors import ApplyError, ReconcilerError
 from reconciler.live import ACCESS_PROPERTIES, Live, LiveWorkspace, fetch_live, read_workspace
 from reconciler.plan.model import (
@@ -573,15 +573,31 @@ def _find_created(run: _Run, change: CreateChange, exc: ApiError) -> str:
         return found[0]
     if not found:
         raise ApplyError(
-            f"Apply stopped at {change.address} ({change.location}): {exc} No workspace named "
-            f"\"{change.name}\" from template {change.template_id} exists, so none was created and no credit "
-            "was used. Run 'reconciler apply' again."
+            f"Apply stopped at {change.address} ({change.location}): {exc} "
+            f"{_no_new_namesake(run, change, listed, account)} Run 'reconciler apply' again."
         ) from exc
     raise ApplyError(
         f"Apply stopped at {change.address} ({change.location}): {exc} Several workspaces named "
         f"\"{change.name}\" from template {change.template_id} that the state does not know exist "
         f"({', '.join(found)}); adopt the right one with 'reconciler import {change.address} ID'."
     ) from exc
+
+
+def _no_new_namesake(run: _Run, change: CreateChange, listed: list[Workspace], account: str | None) -> str:
+    """Why nothing was created: no workspace of that name and template, or
+    only ones the state binds to other addresses (said so, by address: one
+    of them may be the workspace meant, adopted under an old address)."""
+    named = f"\"{change.name}\" from template {change.template_id}"
+    bound = [w.id for w in listed if Identity(w.accountId, w.templateId, w.name)
+             == Identity(account, change.template_id, change.name) and run.state.knows_id(w.id)]
+    if not bound:
+        return f"No workspace named {named} exists, so none was created and no credit was used."
+    addresses = {r.id: a for a, r in run.state.items() if r.id}
+    where = ", ".join(f"{wid}, bound to {addresses.get(wid)}" for wid in bound)
+    return (f"No new workspace named {named} exists, so none was created and no credit was used (of that name "
+            f"there is only {where} in the state). If that is the workspace meant for {change.address}, bind it "
+            f"there: 'reconciler state rm {addresses.get(bound[0])}' and 'reconciler import {change.address} "
+            f"{bound[0]}'.")
 
 
 def _set(client: WorkspaceClient, change: SettingChange, state: StateBuilder) -> None:

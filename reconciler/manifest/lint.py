@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date
 
-from reconciler.manifest.desired import AccessList, Desired, DomainAccess, UserAccess
+from reconciler.manifest.desired import AccessList, Desired, DomainAccess, TeamAccess, UserAccess
+from reconciler.manifest.governance import team_references
 from reconciler.vocabulary import rank
 
 # Mail providers anyone can sign up with: a domain grant to one of them is a
@@ -49,6 +50,32 @@ def lint(desired: Desired, today: date) -> list[str]:
     for rule in desired.rules:
         notes += [_free_mail_note(d.location, rule.address, d.domain) for d in rule.ensure_domains
                   if is_free_mail(d.domain)]
+    notes += team_notes(desired)
+    return notes
+
+
+def team_notes(desired: Desired) -> list[str]:
+    """A team no list or rule names (it grants nobody anything); an empty team
+    (a list or rule naming it grants nobody: a baseline rule on it does nothing);
+    one team ensured by two rules with different roles (on a workspace both
+    match, only the higher shows in the plan)."""
+    named = {ref.team for _, ref in team_references(desired)}
+    notes = []
+    for team in desired.teams:
+        if not team.members:
+            notes.append(f"{team.location}: {team.address}: has no members, so every list and rule naming it "
+                         "grants nobody; add its people or remove it")
+        elif team.key not in named:
+            notes.append(f"{team.location}: {team.address}: no access list or rule names it, so it grants "
+                         "nothing; name it in a list's or a rule's teams, or remove it")
+    first: dict[str, tuple[str, TeamAccess]] = {}
+    for rule in desired.rules:
+        for ref in rule.ensure_teams:
+            earlier = first.setdefault(ref.team, (rule.address, ref))
+            if earlier[1].role != ref.role:
+                notes.append(f"{ref.location}: {rule.address}: ensures team {ref.team} as {ref.role}, while "
+                             f"{earlier[0]} ensures it as {earlier[1].role} at {earlier[1].location}; where both "
+                             "match, the higher role wins: give both the same role")
     return notes
 
 

@@ -26,8 +26,10 @@ EntryKind = Literal["user", "domain"]
 # Why an entry is in the plan's "Review first" list: access taken away, a
 # role raised, the owner role given or taken.  In the order that list shows
 # them.  Every renderer and the JSON read it from the entry (``review``).
-Review = Literal["revocation", "owner-downgrade", "escalation", "owner-grant", "domain-grant"]
-REVIEW_ORDER: tuple[Review, ...] = ("revocation", "owner-downgrade", "escalation", "owner-grant", "domain-grant")
+# handover: a rule's successor made owner where a revoked owner was the last.
+Review = Literal["revocation", "handover", "owner-downgrade", "escalation", "owner-grant", "domain-grant"]
+REVIEW_ORDER: tuple[Review, ...] = ("revocation", "handover", "owner-downgrade", "escalation", "owner-grant",
+                                    "domain-grant")
 SettingKind = Literal["section", "page", "task"]
 
 
@@ -120,8 +122,9 @@ class EntryChange(_Frozen):
     # expired: removed because its grant expired; drift: undoes a change made
     # outside reconciler to an entry the state recorded with another value;
     # not managed before: the state never recorded it (there since before the
-    # tool, or granted in the web app).
-    flags: tuple[Literal["owner", "domain-wide", "expired", "drift", "not managed before"], ...] = ()
+    # tool, or granted in the web app); handover: a rule's successor made
+    # owner where the owner it revokes was the last one.
+    flags: tuple[Literal["owner", "domain-wide", "expired", "drift", "not managed before", "handover"], ...] = ()
     # Why: what grants the entry (a creation or a role change), or what takes
     # it away (a rule's revoke; the team or rule that had put it there); None
     # for an entry an authoritative list simply does not list.
@@ -151,6 +154,8 @@ class EntryChange(_Frozen):
             if source.kind == "rule" and source.location:
                 return f"revoked by rule {source.rule}"
             return f"left team {source.team}" if source.kind == "team" else f"no longer ensured by rule {source.rule}"
+        if "handover" in self.flags:
+            return f"successor named by rule {source.rule}"
         over = f", over {', '.join(o.text for o in self.outranked)}" if self.outranked else ""
         if source.kind == "entry":
             return f"explicit entry{over}" if over else None
@@ -161,6 +166,8 @@ class EntryChange(_Frozen):
     def review(self) -> Review | None:
         """Why a reviewer must read this entry first (a revocation, an
         escalation, a new owner, an owner downgraded), or None."""
+        if "handover" in self.flags:
+            return "handover"
         if self.privilege in ("revocation", "escalation"):
             return self.privilege
         if self.privilege == "grant" and self.after == "owner":
@@ -455,15 +462,17 @@ class NeedsPerson(_Frozen):
     it last and exits 1.
     """
 
-    kind: Literal["asset"] = Field(default="asset", description="The kind of resource (assets only, so far).")
-    address: str = Field(description="The manifest address, e.g. asset.website.")
+    kind: Literal["asset", "access"] = Field(default="asset", description=(
+        "The kind of resource: an asset, or the access list of a workspace no manifest names."))
+    address: str = Field(description="The manifest address, e.g. asset.website or unmanaged.ws_1.")
     location: str | None = Field(default=None, description="The manifest file:line that declares it.")
-    cause: Literal["creation-unanswered", "file-backs-asset"] = Field(description=(
+    cause: Literal["creation-unanswered", "file-backs-asset", "ownerless"] = Field(description=(
         "creation-unanswered: a link or embed whose POST /assets got no answer; it may exist, the API cannot "
         "list assets to tell, and sending it again could make a second one. file-backs-asset: a file asset whose "
         "second creation the service refused because its file backs an asset already; it exists, its id is "
-        "unknown."))
-    asset_type: str = Field(description="The asset's type, as in the manifest.")
+        "unknown. ownerless: a workspace no manifest names whose list has no owner, or that the rules could "
+        "change only by leaving it without one; the rules' changes there are skipped."))
+    asset_type: str | None = Field(default=None, description="The asset's type, as in the manifest (assets only).")
     name: str | None = Field(default=None, description="The asset's name, to find it by in the web app.")
     url: str | None = Field(default=None, description="A link's or embed's url, to find it by in the web app.")
     file_id: str | None = Field(default=None, description="The file that backs the asset (file-backs-asset).")
@@ -471,7 +480,8 @@ class NeedsPerson(_Frozen):
     check: str = Field(description="For display: what to look for in the web app.")
     resolutions: tuple[Resolution, ...] = Field(description="One command per finding: adopt the asset with "
                                                             "'reconciler import', or forget the doubt with "
-                                                            "'reconciler state rm' so the next apply creates it.")
+                                                            "'reconciler state rm' so the next apply creates it "
+                                                            "(none for an access list: ``check`` says what to edit).")
 
 
 class ManagedAccess(_Frozen):
@@ -532,6 +542,13 @@ class Plan(_Frozen):
     reassert: bool = False
     live_workspaces: int | None = None  # the company's workspaces, when all were listed
     unmanaged_count: int | None = None  # workspaces no manifest names (untargeted plans, when known)
+    # Of those, the ones a rule matches ("reached only by rules"; None: the
+    # manifests have no rules, or the listing was not complete); the rest no
+    # manifest and no rule reaches.
+    rules_only_count: int | None = None
+    # Lists of workspaces no manifest's list governs that the rules were
+    # checked against (changed or not): "No changes" counts them too.
+    rules_checked: int = 0
     unmanaged: tuple[str, ...] = ()  # their labels, with plan --show-unmanaged
     summary: PlanSummary = PlanSummary()
     cost: Cost = Cost()

@@ -30,6 +30,7 @@ from reconciler.plan.people import Person, entry_workspaces, people, totals
 from reconciler.plan.render_text import (
     asset_fields,
     asset_value,
+    checked_words,
     cost_line,
     count_words,
     left_alone_lines,
@@ -50,13 +51,12 @@ EMBED_SHOWN = 10_000
 
 def render_markdown(plan: Plan) -> str:
     if not plan.has_changes and plan.needs_person:
-        checked = len(plan.unchanged)
         lines = [f"### reconciler plan: {needs_person_heading(plan)}", "", *_needs_person_block(plan),
-                 f"Nothing else to change ({plural(checked, 'access list')} checked).", ""]
+                 f"Nothing else to change ({checked_words(plan)}).", ""]
         return "\n".join(printable(line) for line in lines) + _left_alone_block(plan) + _warning_block(plan)
     if not plan.has_changes:
         return (f"### reconciler plan: no changes\n\nThe service matches the manifests "
-                f"({plural(len(plan.unchanged), 'access list')} checked).\n") + _left_alone_block(plan) + _warning_block(plan)
+                f"({checked_words(plan)}).\n") + _left_alone_block(plan) + _warning_block(plan)
     s = plan.summary
     lines = [
         "### reconciler plan",

@@ -51,11 +51,9 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
     # What only a person can settle comes first, and is never "No changes".
     doubts = [*needs_person_lines(plan, paint), ""] if plan.needs_person else []
     if not plan.has_changes:
-        checked = len(plan.unchanged)
-        head = (f"Nothing else to change ({plural(checked, 'access list')} checked).\n"
-                if doubts else
-                f"No changes. The service matches the manifests "
-                f"({plural(checked, 'access list')} checked).\n")
+        checked = checked_words(plan)
+        head = (f"Nothing else to change ({checked}).\n" if doubts else
+                f"No changes. The service matches the manifests ({checked}).\n")
         return "".join(line + "\n" for line in doubts) + head + "".join(
             line + "\n" for line in unmanaged_lines(plan) + left_alone_lines(plan) + warning_lines(plan, paint))
     lines = [*doubts, "reconciler will make these changes:", ""]
@@ -82,12 +80,25 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
     return "\n".join(lines) + "\n"
 
 
+def checked_words(plan: Plan) -> str:
+    """``2 access lists checked``, or with rules ``14 access lists checked: 2 named by a manifest, 12 by rules only``."""
+    named = len(plan.unchanged)
+    if not plan.rules_checked:
+        return f"{plural(named, 'access list')} checked"
+    return (f"{plural(named + plan.rules_checked, 'access list')} checked: {named:,} named by a manifest, "
+            f"{plan.rules_checked:,} by rules only")
+
+
 def unmanaged_lines(plan: Plan) -> list[str]:
-    """How many workspaces of the company no manifest names (and which, if asked)."""
+    """How many workspaces of the company no manifest names, how many of
+    them a rule reaches (and which, if asked)."""
     n = plan.unmanaged_count
     if not n:
         return []
-    head = (f"{count_words(n, 'workspace')} of the company {'is' if n == 1 else 'are'} in no manifest"
+    reached = plan.rules_only_count
+    split = (f"; {reached:,} {'is' if reached == 1 else 'are'} reached only by rules, {n - reached:,} by neither "
+             "a manifest nor a rule" if reached is not None else "")
+    head = (f"{count_words(n, 'workspace')} of the company {'is' if n == 1 else 'are'} in no manifest{split}"
             f"{':' if plan.unmanaged else ' (plan --show-unmanaged lists them).'}")
     return [printable(head), *(f"  {printable(w)}" for w in plan.unmanaged)]
 
@@ -170,7 +181,7 @@ def needs_person_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str
         where = f" ({item.location})" if item.location else ""
         lines.append(paint(f"  {item.address}{where}: {item.reason}.", "delete"))
         lines.append(paint(f"    {item.check}", "update"))
-        width = max(len(r.when) for r in item.resolutions) + 4
+        width = max((len(r.when) for r in item.resolutions), default=0) + 4
         lines += [paint(f"    {'If ' + r.when + ':':<{width}} {r.command}", "update") for r in item.resolutions]
     return lines
 

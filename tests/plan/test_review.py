@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from reconciler.commands.plan import command_paths
 from reconciler.manifest import load_desired
 from reconciler.plan import make_plan, render_text
+from reconciler.plan.assets import CommandPaths
 from reconciler.plan.people import people, totals
 from reconciler.vocabulary import ROLE_ORDER, privilege, rank
 from reconciler.state import AccessRecord, ResourceState, State
@@ -175,15 +177,19 @@ def test_a_recorded_entry_removed_by_hand_and_listed_again_is_drift(write_manife
     assert "drift" in _entries(_plan(path, state))["priya@customer.com"].flags
 
 
+# A list and a section value only the state can say were applied.
+PORTAL = """
+    version: 1
+    workspaces:
+      portal:
+        id: ws_p
+        access: {users: [{email: ops@acme.com, role: owner}], authoritative: false}
+        sections: {sec_1: {hidden: true}}
+"""
+
+
 def test_a_plan_without_a_state_file_says_what_it_cannot_know(write_manifest: Write) -> None:
-    path = write_manifest("""
-        version: 1
-        workspaces:
-          portal:
-            id: ws_p
-            access: {users: [{email: ops@acme.com, role: owner}], authoritative: false}
-            sections: {sec_1: {hidden: true}}
-    """)
+    path = write_manifest(PORTAL)
     live = live_of(live_workspace("ws_p", users={"ops@acme.com": "owner"}))
     (warning,) = make_plan(load_desired(path), live, State()).warnings
     assert warning.startswith("There is no state file: reconciler cannot know which entries of non-authoritative "
@@ -204,3 +210,37 @@ def test_the_plan_counts_the_workspaces_no_manifest_names(write_manifest: Write)
     assert shown.unmanaged == ('ws_x "X"',)
     assert '1 workspace of the company is in no manifest:\n  ws_x "X"' in render_text(shown)
     assert make_plan(load_desired(path), listed, State(), targets=("group.acme",)).unmanaged_count is None
+
+
+def test_a_plan_on_an_empty_postgresql_state_does_not_speak_of_a_state_file(write_manifest: Write) -> None:
+    path = write_manifest(PORTAL)
+    live = live_of(live_workspace("ws_p", users={"ops@acme.com": "owner"}))
+    paths = CommandPaths(manifest=str(path), state="postgresql://u@h/db", state_in_postgres=True)
+    assert make_plan(load_desired(path), live, State(), paths=paths).warnings == (
+        "The PostgreSQL state is empty: reconciler cannot know which entries of non-authoritative lists it manages, "
+        "so it removes none; which memberships and section, page and task values it applied, so it sends them all. "
+        "If the state is kept elsewhere (another database, schema or key, or a state file), plan with it "
+        "(--state).",)
+
+
+def test_a_postgresql_state_address_is_told_apart_from_a_file() -> None:
+    assert command_paths(Path("m"), "postgresql://u@h/db").state_in_postgres is True
+    assert command_paths(Path("m"), "reconciler.state.json").state_in_postgres is False
+
+
+def test_an_editor_lowered_to_viewer_is_not_under_review_first_and_an_owner_lowered_is(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        workspaces:
+          portal:
+            id: ws_p
+            access:
+              users: [{email: ops@acme.com, role: owner}, {email: ed@acme.com, role: viewer},
+                      {email: was.owner@acme.com, role: editor}]
+    """)
+    live = live_of(live_workspace("ws_p", users={"ops@acme.com": "owner", "ed@acme.com": "editor",
+                                                 "was.owner@acme.com": "owner"}))
+    text = render_text(make_plan(load_desired(path), live, State(lineage="x", serial=1)))
+    assert [line for line in text.splitlines() if line.startswith(("Review first", "  owner"))] == [
+        "Review first: 1 owner downgrade",
+        "  owner downgrade workspace.portal: user was.owner@acme.com owner -> editor [owner]"]
