@@ -30,6 +30,8 @@ from reconciler.text import printable
 # service are imported by the commands that use them (bench/README.md); so are
 # tempfile and traceback, which only a crash needs.
 if TYPE_CHECKING:
+    import datetime
+
     from reconciler.service import Service
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -201,6 +203,7 @@ def cli() -> None:
     who       where a person or a domain has access now, and why
     audit     check every workspace of the company against the policy and the rules
     report    the access review: access.csv, access.json and one HTML page
+    review    access review campaigns in git: start, status, close, report, page
     emulator  run the service emulator as a local HTTP server
 
     Connection: RECONCILER_BASE_URL (or --base-url) and RECONCILER_TOKEN (or --token-file),
@@ -597,6 +600,51 @@ def force_unlock(lock_id: str, path: Path, state_path: Path | str | None) -> Non
     from reconciler.commands.state import force_unlock as unlock
 
     click.echo(unlock(path=path, state_path=state_path, lock_id=lock_id), nl=False)
+
+
+@cli.group()
+def review() -> None:
+    """Access review campaigns kept in git under PATH/reviews/NAME/: start one, follow it, close it,
+    and write the evidence. The plan carries out the reviewers' revocations.
+    """
+
+
+def _today() -> datetime.date:
+    """Today (UTC), or the day SOURCE_DATE_EPOCH names (a reproducible run, a test)."""
+    import datetime
+
+    from reconciler.commands.report import source_date
+
+    moment = source_date(os.environ)
+    return (moment or datetime.datetime.now(datetime.UTC)).date()
+
+
+@review.command("start")
+@click.argument("name")
+@manifest_argument
+@connection_options
+@state_option
+@click.option("--due", type=click.DateTime(formats=["%Y-%m-%d"]), required=True, metavar="DATE",
+              help="The date (YYYY-MM-DD) every reviewer must have decided by.")
+@click.option("--scope-external", is_flag=True,
+              help="Review only users and domains outside the policy's allowedDomains.")
+@click.option("--reviewers", default="owners", show_default=True, metavar="owners|team:NAME",
+              help="owners: each workspace's owners review it; team:NAME: the team's members, one per workspace "
+                   "in turn.")
+@click.option("--fallback", metavar="EMAIL", help="Reviews the workspaces that have no owner.")
+@click.option("--on-due", type=click.Choice(["flag", "revoke", "keep"]), default="flag", show_default=True,
+              help="What an item still undecided after the due date becomes: flagged by audit, revoked, or kept.")
+def review_start(name: str, path: Path, service: Service, state_path: Path | None, due: datetime.datetime,
+                 scope_external: bool, reviewers: str, fallback: str | None, on_due: str) -> None:
+    """Start the access review NAME: read the company once (ceil(N/100) listing calls, nothing written
+    to the service) and write PATH/reviews/NAME/campaign.yaml and one file per reviewer, each item an
+    access entry (workspace, kind, key, role, why) with decision: null for the reviewer to set.
+    """
+    from reconciler.commands.review import start
+
+    _say(start(name, path, service=service, due=due.date(), today=_today(), external=scope_external,
+               reviewers=reviewers, fallback=fallback, on_due=on_due, state_path=state_path),
+         nl=False, suggestions=False)
 
 
 @cli.group()

@@ -1,0 +1,85 @@
+"""``reconciler review``: access review campaigns kept under the manifests.
+
+``start`` reads the company once (``reconciler.company.read``: ceil(N/100)
+listing calls, nothing written to the service or the state) and writes the
+campaign's files; ``status``, ``close``, ``report`` and ``page`` read those
+files back (``reconciler.manifest.reviews``, through ``load_desired``).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reconciler.errors import ConfigError
+from reconciler.text import plural, printable
+
+if TYPE_CHECKING:
+    from reconciler.manifest.desired import Desired, DesiredCampaign
+    from reconciler.service import Service
+
+_NAME = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
+
+
+def manifest_root(path: Path) -> Path:
+    """The directory the manifests (and their ``reviews/``) are in."""
+    return path if path.is_dir() else path.parent
+
+
+def campaign_dir(path: Path, name: str) -> Path:
+    if not _NAME.match(name):
+        raise ConfigError(f"review {printable(name)}: a campaign's name is lower-case letters, digits and '-', "
+                          "starting with a letter or digit (it names a directory).")
+    return manifest_root(path) / "reviews" / name
+
+
+def start(name: str, path: Path, *, service: Service, due: date, today: date, external: bool = False,
+          reviewers: str = "owners", fallback: str | None = None, on_due: str = "flag",
+          state_path: Path | None = None) -> str:
+    """Write ``reviews/NAME/campaign.yaml`` and one file per reviewer; return the summary."""
+    from reconciler.company.read import load_and_read
+    from reconciler.manifest import load_desired
+    from reconciler.owned_files import write_owned
+    from reconciler.review.start import StartOptions, check_options, start_campaign
+
+    folder = campaign_dir(path, name)
+    if folder.exists():
+        raise ConfigError(f"review start {name}: {folder} exists already; a campaign is started once "
+                          "(give another name, or remove the directory to start it again).")
+    options = StartOptions(name=name, due=due, today=today, external=external, reviewers=reviewers.strip(),
+                           fallback=_email(fallback, name) if fallback is not None else None, on_due=on_due)
+    check_options(load_desired(path), options)  # before any call
+    read = load_and_read(path, service=service, state_path=state_path)
+    started = start_campaign(read.desired, read.company, options)
+    folder.mkdir(parents=True)
+    for file_name, text in started.files.items():
+        # 0o644: the files are for git and for every reviewer, not secrets.
+        write_owned(folder / file_name, text.encode("utf-8"), what="review file", error=ConfigError, mode=0o644)
+    return (f"Started review {name} in {folder}: {plural(started.items, 'item')} on "
+            f"{plural(started.workspaces, 'workspace')} for {plural(started.reviewers, 'reviewer')}, due "
+            f"{due.isoformat()}; the company was read in {plural(read.company.calls, 'call')}.\n")
+
+
+def _email(value: str, name: str) -> str:
+    from reconciler.manifest.values import email_problem
+
+    problem = email_problem(value.strip())
+    if problem is not None:
+        raise ConfigError(f"review start {name}: --fallback {printable(value)} is not an email address: {problem}.")
+    return value.strip().lower()
+
+
+def load_campaign(name: str, path: Path) -> tuple[Desired, DesiredCampaign]:
+    """The manifests and the campaign ``name`` in them (``ConfigError`` when there is none)."""
+    from reconciler.manifest import load_desired
+
+    folder = campaign_dir(path, name)
+    desired = load_desired(path)
+    for campaign in desired.reviews:
+        if campaign.name == name:
+            return desired, campaign
+    known = ", ".join(c.name for c in desired.reviews) or "none"
+    raise ConfigError(f"review {name}: no campaign {folder / 'campaign.yaml'} (campaigns here: {known}); "
+                      f"start one with reconciler review start {name} {path} --due DATE.")

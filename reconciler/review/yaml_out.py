@@ -1,0 +1,68 @@
+"""The YAML ``review start`` writes, written by hand so the reviewer's page
+(``page.js``) can write the very same bytes.
+
+A value is written plain when YAML reads it back as the same text, else
+double-quoted as JSON writes it (JSON's escapes are YAML's), with the few
+characters YAML may not hold raw escaped too.  No YAML library writes this:
+the page must reproduce it byte for byte in the browser, so the rule must be
+small enough to write twice (``scalar`` here, ``scalar`` in page.js).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from datetime import date
+
+from reconciler.manifest.desired import ReviewItem
+
+# Text YAML 1.1 reads as text when plain: starts with a letter, holds no
+# character that means something to YAML, and is not a word YAML reads as
+# true, false or null.
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_@.+\-]*\Z")
+_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
+# Characters YAML does not allow raw in a document (PyYAML's reader refuses them).
+_NOT_PRINTABLE = re.compile("[\x7f-\x84\x86-\x9f\ufffe\uffff]")
+
+ITEM_FIELDS = ("workspace", "name", "kind", "key", "role", "why", "decision", "reason")
+
+
+def scalar(value: str | None) -> str:
+    """One value as YAML text."""
+    if value is None:
+        return "null"
+    if _PLAIN.match(value) and value.lower() not in _WORDS:
+        return value
+    return _NOT_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+
+
+def item_values(item: ReviewItem) -> tuple[str | None, ...]:
+    return (item.workspace, item.name, item.kind, item.key, item.role, item.why, item.decision, item.reason)
+
+
+def decisions_yaml(campaign: str, due: date, reviewer: str, items: Sequence[ReviewItem]) -> str:
+    """A reviewer's file: a header comment, ``reviewer:`` and ``items:``."""
+    lines = [f"# Access review {campaign}, due {due.isoformat()}: set each decision to keep or revoke "
+             "(a reason is optional).",
+             f"reviewer: {scalar(reviewer)}"]
+    if not items:
+        lines.append("items: []")
+    else:
+        lines.append("items:")
+        for item in items:
+            for index, (field, value) in enumerate(zip(ITEM_FIELDS, item_values(item), strict=True)):
+                lines.append(f"{'  - ' if index == 0 else '    '}{field}: {scalar(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def campaign_yaml(name: str, *, started: date, due: date, on_due: str, external: bool, reviewers: str,
+                  fallback: str | None) -> str:
+    """The campaign file ``review start`` writes."""
+    chosen = reviewers if reviewers == "owners" else f"{{team: {scalar(reviewers.partition(':')[2])}}}"
+    lines = ["# An access review campaign (reconciler review start); each reviewer decides in their file beside it.",
+             f"campaign: {name}", f"started: {started.isoformat()}", f"due: {due.isoformat()}", f"onDue: {on_due}",
+             "scope:", f"  entries: {'external' if external else 'all'}", f"reviewers: {chosen}"]
+    if fallback is not None:
+        lines.append(f"fallback: {scalar(fallback)}")
+    return "\n".join(lines) + "\n"
