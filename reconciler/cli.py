@@ -647,6 +647,26 @@ def review_start(name: str, path: Path, service: Service, state_path: Path | Non
          nl=False, suggestions=False)
 
 
+@review.command("status")
+@click.argument("name")
+@manifest_argument
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
+              help="text for people, markdown for a job summary or a pull-request comment, json for machines.")
+def review_status(name: str, path: Path, fmt: str) -> None:
+    """How far the review NAME is: per reviewer, decided out of total, and the items still undecided
+    after the due date. Reads the files only (no token, no network).
+
+    Exit 0 when every item is decided, 2 when some are open, 1 on errors.
+    """
+    from reconciler.commands.review import status
+    from reconciler.review.status import render_status
+
+    result = status(name, path, today=_today())
+    _say(render_status(result, fmt), nl=False, suggestions=False)
+    if not result.complete:
+        sys.exit(EXIT_CHANGES)
+
+
 @cli.group()
 def emulator() -> None:
     """The embedded service emulator."""

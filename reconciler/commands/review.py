@@ -18,6 +18,7 @@ from reconciler.text import plural, printable
 
 if TYPE_CHECKING:
     from reconciler.manifest.desired import Desired, DesiredCampaign
+    from reconciler.review.status import CampaignStatus
     from reconciler.service import Service
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
@@ -83,3 +84,11 @@ def load_campaign(name: str, path: Path) -> tuple[Desired, DesiredCampaign]:
     known = ", ".join(c.name for c in desired.reviews) or "none"
     raise ConfigError(f"review {name}: no campaign {folder / 'campaign.yaml'} (campaigns here: {known}); "
                       f"start one with reconciler review start {name} {path} --due DATE.")
+
+
+def status(name: str, path: Path, *, today: date) -> CampaignStatus:
+    """The campaign's progress on ``today``; no call to the service."""
+    from reconciler.review.status import campaign_status
+
+    _, campaign = load_campaign(name, path)
+    return campaign_status(campaign, today)
