@@ -658,8 +658,7 @@ def review_status(name: str, path: Path, fmt: str) -> None:
 
     Exit 0 when every item is decided, 2 when some are open, 1 on errors.
     """
-    from reconciler.commands.review import status
-    from reconciler.review.status import render_status
+    from reconciler.commands.review import render_status, status
 
     result = status(name, path, today=_today())
     _say(render_status(result, fmt), nl=False, suggestions=False)

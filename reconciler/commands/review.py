@@ -92,3 +92,10 @@ def status(name: str, path: Path, *, today: date) -> CampaignStatus:
 
     _, campaign = load_campaign(name, path)
     return campaign_status(campaign, today)
+
+
+def render_status(result: CampaignStatus, fmt: str) -> str:
+    """The status as ``text``, ``markdown`` or ``json``."""
+    from reconciler.review.status import render_status as render
+
+    return render(result, fmt)

@@ -48,7 +48,9 @@ def _verdict(report: AuditReport) -> str:
     policy, rules = len(report.of("policy")), len(report.of("rule"))
     said = plural(policy, "policy violation") if policy else "no policy violation"
     made = f"{plural(rules, 'change')} the rules would make" if rules else "nothing the rules would change"
-    return f"{said}, {made}."
+    reviews = len(report.of("review"))
+    late = f", {plural(reviews, 'access review item')} not reviewed by the due date" if reviews else ""
+    return f"{said}, {made}{late}."
 
 
 def _workspace(finding: Finding) -> str:
@@ -77,6 +79,10 @@ def render_text(report: AuditReport) -> str:
         lines += ["", f"What the rules would change ({len(rules):,}):"]
         lines += [f"  {printable(_workspace(f))}: {printable(_rule_change(f))}: {printable(f.problem)}"
                   for f in rules]
+    late = report.of("review")
+    if late:
+        lines += ["", f"Access review items not decided by their due date ({len(late):,}):"]
+        lines += [f"  {printable(f.message)}" for f in late]
     return "\n".join(lines) + "\n"
 
 
@@ -97,6 +103,10 @@ def render_markdown(report: AuditReport) -> str:
         lines += [f"| {_md_workspace(f)} | {_md_account(f)} | {f.entry_kind} {md_code(f.key, cell=True)} "
                   f"| {md_text(f.role or 'no access')} | {md_text(f.wanted or 'no access')} "
                   f"| {md_text(f.problem)} |" for f in rules]
+    late = report.of("review")
+    if late:
+        lines += ["", f"### Access review items not decided by their due date ({len(late):,})", ""]
+        lines += [f"- {md_text(f.message)}" for f in late]
     return "\n".join(lines) + "\n"
 
 

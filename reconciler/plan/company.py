@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import date
 
+from reconciler.errors import PlanError
+
 from reconciler.live import Live, LiveWorkspace
 from reconciler.manifest.desired import (
     AccessList,
@@ -35,6 +37,7 @@ from reconciler.manifest.desired import (
 from reconciler.manifest.location import SourceLocation
 from reconciler.plan.access import plan_access
 from reconciler.plan.model import AccessChange, Action, EntryChange, EntrySource, ManagedAccess
+from reconciler.plan.reviews import ReviewRevocation, review_outcome
 from reconciler.plan.rules import rule_matches
 from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
 from reconciler.state.model import AccessRecord, State
@@ -59,9 +62,13 @@ class CompanyPlanner:
         self._desired = desired
         self.teams = {t.key: t for t in desired.teams}
         self.rules = desired.rules
-        self.active = bool(desired.teams or desired.rules) or any(a.teams for _, _, a in desired.access_lists())
+        self.active = (bool(desired.teams or desired.rules or desired.reviews)
+                       or any(a.teams for _, _, a in desired.access_lists()))
         self._expanded: dict[str, ExpandedAccess] = {}
         self.unmanaged_managed: list[ManagedAccess] = []
+        # Access reviews' revocations (plan/reviews.py), merged into the list each workspace holds.
+        self._reviews = review_outcome(desired.reviews, live, today) if desired.reviews else None
+        self._review_conflicts: list[str] = []
 
     # --- manifest lists ---------------------------------------------------------------------
 
@@ -95,7 +102,8 @@ class CompanyPlanner:
         """The change of a manifest's list, its teams and matching rules included."""
         if not self.active:
             return plan_access(address, workspace_id, access, self._live, self._state, self._today)
-        expanded = expand_access(access, self.teams, self.rules_for(workspaces))
+        spaces = list(workspaces)
+        expanded = self._with_reviews(expand_access(access, self.teams, self.rules_for(spaces)), spaces)
         self._expanded[address] = expanded
         change = plan_access(address, workspace_id, _flat(access, expanded), self._live, self._state,
                                  self._today, revoked=(expanded.revoked_users, expanded.revoked_domains))
@@ -137,7 +145,8 @@ class CompanyPlanner:
         Needs the complete listing; records what the rules put on each
         workspace in ``unmanaged_managed``.
         """
-        if not self._live.complete or (not self.rules and not self._recorded_unmanaged()):
+        if not self._live.complete or (not self.rules and not self._recorded_unmanaged()
+                                        and not (self._reviews and self._reviews.revocations)):
             return []
         skip = set(governed) | {m for members in groups_without_list.values() for m in members}
         changes: list[AccessChange] = []
@@ -146,7 +155,7 @@ class CompanyPlanner:
                 continue
             spaces = [ws, *(self._live.workspaces[m] for m in groups_without_list.get(ws.id, ())
                             if m in self._live.workspaces)]
-            change = self._unmanaged(ws.id, self.rules_for(spaces))
+            change = self._unmanaged(ws.id, self.rules_for(spaces), spaces)
             if change is not None:
                 changes.append(change)
         return changes
@@ -154,17 +163,20 @@ class CompanyPlanner:
     def _recorded_unmanaged(self) -> bool:
         return any(a.startswith(f"{UNMANAGED}.") for a in self._state.resources)
 
-    def _unmanaged(self, workspace_id: str, rules: tuple[DesiredRule, ...]) -> AccessChange | None:
+    def _unmanaged(self, workspace_id: str, rules: tuple[DesiredRule, ...],
+                   spaces: Sequence[LiveWorkspace]) -> AccessChange | None:
         address = unmanaged_address(workspace_id)
         record = self._state.access_record(address)
-        if not rules and record is None:
+        expanded = self._with_reviews(expand_access(None, self.teams, rules), spaces)
+        reviewed = [s for s in (*expanded.revoked_users.values(), *expanded.revoked_domains.values())
+                    if s.kind == "review"]
+        if not rules and record is None and not reviewed:
             return None
-        expanded = expand_access(None, self.teams, rules)
         # Recorded even when empty: apply then forgets the address.
         self.unmanaged_managed.append(ManagedAccess(
             address=address, workspace_id=workspace_id, users=expanded.user_roles(),
             domains=expanded.domain_roles(), via=_via(expanded)))
-        location = rules[0].location if rules else SourceLocation("", 0)
+        location = rules[0].location if rules else reviewed[0].location if reviewed else SourceLocation("", 0)
         access = _flat(AccessList(location=location, authoritative=False), expanded)
         change = plan_access(address, workspace_id, access, self._live, self._state, self._today,
                                  revoked=(expanded.revoked_users, expanded.revoked_domains))
@@ -174,8 +186,34 @@ class CompanyPlanner:
         return change.model_copy(update={
             "governs": "rules",
             "rules": tuple(r.key for r in rules),
-            "location": str(location) if rules else None,
+            "location": str(location) if rules or reviewed else None,
         })
+
+    # --- access reviews ---------------------------------------------------------------------
+
+    def _with_reviews(self, expanded: ExpandedAccess, spaces: Iterable[LiveWorkspace]) -> ExpandedAccess:
+        """``expanded`` with the reviews' revocations on ``spaces`` added as revoked entries, as a rule's
+        revoke scoped to those workspaces; one that the manifests grant on the list is a conflict instead."""
+        if self._reviews is None:
+            return expanded
+        found = [r for ws in spaces for r in self._reviews.revocations.get(ws.id, ())]
+        if not found:
+            return expanded
+        users, domains = dict(expanded.revoked_users), dict(expanded.revoked_domains)
+        for revocation in found:
+            grant = (expanded.users if revocation.kind == "user" else expanded.domains).get(revocation.key)
+            if grant is not None:
+                self._review_conflicts.append(_conflict(revocation, grant))
+                continue
+            (users if revocation.kind == "user" else domains).setdefault(revocation.key, revocation.source)
+        return expanded._replace(revoked_users=users, revoked_domains=domains)
+
+    def review_warnings(self) -> list[str]:
+        """The stale decisions; ``PlanError`` when a review revokes what a manifest line grants."""
+        if self._review_conflicts:
+            raise PlanError("\n".join(["The plan cannot be made: a review revokes what the manifests grant.",
+                                        *(f"  {c}" for c in sorted(set(self._review_conflicts)))]))
+        return list(self._reviews.stale) if self._reviews is not None else []
 
     def unmatched_warnings(self) -> list[str]:
         """A rule that matches no workspace of the company (complete listing only)."""
@@ -185,6 +223,17 @@ class CompanyPlanner:
         return [f"{r.match.location}: {r.address}: matches no workspace of the company "
                 f"({len(spaces)} listed); check its match (a name pattern is case-sensitive)"
                 for r in self.rules if not any(rule_matches(r, ws) for ws in spaces)]
+
+
+def _conflict(revocation: ReviewRevocation, grant: Grant) -> str:
+    source = revocation.source
+    how = {"entry": "an explicit entry", "team": f"team {grant.source.team}",
+           "rule": f"rule {grant.source.rule}"}.get(grant.source.kind, grant.source.kind)
+    fix = ("run reconciler review close to remove that line" if grant.source.kind in ("entry", "team") else
+           "change the rule")
+    return (f"{source.location}: review {source.campaign} by {source.reviewer} revokes {revocation.kind} "
+            f"{revocation.key} on {revocation.workspace}, which {how} grants as {grant.role} at "
+            f"{grant.source.location}; {fix}, or decide keep.")
 
 
 def _flat(access: AccessList, expanded: ExpandedAccess) -> AccessList:
@@ -215,7 +264,8 @@ def _origin(source: GrantSource) -> str:
 
 def entry_source(source: GrantSource) -> EntrySource:
     """The typed plan field for a grant's source."""
-    return EntrySource(kind=source.kind, location=str(source.location), team=source.team, rule=source.rule)
+    return EntrySource(kind=source.kind, location=str(source.location), team=source.team, rule=source.rule,
+                       campaign=source.campaign, reviewer=source.reviewer, due=source.due)
 
 
 def _explained(change: AccessChange, expanded: ExpandedAccess, record: AccessRecord | None) -> AccessChange:
@@ -241,9 +291,12 @@ def _entry(entry: EntryChange, expanded: ExpandedAccess, via: Mapping[str, str])
     origin = via.get(f"{entry.kind}:{entry.key}")
     if origin is None and entry.key in revoked:
         source = revoked[entry.key]
+        by = f"rule {source.rule}" if source.kind != "review" else (
+            f"review {source.campaign} (not reviewed by {source.due})" if source.due else
+            f"review {source.campaign} by {source.reviewer}")
         return entry.model_copy(update={
             "source": entry_source(source),
-            "reason": f"revoked by rule {source.rule} ({source.location}): loses {entry.before} access",
+            "reason": f"revoked by {by} ({source.location}): loses {entry.before} access",
         })
     if origin is None or "expired" in entry.flags:
         return entry

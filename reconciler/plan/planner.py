@@ -71,6 +71,7 @@ def make_plan(
             company_governed(desired, live, state, named), company_groups_without_list(desired, live, state, named),
             lambda address: not targets or inputs.scope(address))
         planned.warnings += company.unmatched_warnings()
+        planned.warnings += company.review_warnings()  # refuses a review revoking what a manifest grants
     assets, needs_person = plan_assets(desired.assets, state, scope=inputs.scope, reassert=reassert,
                                        paths=paths or CommandPaths(manifest=str(desired.root)))
     planned.changes += assets
@@ -137,7 +138,8 @@ def needs_complete_listing(desired: Desired, state: State, targets: Sequence[str
         m.template is not None and m.address not in state.resources and _targeted(m.address, targets)
         for g in desired.groups
         for m in g.members
-    ) or any(g.access is not None and _targeted(g.address, targets) for g in desired.groups) or bool(desired.rules)
+    ) or any(g.access is not None and _targeted(g.address, targets) for g in desired.groups) or bool(
+        desired.rules or desired.reviews)
 
 
 def wanted_workspaces(desired: Desired, state: State) -> list[str]:
