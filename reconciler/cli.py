@@ -666,6 +666,22 @@ def review_status(name: str, path: Path, fmt: str) -> None:
         sys.exit(EXIT_CHANGES)
 
 
+@review.command("close")
+@click.argument("name")
+@manifest_argument
+@state_option
+def review_close(name: str, path: Path, state_path: Path | None) -> None:
+    """Close the review NAME: remove the manifest lines its revoke decisions contradict (an explicit
+    entry of the workspace's list; a team membership only where the item says removeFromTeam: true),
+    keeping every other line and comment, and set closed: <today> in its campaign.yaml.
+
+    Reads the files and the state only (no token, no network); commit the diff with the decisions.
+    """
+    from reconciler.commands.review import close
+
+    _say(close(name, path, today=_today(), state_path=state_path), nl=False, suggestions=False)
+
+
 @cli.group()
 def emulator() -> None:
     """The embedded service emulator."""

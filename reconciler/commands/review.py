@@ -99,3 +99,42 @@ def render_status(result: CampaignStatus, fmt: str) -> str:
     from reconciler.review.status import render_status as render
 
     return render(result, fmt)
+
+
+def close(name: str, path: Path, *, today: date, state_path: Path | None = None) -> str:
+    """Remove the manifest lines the campaign's revocations imply and mark it closed; return the summary.
+
+    The edited manifests are loaded again before anything is kept: when they do not load (an
+    authoritative list left without an owner), every file is put back and the problems are the error."""
+    from reconciler.errors import ManifestError
+    from reconciler.manifest import load_desired
+    from reconciler.owned_files import write_owned
+    from reconciler.review.close import closed_campaign_text, edited_texts, plan_close
+    from reconciler.state import default_state_path, load_state
+
+    desired, campaign = load_campaign(name, path)
+    if campaign.closed is not None:
+        raise ConfigError(f"review close {name}: the campaign was closed on {campaign.closed.isoformat()} already "
+                          f"({campaign.location.file}).")
+    closing = plan_close(desired, campaign, load_state(state_path or default_state_path(path)))
+    texts = edited_texts(closing.edits)
+    campaign_file = Path(campaign.location.file)
+    texts[str(campaign_file)] = closed_campaign_text(campaign_file.read_text(encoding="utf-8"), today)
+    before = {file: Path(file).read_bytes() for file in texts}
+    for file, text in texts.items():
+        write_owned(Path(file), text.encode("utf-8"), what="manifest", error=ConfigError, mode=0o644)
+    try:
+        load_desired(path)
+    except ManifestError as exc:
+        for file, data in before.items():
+            write_owned(Path(file), data, what="manifest", error=ConfigError, mode=0o644)
+        raise ConfigError(f"review close {name}: the manifests would not load once edited, so nothing was "
+                          "changed:\n" + "\n".join(f"  {p}" for p in exc.problems)) from exc
+    lines = [f"Closed review {name} on {today.isoformat()}: "
+             f"{plural(len(closing.edits), 'manifest line')} removed"
+             + (":" if closing.edits else ".")]
+    lines += [f"  {edit.location}: {printable(edit.what)} (revoked by {printable(edit.item.reviewer)})"
+              for edit in closing.edits]
+    lines += [f"Left as they are: {printable(note)}" for note in closing.notes]
+    lines.append("Commit the diff with the decisions; the next plan carries out the revocations.")
+    return "\n".join(lines) + "\n"
