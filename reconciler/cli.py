@@ -682,6 +682,24 @@ def review_close(name: str, path: Path, state_path: Path | None) -> None:
     _say(close(name, path, today=_today(), state_path=state_path), nl=False, suggestions=False)
 
 
+@review.command("report")
+@click.argument("name")
+@manifest_argument
+@state_option
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
+              help="Directory to write evidence.csv and evidence.html to (created when missing).")
+def review_report(name: str, path: Path, state_path: Path | None, out_dir: Path) -> None:
+    """Write the evidence of the review NAME to DIR: evidence.csv and one self-contained evidence.html,
+    every item with its decision, reviewer and reason, when and in which commit it was decided (git
+    blame of the reviewer's file), and whether each revocation was applied (from the state).
+
+    Headline figures: items, decided, kept, revoked, revoked and applied, overdue. No network.
+    """
+    from reconciler.commands.review import report
+
+    _say(report(name, path, out=out_dir, today=_today(), state_path=state_path), nl=False, suggestions=False)
+
+
 @cli.group()
 def emulator() -> None:
     """The embedded service emulator."""

@@ -138,3 +138,25 @@ def close(name: str, path: Path, *, today: date, state_path: Path | None = None)
     lines += [f"Left as they are: {printable(note)}" for note in closing.notes]
     lines.append("Commit the diff with the decisions; the next plan carries out the revocations.")
     return "\n".join(lines) + "\n"
+
+
+def report(name: str, path: Path, *, out: Path, today: date, state_path: Path | None = None) -> str:
+    """Write evidence.csv and evidence.html to ``out``; return the summary.  With ``state_path`` (or a
+    state file beside the manifests) whether each revocation was applied is read from it."""
+    from reconciler.commands.report import check_out_dir
+    from reconciler.owned_files import write_owned
+    from reconciler.review.evidence import evidence_csv, evidence_html, make_evidence
+    from reconciler.state import default_state_path, load_state
+
+    check_out_dir(out)
+    desired, campaign = load_campaign(name, path)
+    state_file = state_path or default_state_path(path)
+    state = load_state(state_file) if state_path is not None or state_file.exists() else None
+    evidence = make_evidence(desired, campaign, state, today)
+    out.mkdir(parents=True, exist_ok=True)
+    for file_name, text in (("evidence.csv", evidence_csv(evidence)), ("evidence.html", evidence_html(evidence))):
+        write_owned(out / file_name, text.encode("utf-8"), what="review evidence", error=ConfigError, mode=0o644)
+    f = evidence.figures()
+    return (f"Wrote evidence.csv, evidence.html to {out}: {plural(f.items, 'item')}, {f.decided} decided "
+            f"({f.kept} kept, {f.revoked} revoked, {f.revoked_applied} revoked and applied), {f.overdue} overdue.\n"
+            f"{evidence.git}\n")
