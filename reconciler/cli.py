@@ -700,6 +700,21 @@ def review_report(name: str, path: Path, state_path: Path | None, out_dir: Path)
     _say(report(name, path, out=out_dir, today=_today(), state_path=state_path), nl=False, suggestions=False)
 
 
+@review.command("page")
+@click.argument("name")
+@manifest_argument
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
+              help="Directory to write review.html to (created when missing).")
+def review_page(name: str, path: Path, out_dir: Path) -> None:
+    """Write review.html to DIR: one self-contained page (no server, no network) where a reviewer of
+    NAME filters their items, marks keep or revoke with a reason, sees their progress, and downloads
+    their decisions as the YAML file to commit.
+    """
+    from reconciler.commands.review import page
+
+    _say(page(name, path, out=out_dir), nl=False, suggestions=False)
+
+
 @cli.group()
 def emulator() -> None:
     """The embedded service emulator."""

@@ -160,3 +160,19 @@ def report(name: str, path: Path, *, out: Path, today: date, state_path: Path | 
     return (f"Wrote evidence.csv, evidence.html to {out}: {plural(f.items, 'item')}, {f.decided} decided "
             f"({f.kept} kept, {f.revoked} revoked, {f.revoked_applied} revoked and applied), {f.overdue} overdue.\n"
             f"{evidence.git}\n")
+
+
+def page(name: str, path: Path, *, out: Path) -> str:
+    """Write review.html, the reviewers' page, to ``out``; return the summary."""
+    from reconciler.commands.report import check_out_dir
+    from reconciler.owned_files import write_owned
+    from reconciler.review.page import render_review_page
+
+    check_out_dir(out)
+    _, campaign = load_campaign(name, path)
+    out.mkdir(parents=True, exist_ok=True)
+    write_owned(out / "review.html", render_review_page(campaign).encode("utf-8"), what="review page",
+                error=ConfigError, mode=0o644)
+    return (f"Wrote review.html to {out}: {plural(len(campaign.items), 'item')} for "
+            f"{plural(len(campaign.reviewer_files), 'reviewer')}. Open it, decide, download your file and commit "
+            f"it as reviews/{name}/<your email>.yaml.\n")

@@ -53,6 +53,8 @@ def decisions_yaml(campaign: str, due: date, reviewer: str, items: Sequence[Revi
         for item in items:
             for index, (field, value) in enumerate(zip(ITEM_FIELDS, item_values(item), strict=True)):
                 lines.append(f"{'  - ' if index == 0 else '    '}{field}: {scalar(value)}")
+            if item.remove_from_team:
+                lines.append("    removeFromTeam: true")
     return "\n".join(lines) + "\n"
 
 
