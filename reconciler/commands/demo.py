@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reconciler.commands.apply import apply
+from reconciler.commands.review_demo import is_review_demo
 from reconciler.commands.plan import plan
 from reconciler.commands.validate import validate
 from reconciler.errors import ApplyError
@@ -38,8 +39,15 @@ def demo(*, path: Path | None, color: bool, show_title: Callable[[str], None], s
         seed = path / "seed.yaml" if (path / "seed.yaml").exists() else None
         # env={}: a RECONCILER_TOKEN of a real company in the shell must not reach the demo's emulator.
         service = Service(emulator_file=workdir / "emulator.yaml", emulator_seed=seed, env={})
-        for title, step in demo_steps(path, service=service, state_path=workdir / "reconciler.state.json",
-                                      color=color):
+        steps = demo_steps(path, service=service, state_path=workdir / "reconciler.state.json", color=color)
+        if is_review_demo(path):  # examples/review: an access review over another example's manifests
+            from reconciler.commands.plan import utc_today
+            from reconciler.commands.review_demo import load_script, review_demo_steps
+
+            service = Service(emulator_file=workdir / "emulator.yaml",
+                              emulator_seed=path / load_script(path).manifests / "seed.yaml", env={})
+            steps = review_demo_steps(path, workdir, service=service, color=color, today=utc_today())
+        for title, step in steps:
             show_title(title)
             show(step())
     finally:

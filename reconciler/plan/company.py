@@ -294,9 +294,12 @@ def _entry(entry: EntryChange, expanded: ExpandedAccess, via: Mapping[str, str])
         by = f"rule {source.rule}" if source.kind != "review" else (
             f"review {source.campaign} (not reviewed by {source.due})" if source.due else
             f"review {source.campaign} by {source.reviewer}")
+        # A reviewer judged the entry as the service held it: its removal undoes no drift.
+        flags = tuple(f for f in entry.flags if f != "drift") if source.kind == "review" else entry.flags
         return entry.model_copy(update={
             "source": entry_source(source),
             "reason": f"revoked by {by} ({source.location}): loses {entry.before} access",
+            "flags": flags,
         })
     if origin is None or "expired" in entry.flags:
         return entry
