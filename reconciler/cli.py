@@ -437,6 +437,10 @@ def demo(path: Path | None) -> None:
     (straight on the emulator), and the plan shows that drift and the apply repairs it. Uses a fresh
     emulator and state in a temporary directory each time, so the demo always starts from the seed
     beside the manifest (seed.yaml) or the built-in demo company.
+
+    examples/review (a directory with review-demo.yaml) runs a quarterly access review instead: a
+    campaign over the company example, two reviewers' decisions, the plan and apply of the
+    revocations, the evidence, and a last plan with no changes.
     """
     from reconciler.commands.demo import demo as run_demo
 

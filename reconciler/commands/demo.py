@@ -59,19 +59,8 @@ def demo_steps(path: Path, *, service: Service, state_path: Path, color: bool) -
     access in the web app, behind the tool's back, and the plan shows that
     drift and the apply repairs it.  Steps are made lazily: each after the
     one before it ran."""
-    from reconciler.plan import render_text
-
-    where = f"--emulator {service.emulator_file}"
-    plan_title, apply_title = f"reconciler plan {path} {where}", f"reconciler apply {path} {where} --auto-approve"
-
-    def show_plan() -> str:
-        return render_text(plan(path, service=service, state_path=state_path), color=color)
-
-    def run_apply() -> str:
-        return apply(path, service=service, state_path=state_path, targets=(), max_removals=None,
-                     plan_file=None, confirm=lambda text: print(text, end="") or True, color=color,
-                     progress=lambda m: print(f"  {m}"))
-
+    (plan_title, show_plan), (apply_title, run_apply) = plan_and_apply(path, service=service,
+                                                                        state_path=state_path, color=color)
     yield f"reconciler validate {path}", lambda: validate(path)
     yield plan_title, show_plan
     yield apply_title, run_apply
@@ -81,6 +70,25 @@ def demo_steps(path: Path, *, service: Service, state_path: Path, color: bool) -
         yield plan_title, show_plan
         yield apply_title, run_apply
     yield plan_title, show_plan
+
+
+def plan_and_apply(path: Path, *, service: Service, state_path: Path, color: bool
+                   ) -> tuple[tuple[str, Callable[[], str]], tuple[str, Callable[[], str]]]:
+    """The demo's plan and apply steps of ``path``: (title, run) each, the apply approving itself."""
+    from reconciler.plan import render_text
+
+    where = f"--emulator {service.emulator_file}"
+
+    def show_plan() -> str:
+        return render_text(plan(path, service=service, state_path=state_path), color=color)
+
+    def run_apply() -> str:
+        return apply(path, service=service, state_path=state_path, targets=(), max_removals=None,
+                     plan_file=None, confirm=lambda text: print(text, end="") or True, color=color,
+                     progress=lambda m: print(f"  {m}"))
+
+    return (f"reconciler plan {path} {where}", show_plan), (f"reconciler apply {path} {where} --auto-approve",
+                                                            run_apply)
 
 
 WEB_APP_NEWCOMER = "added.in.web.app@example.com"

@@ -64,9 +64,7 @@ def review_demo_steps(example: Path, workdir: Path, *, service: Service, color: 
                       today: datetime.date) -> Iterator[tuple[str, Callable[[], str]]]:
     """The demo's steps (title, run), each made after the one before it ran."""
     from reconciler.commands import review
-    from reconciler.commands.apply import apply
-    from reconciler.commands.plan import plan
-    from reconciler.plan import render_text
+    from reconciler.commands.demo import plan_and_apply
 
     script = load_script(example)
     manifests = workdir / "company"
@@ -75,17 +73,8 @@ def review_demo_steps(example: Path, workdir: Path, *, service: Service, color: 
     state_path = workdir / "reconciler.state.json"
     where = f"--emulator {service.emulator_file}"
     due = today + datetime.timedelta(days=script.dueInDays)
-
-    def show_plan() -> str:
-        return render_text(plan(manifests, service=service, state_path=state_path), color=color)
-
-    def run_apply() -> str:
-        return apply(manifests, service=service, state_path=state_path, targets=(), max_removals=None,
-                     plan_file=None, confirm=lambda text: print(text, end="") or True, color=color,
-                     progress=lambda m: print(f"  {m}"))
-
-    plan_title = f"reconciler plan {manifests} {where}"
-    apply_title = f"reconciler apply {manifests} {where} --auto-approve"
+    (plan_title, show_plan), (apply_title, run_apply) = plan_and_apply(manifests, service=service,
+                                                                        state_path=state_path, color=color)
     yield f"# first the company is brought in line with its manifests\n$ {apply_title}", run_apply
     yield (f"reconciler review start {script.campaign} {manifests} --due {due.isoformat()} "
            f"--reviewers {script.reviewers} {where}",

@@ -96,3 +96,16 @@ def make_company(tmp_path: Path, capsys: pytest.CaptureFixture[str],
         return Company(root, capsys)
 
     return make
+
+
+@pytest.fixture
+def started(make_company: Callable[..., Company]) -> Company:
+    """The small company with campaign q4 started (due 2027-02-01; ws_b, with no owner, to sec@acme.com)."""
+    return start_q4(make_company())
+
+
+def start_q4(company: Company, *extra: str) -> Company:
+    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
+                               "--fallback", "sec@acme.com", *extra)
+    assert code == 0, err
+    return company

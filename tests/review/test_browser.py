@@ -6,7 +6,7 @@ A missing /usr/bin/chromium fails these tests, never skips them: run ``.ci/ensur
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,15 +31,6 @@ def browser(tmp_path: Path) -> Iterator[DevTools]:
         yield tools
     finally:
         tools.close()
-
-
-@pytest.fixture
-def started(make_company: Callable[..., Company]) -> Company:
-    company = make_company()
-    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
-                               "--fallback", "sec@acme.com")
-    assert code == 0, err
-    return company
 
 
 # What a reviewer clicks: their name, then per item (by its row) a decision and a reason, typed.

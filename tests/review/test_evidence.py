@@ -8,7 +8,6 @@ import io
 import os
 import re
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,15 +20,6 @@ def git(root: Path, *argv: str) -> str:
            "GIT_COMMITTER_EMAIL": "jane@acme.com", "GIT_AUTHOR_DATE": "2027-01-20T10:00:00Z",
            "GIT_COMMITTER_DATE": "2027-01-20T10:00:00Z"}
     return subprocess.run(["git", *argv], cwd=root, env=env, check=True, capture_output=True, text=True).stdout
-
-
-@pytest.fixture
-def started(make_company: Callable[..., Company]) -> Company:
-    company = make_company()
-    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
-                               "--fallback", "sec@acme.com")
-    assert code == 0, err
-    return company
 
 
 def rows(company: Company) -> list[dict[str, str]]:

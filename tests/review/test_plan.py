@@ -8,21 +8,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 
 from tests.review.conftest import MANIFEST, Company, workspaces
-
-
-@pytest.fixture
-def started(make_company: Callable[..., Company]) -> Company:
-    return start(make_company())
-
-
-def start(company: Company, *extra: str) -> Company:
-    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
-                               "--fallback", "sec@acme.com", *extra)
-    assert code == 0, err
-    return company
+from tests.review.conftest import start_q4 as start
 
 
 def plan_json(company: Company, *extra: str) -> dict[str, Any]:

@@ -3,20 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 
 import pytest
 
 from tests.review.conftest import Company
-
-
-@pytest.fixture
-def started(make_company: Callable[..., Company]) -> Company:
-    company = make_company()
-    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
-                               "--fallback", "sec@acme.com")
-    assert code == 0, err
-    return company
 
 
 def status(company: Company, *extra: str) -> tuple[int, str, str]:
