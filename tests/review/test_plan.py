@@ -178,3 +178,11 @@ def test_review_revocations_are_applied_and_the_next_plan_has_no_changes(started
     assert code == 0, err
     code, out, err = started.run("plan", str(started.root))
     assert (code, out.split(" ")[:2]) == (0, ["No", "changes."]), err
+
+
+def test_a_revoke_by_one_owner_wins_over_a_keep_by_the_other(started: Company) -> None:
+    started.decide("joe@acme.com", {0: ("keep", None)})  # joe keeps dee on ws_c ...
+    started.decide("jane@acme.com", {3: ("revoke", "not on the project")})  # ... jane revokes her
+    document = plan_json(started)
+    (entry,) = [e for c in document["changes"] if c["kind"] == "access" for e in c["entries"]]
+    assert (entry["key"], entry["source"]["reviewer"]) == ("dee@acme.com", "jane@acme.com")
