@@ -24,7 +24,6 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import date
 
 from reconciler.errors import PlanError
-
 from reconciler.live import Live, LiveWorkspace
 from reconciler.manifest.desired import (
     AccessList,
@@ -229,8 +228,9 @@ def _conflict(revocation: ReviewRevocation, grant: Grant) -> str:
     source = revocation.source
     how = {"entry": "an explicit entry", "team": f"team {grant.source.team}",
            "rule": f"rule {grant.source.rule}"}.get(grant.source.kind, grant.source.kind)
-    fix = ("run reconciler review close to remove that line" if grant.source.kind in ("entry", "team") else
-           "change the rule")
+    fix = {"entry": "run reconciler review close to remove that line",
+           "team": "set removeFromTeam: true on the item and run reconciler review close, or change the team"
+           }.get(grant.source.kind, "change the rule")
     return (f"{source.location}: review {source.campaign} by {source.reviewer} revokes {revocation.kind} "
             f"{revocation.key} on {revocation.workspace}, which {how} grants as {grant.role} at "
             f"{grant.source.location}; {fix}, or decide keep.")

@@ -105,3 +105,14 @@ def test_close_removes_a_team_membership_where_the_reviewer_chose_so(started: Co
     # ruamel.yaml keeps the comment at the column it was written at.
     assert (started.root / "m.yaml").read_text() == MANIFEST.replace(
         "partners: [dee@acme.com, carl@acme.com]  #", "partners: [carl@acme.com]                #")
+
+
+def test_a_revoke_of_a_team_grant_is_refused_naming_the_team_line(started: Company) -> None:
+    started.decide("jane@acme.com", {3: ("revoke", None)})
+    code, _, err = started.run("plan", str(started.root))
+    assert code == 1
+    assert err == (
+        "Error: The plan cannot be made: a review revokes what the manifests grant.\n"
+        f"  {started.root}/reviews/q4/jane@acme.com.yaml:34: review q4 by jane@acme.com revokes user dee@acme.com "
+        f"on ws_c, which team partners grants as editor at {started.root}/m.yaml:22; set removeFromTeam: true on "
+        "the item and run reconciler review close, or change the team, or decide keep.\n")
