@@ -25,8 +25,6 @@ _WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
 # Characters YAML does not allow raw in a document (PyYAML's reader refuses them).
 _NOT_PRINTABLE = re.compile("[\x7f-\x84\x86-\x9f\ufffe\uffff]")
 
-ITEM_FIELDS = ("workspace", "name", "kind", "key", "role", "why", "decision", "reason")
-
 
 def scalar(value: str | None) -> str:
     """One value as YAML text."""
@@ -37,10 +35,6 @@ def scalar(value: str | None) -> str:
     return _NOT_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
 
 
-def item_values(item: ReviewItem) -> tuple[str | None, ...]:
-    return (item.workspace, item.name, item.kind, item.key, item.role, item.why, item.decision, item.reason)
-
-
 def decisions_yaml(campaign: str, due: date, reviewer: str, items: Sequence[ReviewItem]) -> str:
     """A reviewer's file: a header comment, ``reviewer:`` and ``items:``."""
     lines = [f"# Access review {campaign}, due {due.isoformat()}: set each decision to keep or revoke "
@@ -48,13 +42,22 @@ def decisions_yaml(campaign: str, due: date, reviewer: str, items: Sequence[Revi
              f"reviewer: {scalar(reviewer)}"]
     if not items:
         lines.append("items: []")
-    else:
-        lines.append("items:")
-        for item in items:
-            for index, (field, value) in enumerate(zip(ITEM_FIELDS, item_values(item), strict=True)):
-                lines.append(f"{'  - ' if index == 0 else '    '}{field}: {scalar(value)}")
-            if item.remove_from_team:
-                lines.append("    removeFromTeam: true")
+        return "\n".join(lines) + "\n"
+    lines.append("items:")
+    # Ids, roles, kinds and why lines repeat across items: each distinct value is written once
+    # (at 10,000 workspaces, 2,000,000 values and far fewer distinct ones).
+    memo: dict[str | None, str] = {}
+
+    def value(text: str | None) -> str:
+        found = memo.get(text)
+        if found is None:
+            found = memo[text] = scalar(text)
+        return found
+
+    lines += [f"  - workspace: {value(i.workspace)}\n    name: {value(i.name)}\n    kind: {value(i.kind)}\n"
+              f"    key: {value(i.key)}\n    role: {value(i.role)}\n    why: {value(i.why)}\n"
+              f"    decision: {value(i.decision)}\n    reason: {value(i.reason)}"
+              + ("\n    removeFromTeam: true" if i.remove_from_team else "") for i in items]
     return "\n".join(lines) + "\n"
 
 
