@@ -6,9 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reconciler.commands.apply import apply
-from reconciler.commands.review_demo import is_review_demo
-from reconciler.commands.plan import plan
+from reconciler.commands.demo_steps import plan_and_apply
 from reconciler.commands.validate import validate
 from reconciler.errors import ApplyError
 from reconciler.manifest import load_desired
@@ -40,7 +38,7 @@ def demo(*, path: Path | None, color: bool, show_title: Callable[[str], None], s
         # env={}: a RECONCILER_TOKEN of a real company in the shell must not reach the demo's emulator.
         service = Service(emulator_file=workdir / "emulator.yaml", emulator_seed=seed, env={})
         steps = demo_steps(path, service=service, state_path=workdir / "reconciler.state.json", color=color)
-        if is_review_demo(path):  # examples/review: an access review over another example's manifests
+        if (path / REVIEW_DEMO_FILE).is_file():  # examples/review: an access review over another example
             from reconciler.commands.plan import utc_today
             from reconciler.commands.review_demo import load_script, review_demo_steps
 
@@ -72,25 +70,7 @@ def demo_steps(path: Path, *, service: Service, state_path: Path, color: bool) -
     yield plan_title, show_plan
 
 
-def plan_and_apply(path: Path, *, service: Service, state_path: Path, color: bool
-                   ) -> tuple[tuple[str, Callable[[], str]], tuple[str, Callable[[], str]]]:
-    """The demo's plan and apply steps of ``path``: (title, run) each, the apply approving itself."""
-    from reconciler.plan import render_text
-
-    where = f"--emulator {service.emulator_file}"
-
-    def show_plan() -> str:
-        return render_text(plan(path, service=service, state_path=state_path), color=color)
-
-    def run_apply() -> str:
-        return apply(path, service=service, state_path=state_path, targets=(), max_removals=None,
-                     plan_file=None, confirm=lambda text: print(text, end="") or True, color=color,
-                     progress=lambda m: print(f"  {m}"))
-
-    return (f"reconciler plan {path} {where}", show_plan), (f"reconciler apply {path} {where} --auto-approve",
-                                                            run_apply)
-
-
+REVIEW_DEMO_FILE = "review-demo.yaml"  # reconciler.commands.review_demo reads it
 WEB_APP_NEWCOMER = "added.in.web.app@example.com"
 
 

@@ -23,7 +23,7 @@ from reconciler.errors import ConfigError
 if TYPE_CHECKING:
     from reconciler.service import Service
 
-DEMO_FILE = "review-demo.yaml"
+DEMO_FILE = "review-demo.yaml"  # as reconciler.commands.demo looks for it
 
 
 class _Spec(BaseModel):
@@ -49,10 +49,6 @@ class DemoScript(_Spec):
     decisions: dict[str, ReviewerScript]
 
 
-def is_review_demo(path: Path) -> bool:
-    return (path / DEMO_FILE).is_file()
-
-
 def load_script(path: Path) -> DemoScript:
     try:
         return DemoScript.model_validate(yaml.safe_load((path / DEMO_FILE).read_text(encoding="utf-8")))
@@ -64,7 +60,7 @@ def review_demo_steps(example: Path, workdir: Path, *, service: Service, color: 
                       today: datetime.date) -> Iterator[tuple[str, Callable[[], str]]]:
     """The demo's steps (title, run), each made after the one before it ran."""
     from reconciler.commands import review
-    from reconciler.commands.demo import plan_and_apply
+    from reconciler.commands.demo_steps import plan_and_apply
 
     script = load_script(example)
     manifests = workdir / "company"
