@@ -30,7 +30,7 @@ Order of work, and why:
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,6 +53,7 @@ from reconciler.errors import ApplyError, ReconcilerError
 from reconciler.live import ACCESS_PROPERTIES, Live, LiveWorkspace, fetch_live, read_workspace
 from reconciler.plan.model import (
     AccessChange,
+    Action,
     AccessSnapshot,
     AssetChange,
     Change,
@@ -66,6 +67,7 @@ from reconciler.plan.workspaces import Identity, namesakes
 from reconciler.plan.render_text import needs_person_lines
 from reconciler.apply.progress import ApplyProgress, as_progress
 from reconciler.state import AccessRecord, ResourceState, State, StateBuilder, StateWriteError
+from reconciler.state.model import RevokedByReview
 from reconciler.state.backend import JournalWriter, StateBackend, open_backend
 from reconciler.text import plural, printable
 
@@ -285,7 +287,8 @@ def _apply_change(run: _Run, change: Change) -> None:
         if change.rides_on is None:
             _apply_access(run.client, change, run.live.workspaces[change.workspace_id])
         if change.governs != "join":  # a join's list is the group's, recorded under the group
-            _record(run.state, run.managed[change.address], run.today())
+            _record(run.state, run.managed[change.address], run.today(),
+                    reviewed=reviewed_revocations(change, run.today(), run.state.serial + 1))
     elif isinstance(change, ConnectChange):
         _connect(run.client, change)
         run.state.bind(change.address, change.workspace_id, connected_to=change.homepage_id)
@@ -624,27 +627,43 @@ def _describe_drift(expected: AccessSnapshot, actual: AccessSnapshot) -> str:
     return "; ".join(parts) + "."
 
 
-def _record(state: StateBuilder, managed: ManagedAccess, today: str) -> None:
+def reviewed_revocations(change: AccessChange, today: str, serial: int) -> dict[str, RevokedByReview]:
+    """The entries ``change`` removes for an access review, as the state records them once applied."""
+    return {f"{e.kind}:{e.key}": RevokedByReview(campaign=e.source.campaign or "", reviewer=e.source.reviewer,
+                                                 applied=today, serial=serial)
+            for e in change.entries
+            if e.action is Action.DELETE and e.source is not None and e.source.kind == "review"}
+
+
+def _record(state: StateBuilder, managed: ManagedAccess, today: str,
+            reviewed: Mapping[str, RevokedByReview] | None = None) -> None:
     """Record the list's managed entries as applied; each keeps the date it was first managed.
 
     A workspace no manifest names (``unmanaged.<id>``) where the rules put
-    nothing any more is forgotten."""
-    if managed.address.startswith("unmanaged.") and not managed.users and not managed.domains:
-        if state.get(managed.address) is not None:
+    nothing any more is forgotten, unless an access review revoked something
+    there (kept as the review's evidence)."""
+    old = state.get(managed.address)
+    if managed.address.startswith("unmanaged.") and not managed.users and not managed.domains and not reviewed \
+            and not (old is not None and old.access is not None and old.access.revoked):
+        if old is not None:
             state.remove(managed.address)
         return
-    state.put(managed.address, _recorded(state.get(managed.address), managed, today))
+    state.put(managed.address, _recorded(old, managed, today, reviewed or {}))
 
 
-def _recorded(old: ResourceState | None, managed: ManagedAccess, today: str) -> ResourceState:
+def _recorded(old: ResourceState | None, managed: ManagedAccess, today: str,
+              reviewed: Mapping[str, RevokedByReview] | None = None) -> ResourceState:
     """``old`` (what the state knew of the address) with the list recorded as applied."""
     same = old is not None and old.id == managed.workspace_id
     known = old.access.since if same and old is not None and old.access is not None else {}
+    revoked = {**(old.access.revoked or {} if same and old is not None and old.access is not None else {}),
+               **(reviewed or {})}
     keys = [f"user:{k}" for k in managed.users] + [f"domain:{k}" for k in managed.domains]
     users: dict[str, str] = dict(managed.users)  # the state keeps roles as the words they are
     domains: dict[str, str] = dict(managed.domains)
     access = AccessRecord(users=users, domains=domains,
-                          since={k: known.get(k, today) for k in keys}, via=managed.via or None)
+                          since={k: known.get(k, today) for k in keys}, via=managed.via or None,
+                          revoked=revoked or None)
     if same and old is not None:
         return old.model_copy(update={"access": access})
     return ResourceState(id=managed.workspace_id, access=access)

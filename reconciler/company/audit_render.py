@@ -50,7 +50,9 @@ def _verdict(report: AuditReport) -> str:
     made = f"{plural(rules, 'change')} the rules would make" if rules else "nothing the rules would change"
     stuck = len(report.needs_person)
     left = f", {plural(stuck, 'workspace')} left to a person" if stuck else ""
-    return f"{said}, {made}{left}."
+    reviews = len(report.of("review"))
+    late = f", {plural(reviews, 'access review item')} not reviewed by the due date" if reviews else ""
+    return f"{said}, {made}{left}{late}."
 
 
 def _workspace(finding: Finding) -> str:
@@ -82,6 +84,10 @@ def render_text(report: AuditReport) -> str:
     if report.needs_person:
         lines += ["", f"Left to a person, the rules skip them ({len(report.needs_person):,}):"]
         lines += [f"  {printable(item)}" for item in report.needs_person]
+    late = report.of("review")
+    if late:
+        lines += ["", f"Access review items not decided by their due date ({len(late):,}):"]
+        lines += [f"  {printable(f.message)}" for f in late]
     return "\n".join(lines) + "\n"
 
 
@@ -105,6 +111,10 @@ def render_markdown(report: AuditReport) -> str:
     if report.needs_person:
         lines += ["", f"### Left to a person, the rules skip them ({len(report.needs_person):,})", ""]
         lines += [f"- {md_text(item)}" for item in report.needs_person]
+    late = report.of("review")
+    if late:
+        lines += ["", f"### Access review items not decided by their due date ({len(late):,})", ""]
+        lines += [f"- {md_text(f.message)}" for f in late]
     return "\n".join(lines) + "\n"
 
 

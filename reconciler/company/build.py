@@ -116,7 +116,9 @@ _UNMANAGED = Why(source="unmanaged")
 
 def why(source: GrantSource, role: str | None, address: str | None) -> Why:
     """The model's ``Why`` of a grant ``expand_access`` decided (``role``
-    None: of a revocation)."""
+    None: of a revocation).  A review only ever revokes, and a revocation
+    has no row, so ``source`` is an entry, a team or a rule."""
+    assert source.kind != "review", "a review grants nothing"
     return Why(source=source.kind, location=location_text(source.location),
                address=address if source.kind != "rule" else None, team=source.team, rule=source.rule, role=role)
 

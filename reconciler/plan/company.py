@@ -49,6 +49,7 @@ from reconciler.plan.model import (
     ManagedAccess,
     NeedsPerson,
 )
+from reconciler.plan.reviews import ReviewRevocation, review_outcome
 from reconciler.plan.rules import rule_matches
 from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
 from reconciler.state.model import AccessRecord, State
@@ -73,9 +74,13 @@ class CompanyPlanner:
         self._desired = desired
         self.teams = {t.key: t for t in desired.teams}
         self.rules = desired.rules
-        self.active = bool(desired.teams or desired.rules) or any(a.teams for _, _, a in desired.access_lists())
+        self.active = (bool(desired.teams or desired.rules or desired.reviews)
+                       or any(a.teams for _, _, a in desired.access_lists()))
         self._expanded: dict[str, ExpandedAccess] = {}
         self.unmanaged_managed: list[ManagedAccess] = []
+        # Access reviews' revocations (plan/reviews.py), merged into the list each workspace holds.
+        self._reviews = review_outcome(desired.reviews, live, today) if desired.reviews else None
+        self._review_conflicts: list[str] = []
         self.checked = 0  # lists of workspaces no manifest's list governs, checked against the rules
 
     # --- manifest lists ---------------------------------------------------------------------
@@ -110,8 +115,9 @@ class CompanyPlanner:
         """The change of a manifest's list, its teams and matching rules included."""
         if not self.active:
             return plan_access(address, workspace_id, access, self._live, self._state, self._today)
-        rules = self.rules_for(workspaces)
-        expanded = expand_access(access, self.teams, rules)
+        spaces = list(workspaces)
+        rules = self.rules_for(spaces)
+        expanded = self._with_reviews(expand_access(access, self.teams, rules), spaces)
         self._expanded[address] = expanded
         return self._planned(address, workspace_id, access, expanded, rules)
 
@@ -149,7 +155,8 @@ class CompanyPlanner:
         Needs the complete listing; records what the rules put on each
         workspace in ``unmanaged_managed``.
         """
-        if not self._live.complete or (not self.rules and not self._recorded_unmanaged()):
+        if not self._live.complete or (not self.rules and not self._recorded_unmanaged()
+                                        and not (self._reviews and self._reviews.revocations)):
             return []
         skip = set(governed) | {m for members in groups_without_list.values() for m in members}
         changes: list[AccessChange] = []
@@ -160,7 +167,7 @@ class CompanyPlanner:
             spaces = [*shared, *(self._live.workspaces[m] for m in groups_without_list.get(ws.id, ())
                                  if m in self._live.workspaces)]
             _refuse_disagreeing_rules(self.rules, spaces)
-            change = self._unmanaged(ws.id, self.rules_for(spaces))
+            change = self._unmanaged(ws.id, self.rules_for(spaces), spaces)
             if change is not None:
                 changes.append(change)
         return changes
@@ -168,18 +175,21 @@ class CompanyPlanner:
     def _recorded_unmanaged(self) -> bool:
         return any(a.startswith(f"{UNMANAGED}.") for a in self._state.resources)
 
-    def _unmanaged(self, workspace_id: str, rules: tuple[DesiredRule, ...]) -> AccessChange | None:
+    def _unmanaged(self, workspace_id: str, rules: tuple[DesiredRule, ...],
+                   spaces: Sequence[LiveWorkspace]) -> AccessChange | None:
         address = unmanaged_address(workspace_id)
         record = self._state.access_record(address)
-        if not rules and record is None:
+        expanded = self._with_reviews(expand_access(None, self.teams, rules), spaces)
+        reviewed = [s for s in (*expanded.revoked_users.values(), *expanded.revoked_domains.values())
+                    if s.kind == "review"]
+        if not rules and record is None and not reviewed:
             return None
         self.checked += 1
-        expanded = expand_access(None, self.teams, rules)
         # Recorded even when empty: apply then forgets the address.
         self.unmanaged_managed.append(ManagedAccess(
             address=address, workspace_id=workspace_id, users=expanded.user_roles(),
             domains=expanded.domain_roles(), via=_via(expanded)))
-        location = rules[0].location if rules else SourceLocation("", 0)
+        location = rules[0].location if rules else reviewed[0].location if reviewed else SourceLocation("", 0)
         change = self._planned(address, workspace_id, AccessList(location=location, authoritative=False),
                                expanded, rules)
         if change is None:
@@ -192,8 +202,34 @@ class CompanyPlanner:
         return change.model_copy(update={
             "governs": "rules",
             "rules": acting,
-            "location": str(first.location) if first is not None else None,
+            "location": str(first.location) if first is not None else str(location) if reviewed else None,
         })
+
+    # --- access reviews ---------------------------------------------------------------------
+
+    def _with_reviews(self, expanded: ExpandedAccess, spaces: Iterable[LiveWorkspace]) -> ExpandedAccess:
+        """``expanded`` with the reviews' revocations on ``spaces`` added as revoked entries, as a rule's
+        revoke scoped to those workspaces; one that the manifests grant on the list is a conflict instead."""
+        if self._reviews is None:
+            return expanded
+        found = [r for ws in spaces for r in self._reviews.revocations.get(ws.id, ())]
+        if not found:
+            return expanded
+        users, domains = dict(expanded.revoked_users), dict(expanded.revoked_domains)
+        for revocation in found:
+            grant = (expanded.users if revocation.kind == "user" else expanded.domains).get(revocation.key)
+            if grant is not None:
+                self._review_conflicts.append(_conflict(revocation, grant))
+                continue
+            (users if revocation.kind == "user" else domains).setdefault(revocation.key, revocation.source)
+        return expanded._replace(revoked_users=users, revoked_domains=domains)
+
+    def review_warnings(self) -> list[str]:
+        """The stale decisions; ``PlanError`` when a review revokes what a manifest line grants."""
+        if self._review_conflicts:
+            raise PlanError("\n".join(["The plan cannot be made: a review revokes what the manifests grant.",
+                                        *(f"  {c}" for c in sorted(set(self._review_conflicts)))]))
+        return list(self._reviews.stale) if self._reviews is not None else []
 
     def _planned(self, address: str, workspace_id: str, access: AccessList, expanded: ExpandedAccess,
                  rules: tuple[DesiredRule, ...]) -> AccessChange | None:
@@ -365,9 +401,22 @@ def _origin(source: GrantSource) -> str:
     return f"rule {source.rule}" if source.kind == "rule" else f"team {source.team}"
 
 
+def _conflict(revocation: ReviewRevocation, grant: Grant) -> str:
+    source = revocation.source
+    how = {"entry": "an explicit entry", "team": f"team {grant.source.team}",
+           "rule": f"rule {grant.source.rule}"}.get(grant.source.kind, grant.source.kind)
+    fix = {"entry": "run reconciler review close to remove that line",
+           "team": "set removeFromTeam: true on the item and run reconciler review close, or change the team"
+           }.get(grant.source.kind, "change the rule")
+    return (f"{source.location}: review {source.campaign} by {source.reviewer} revokes {revocation.kind} "
+            f"{revocation.key} on {revocation.workspace}, which {how} grants as {grant.role} at "
+            f"{grant.source.location}; {fix}, or decide keep.")
+
+
 def entry_source(source: GrantSource) -> EntrySource:
     """The typed plan field for a grant's source."""
-    return EntrySource(kind=source.kind, location=str(source.location), team=source.team, rule=source.rule)
+    return EntrySource(kind=source.kind, location=str(source.location), team=source.team, rule=source.rule,
+                       campaign=source.campaign, reviewer=source.reviewer, due=source.due)
 
 
 def _explained(change: AccessChange, expanded: ExpandedAccess, record: AccessRecord | None) -> AccessChange:
@@ -393,9 +442,15 @@ def _entry(entry: EntryChange, expanded: ExpandedAccess, via: Mapping[str, str])
     origin = via.get(f"{entry.kind}:{entry.key}")
     if origin is None and entry.key in revoked:
         source = revoked[entry.key]
+        by = f"rule {source.rule}" if source.kind != "review" else (
+            f"review {source.campaign} (not reviewed by {source.due})" if source.due else
+            f"review {source.campaign} by {source.reviewer}")
+        # A reviewer judged the entry as the service held it: its removal undoes no drift.
+        flags = tuple(f for f in entry.flags if f != "drift") if source.kind == "review" else entry.flags
         return entry.model_copy(update={
             "source": entry_source(source),
-            "reason": f"revoked by rule {source.rule} ({source.location}): loses {entry.before} access",
+            "reason": f"revoked by {by} ({source.location}): loses {entry.before} access",
+            "flags": flags,
         })
     if origin is None or "expired" in entry.flags:
         return entry

@@ -77,7 +77,7 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", json_schema_serialization_defaults_required=True)
 
 
-SourceKind = Literal["entry", "team", "rule"]
+SourceKind = Literal["entry", "team", "rule", "review"]
 
 
 class EntrySource(_Frozen):
@@ -88,16 +88,23 @@ class EntrySource(_Frozen):
     ``ensure`` or ``revoke`` (``rule``, with ``team`` when the rule names a
     team).  A removal whose grant is gone from the manifests carries what
     had put it there, as the state recorded it (without a location).
+    review: an access review's revoke (``campaign``, ``reviewer``, the
+    decision's line; ``due`` when revoked for not being reviewed by then).
     """
 
     kind: SourceKind
     location: str | None = None
     team: str | None = None
     rule: str | None = None
+    campaign: str | None = None
+    reviewer: str | None = None
+    due: str | None = None
 
     @property
     def text(self) -> str:
         """``entry m.yaml:3``, ``team customer-success``, ``rule offboarded``, ``rule baseline (team cs)``."""
+        if self.kind == "review":
+            return f"review {self.campaign}"
         if self.kind == "rule":
             return f"rule {self.rule}" + (f" (team {self.team})" if self.team else "")
         if self.kind == "team":
@@ -151,6 +158,9 @@ class EntryChange(_Frozen):
         if source is None:
             return None
         if self.action is Action.DELETE:
+            if source.kind == "review":
+                return (f"revoked in review {source.campaign}: not reviewed by {source.due}" if source.due else
+                        f"revoked in review {source.campaign} by {source.reviewer}")
             if source.kind == "rule" and source.location:
                 return f"revoked by rule {source.rule}"
             return f"left team {source.team}" if source.kind == "team" else f"no longer ensured by rule {source.rule}"

@@ -86,6 +86,7 @@ def make_plan(
         # One definition of "named by a manifest" for every count: also the
         # members of a named group found by their shared entries.
         named |= governed | {m for members in without_list.values() for m in members}
+        planned.warnings += company.review_warnings()  # refuses a review revoking what a manifest grants
     assets, needs_person = plan_assets(desired.assets, state, scope=inputs.scope, reassert=reassert,
                                        paths=paths or CommandPaths(manifest=str(desired.root)))
     planned.changes += assets
@@ -164,7 +165,8 @@ def needs_complete_listing(desired: Desired, state: State, targets: Sequence[str
         m.template is not None and m.address not in state.resources and _targeted(m.address, targets)
         for g in desired.groups
         for m in g.members
-    ) or any(g.access is not None and _targeted(g.address, targets) for g in desired.groups) or bool(desired.rules)
+    ) or any(g.access is not None and _targeted(g.address, targets) for g in desired.groups) or bool(
+        desired.rules or desired.reviews)
 
 
 def wanted_workspaces(desired: Desired, state: State) -> list[str]:

@@ -41,6 +41,11 @@ def _asset(name: str) -> str:
     return resources.files("reconciler.report").joinpath(name).read_text(encoding="utf-8")
 
 
+def page_css() -> str:
+    """The report's style sheet, for the pages that share it (the review's evidence and reviewer pages)."""
+    return _asset("page.css")
+
+
 def text(value: object) -> str:
     """A value for markup: display controls made visible, then HTML-escaped (quotes too)."""
     return escape(printable(str(value)), quote=True)
