@@ -107,9 +107,12 @@ def ownerless_needs_person(change: AccessChange, rules: Sequence[DesiredRule]) -
                   f"({_revoke_line(leaver)}) revokes them; nothing is changed on it until then")
         check = _ways_out(leaver, "the workspace")[0].upper() + _ways_out(leaver, "the workspace")[1:]
     else:
-        downgraded = ", ".join(e.key for e in change.entries if e.before == "owner")
-        reason = (f"the rules would take the owner role from {downgraded}, its only owner; "
-                  "nothing is changed on it until then")
+        taken = [e for e in change.entries if e.before == "owner"]
+        downgraded = ", ".join(e.key for e in taken)
+        by = ("an access review would" if any(e.source is not None and e.source.kind == "review" for e in taken)
+              else "the rules would")
+        owners = "its only owner" if len(taken) == 1 else "its only owners"
+        reason = f"{by} take the owner role from {downgraded}, {owners}; nothing is changed on it until then"
         check = "Give it another owner in the web app, or name it in a manifest with an owner"
     return NeedsPerson(kind="access", cause="ownerless", address=change.address, location=location,
                        reason=f"{_workspace(change)}: {reason}", check=f"{check}.", resolutions=())
