@@ -498,6 +498,25 @@ class Plan(_Frozen):
     state_lineage: str = ""
     state_serial: int = 0
 
+    @model_validator(mode="before")
+    @classmethod
+    def _digest_is_computed(cls, data: Any) -> Any:
+        """A plan read back (JSON, a saved plan) drops its ``plan_digest``: it
+        is always computed from the plan itself, never believed."""
+        if isinstance(data, dict) and "plan_digest" in data:
+            return {k: v for k, v in data.items() if k != "plan_digest"}
+        return data
+
+    @computed_field(description=(  # type: ignore[prop-decorator]  # pydantic's documented use
+        "sha256 (64 hex digits) of the canonical JSON (keys sorted, no spaces, UTF-8) of everything apply acts "
+        "on: changes (without location and reason), managed, forgotten, unchanged, addresses, targets, reassert, "
+        "summary. 'apply --expect-digest' (or RECONCILER_EXPECT_DIGEST) applies only a plan with this digest."))
+    @property
+    def plan_digest(self) -> str:
+        from reconciler.plan.saved import plan_digest
+
+        return plan_digest(self)
+
     @property
     def has_changes(self) -> bool:
         return bool(self.changes)

@@ -53,10 +53,12 @@ def render_markdown(plan: Plan) -> str:
         checked = len(plan.unchanged)
         lines = [f"### reconciler plan: {needs_person_heading(plan)}", "", *_needs_person_block(plan),
                  f"Nothing else to change ({plural(checked, 'access list')} checked).", ""]
-        return "\n".join(printable(line) for line in lines) + _left_alone_block(plan) + _warning_block(plan)
+        return ("\n".join(printable(line) for line in [*lines, _digest(plan), ""]) + _left_alone_block(plan)
+                + _warning_block(plan))
     if not plan.has_changes:
         return (f"### reconciler plan: no changes\n\nThe service matches the manifests "
-                f"({plural(len(plan.unchanged), 'access list')} checked).\n") + _left_alone_block(plan) + _warning_block(plan)
+                f"({plural(len(plan.unchanged), 'access list')} checked).\n\n{_digest(plan)}\n"
+                + _left_alone_block(plan) + _warning_block(plan))
     s = plan.summary
     lines = [
         "### reconciler plan",
@@ -78,9 +80,14 @@ def render_markdown(plan: Plan) -> str:
     # In plan order, which is apply's: the review block above already leads with what to read first.
     for change in plan.changes:
         lines += _change_block(change)
-    lines += [md_text(summary_line(plan)), "", md_text(cost_line(plan.cost)), ""]
+    lines += [md_text(summary_line(plan)), "", md_text(cost_line(plan.cost)), "", _digest(plan), ""]
     lines += _people_block(plan)
     return "\n".join(printable(line, multiline=True) for line in lines) + _left_alone_block(plan) + _warning_block(plan)
+
+
+def _digest(plan: Plan) -> str:
+    """The digest line, one a workflow can find again: ``Plan digest: `HEX```."""
+    return f"Plan digest: `{plan.plan_digest}`"
 
 
 def _review_block(plan: Plan) -> list[str]:

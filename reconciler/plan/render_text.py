@@ -46,6 +46,11 @@ class _Paint:
         return f"\x1b[{_ANSI[style]}m{text}\x1b[0m" if self.color else text
 
 
+def digest_line(plan: Plan) -> str:
+    """The plan's digest, the value an approval names (apply --expect-digest)."""
+    return f"Plan digest: {plan.plan_digest} (apply --expect-digest applies only this plan)."
+
+
 def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> str:
     paint = _Paint(color)
     # What only a person can settle comes first, and is never "No changes".
@@ -74,6 +79,7 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
         )
         lines += [paint(f"!   {address}: {e.kind} {e.key} (was {e.before})", "delete") for address, e in removals]
     lines.append(cost_line(plan.cost))
+    lines.append(digest_line(plan))
     lines += unmanaged_lines(plan)
     lines += left_alone_lines(plan)
     lines += warning_lines(plan, paint)

@@ -98,6 +98,17 @@ def approved(plan: Plan) -> dict[str, Any]:
     return found
 
 
+def plan_digest(plan: Plan) -> str:
+    """The sha256 (64 hex digits) of the canonical JSON of everything apply
+    acts on (:func:`approved`): what a review approves, bound to its content,
+    so an approval of one plan cannot be spent on another."""
+    import hashlib
+    import json
+
+    canonical = json.dumps(approved(plan), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
 def _without_display(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _without_display(v) for k, v in value.items() if k not in DISPLAY_ONLY}

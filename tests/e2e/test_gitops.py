@@ -111,7 +111,7 @@ def test_the_readme_rehearsal_runs_as_written_and_ends_with_no_changes(tmp_path:
     assert "priya@customer.com" in comment and "raj@customer.com" in comment
     assert "manifests/onboarding.yaml:" in comment
     assert "Saved the plan to plan.json" in err
-    assert "reconciler apply --plan plan.json --emulator .emulator.yaml" in err
+    assert "reconciler apply --plan plan.json manifests --emulator .emulator.yaml" in err
     # the merge applies it, and the next plan has nothing left to do
     applied = out.index("Apply complete", first_plan)
     assert out.index("No changes.", applied) > applied
