@@ -487,7 +487,7 @@ def export(service: Service, out_dir: Path) -> None:
 
 @cli.group()
 def state() -> None:
-    """Read and edit the state file; the service is never touched.
+    """Read, check and edit the state file; the service is never written to (verify reads it).
 
     The state file (default reconciler.state.json beside the manifests in PATH) records what the
     API cannot read back: the workspaces this tool created or adopted, group membership, the
@@ -514,6 +514,26 @@ def state_show(address: str, path: Path, state_path: Path | str | None) -> None:
     from reconciler.commands.state import state_show as show_state
 
     click.echo(show_state(path=path, state_path=state_path, address=address), nl=False)
+
+
+@state.command("verify")
+@manifest_argument
+@connection_options
+@state_option
+def state_verify(path: Path, service: Service, state_path: Path | str | None) -> None:
+    """Check every record of the state against the service, and list each that does not hold.
+
+    A workspace's name, account and template as recorded, the group it is recorded as connected to,
+    and records that cannot be explained (an id under two addresses, a reason for an entry never
+    recorded). Exit 1 when any does not hold; plan refuses such a state. Reads the service once;
+    writes nothing.
+    """
+    from reconciler.commands.state import state_verify as verify_state
+
+    text, ok = verify_state(path=path, state_path=state_path, service=service)
+    _say(text, nl=False, suggestions=False)  # it quotes the service's names: nothing is completed
+    if not ok:
+        sys.exit(EXIT_ERROR)
 
 
 @state.command("rm")

@@ -281,7 +281,8 @@ def _apply_change(run: _Run, change: Change) -> None:
         _record(run.state, run.managed[change.address], run.today())
     elif isinstance(change, ConnectChange):
         _connect(run.client, change)
-        run.state.bind(change.address, change.workspace_id, connected_to=change.homepage_id)
+        named = {"name": change.workspace_name} if change.workspace_name is not None else {}
+        run.state.bind(change.address, change.workspace_id, connected_to=change.homepage_id, **named)
     elif isinstance(change, CreateChange):
         _create(run, change)
     elif isinstance(change, AssetChange):
@@ -500,14 +501,15 @@ def _create(run: _Run, change: CreateChange) -> None:
             # its id is recorded before the apply stops, so the next plan
             # knows it instead of asking for an 'import' by hand.
             run.state.bind(change.address, created.id, connected_to=change.homepage_id,
-                           template=change.template_id)
+                           template=change.template_id, name=change.name)
             run.save()
             raise
     _record_created(run, change, created.id)
 
 
 def _record_created(run: _Run, change: CreateChange, workspace_id: str) -> None:
-    run.state.bind(change.address, workspace_id, connected_to=change.homepage_id, template=change.template_id)
+    run.state.bind(change.address, workspace_id, connected_to=change.homepage_id, template=change.template_id,
+                   name=change.name)
     if change.access_address is not None:
         _record(run.state, run.managed[change.access_address], run.today())
 

@@ -513,7 +513,7 @@ class Plan(_Frozen):
         "summary. 'apply --expect-digest' (or RECONCILER_EXPECT_DIGEST) applies only a plan with this digest."))
     @property
     def plan_digest(self) -> str:
-        from reconciler.plan.saved import plan_digest
+        from reconciler.plan.digest import plan_digest
 
         return plan_digest(self)
 

@@ -31,20 +31,9 @@ from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
 from reconciler.errors import ApplyError, ConfigError
+from reconciler.plan.digest import approved
 from reconciler.plan.model import Plan
 from reconciler.text import printable, quoted
-
-# Everything apply acts on or records: the changes it sends (their calls,
-# bodies, order and dependencies), the lists it records as managed, the
-# addresses it forgets, and what the plan was made for.  Display-only fields
-# that legitimately move with the day or the command line (warnings about
-# expiry dates, the cost under this run's --rate-limit, the unmanaged list of
-# --show-unmanaged) are not part of the approval.
-APPROVED_FIELDS = ("changes", "managed", "forgotten", "unchanged", "addresses", "targets", "reassert", "summary")
-# Said for people, never acted on: where a manifest line is (its path depends
-# on the directory plan ran in) and why a change is made.
-DISPLAY_ONLY = frozenset({"location", "reason"})
-
 
 def refuse_stale(saved: Plan, fresh: Plan, plan_label: str) -> None:
     """Raise ``ApplyError`` when the plan's inputs moved since it was made."""
@@ -90,31 +79,6 @@ def refuse_altered(saved: Plan, fresh: Plan, plan_label: str) -> None:
         "A saved plan is only ever an approval of the plan these inputs give; run 'reconciler plan --out' "
         "again and review the new plan."
     )
-
-
-def approved(plan: Plan) -> dict[str, Any]:
-    """The part of a plan that a review approves, as plain JSON values."""
-    found: dict[str, Any] = _without_display(plan.model_dump(mode="json", include=set(APPROVED_FIELDS)))
-    return found
-
-
-def plan_digest(plan: Plan) -> str:
-    """The sha256 (64 hex digits) of the canonical JSON of everything apply
-    acts on (:func:`approved`): what a review approves, bound to its content,
-    so an approval of one plan cannot be spent on another."""
-    import hashlib
-    import json
-
-    canonical = json.dumps(approved(plan), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def _without_display(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_display(v) for k, v in value.items() if k not in DISPLAY_ONLY}
-    if isinstance(value, list):
-        return [_without_display(v) for v in value]
-    return value
 
 
 def first_difference(saved: Any, fresh: Any, path: str = "") -> str | None:
