@@ -423,6 +423,17 @@ class NeedsPerson(_Frozen):
                                                             "'reconciler state rm' so the next apply creates it.")
 
 
+class ProbablySamePerson(_Frozen):
+    """A user the plan does not revoke whose address is probably the same
+    person as one it does (a +tag, dots, look-alike or invisible characters,
+    a subdomain): named for review, never revoked by the tool."""
+
+    revoked: str = Field(description="The user the plan revokes.")
+    key: str = Field(description="The address that is probably the same person, as the service reports it.")
+    why: str = Field(description='What makes them alike, e.g. "a +tag", "look-alike characters".')
+    workspaces: tuple[str, ...] = Field(description="The workspaces (of those the plan read) where it has access.")
+
+
 class ManagedAccess(_Frozen):
     """The entries this tool manages on one list: what state records after apply."""
 
@@ -490,6 +501,8 @@ class Plan(_Frozen):
     left_alone: tuple[LeftAlone, ...] = ()
     # Resources whose outcome is unknown: shown first, never "No changes".
     needs_person: tuple[NeedsPerson, ...] = ()
+    # Addresses probably the same person as a revoked user: under Review first, not revoked.
+    probably_same_person: tuple[ProbablySamePerson, ...] = ()
     targets: tuple[str, ...] = ()
     # What the plan was computed from; apply --plan refuses a stale plan.
     service: str = ""  # the service address (or emulator file) the plan read; set by the command

@@ -22,9 +22,19 @@ from reconciler.manifest import Desired
 from reconciler.plan import facts
 from reconciler.plan.assets import CommandPaths, plan_assets
 from reconciler.plan.cost import plan_cost
+from reconciler.plan.lookalikes import invisible_warnings
 from reconciler.plan.groups import company_governed, company_groups_without_list, plan_groups
 from reconciler.plan.company import CompanyPlanner
-from reconciler.plan.model import AccessChange, AssetChange, Change, Cost, CreateChange, NeedsPerson, Plan
+from reconciler.plan.model import (
+    AccessChange,
+    AssetChange,
+    Change,
+    Cost,
+    CreateChange,
+    NeedsPerson,
+    Plan,
+    ProbablySamePerson,
+)
 from reconciler.plan.refusals import refuse_ownerless, refuse_unplannable
 from reconciler.plan.steps import Inputs, Planned
 from reconciler.plan.workspaces import plan_standalone
@@ -78,6 +88,7 @@ def make_plan(
     forgotten = facts.forgotten(desired, state, targets)
     planned.warnings += facts.warnings(desired, live, state, planned.changes, forgotten, today=today,
                                        expiry_warning_days=expiry_warning_days)
+    planned.warnings += invisible_warnings((ws.id, ws.name, ws.users) for ws in live.workspaces.values())
     return _plan(desired, live, state, planned, lists, needs_person, forgotten, company,
                  targets=targets, limits=limits, reassert=reassert, show_unmanaged=show_unmanaged)
 
@@ -106,6 +117,7 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
         warnings=tuple(planned.warnings),
         left_alone=facts.left_alone(lists, live, state, company.listed),
         needs_person=tuple(needs_person),
+        probably_same_person=probably_same_person(changes, live),
         targets=tuple(targets),
         manifest_digest=desired.digest,
         live_fingerprint=live.fingerprint([*(wid for _, wid, _ in lists),
@@ -114,6 +126,23 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
         state_lineage=state.lineage,
         state_serial=state.serial,
     )
+
+
+def probably_same_person(changes: Sequence[Change], live: Live) -> tuple[ProbablySamePerson, ...]:
+    """For each user the plan revokes, the addresses of the workspaces read
+    that are probably the same person and that the plan does not revoke."""
+    from reconciler.plan.lookalikes import lookalikes
+
+    revoked = sorted({e.key for c in changes if isinstance(c, AccessChange) for e in c.removals if e.kind == "user"})
+    if not revoked:
+        return ()
+    where: dict[str, list[str]] = {}
+    for ws in live.workspaces.values():
+        for key in ws.users:
+            where.setdefault(key, []).append(ws.id)
+    kept = [key for key in where if key not in revoked]
+    return tuple(ProbablySamePerson(revoked=user, key=alike.key, why=alike.why, workspaces=tuple(sorted(where[alike.key])))
+                 for user in revoked for alike in lookalikes(user, kept))
 
 
 def _cost(changes: Sequence[Change], live: Live, limits: Mapping[str, int] | None) -> Cost:

@@ -37,6 +37,7 @@ from reconciler.plan.render_text import (
     review_found,
     review_what,
     review_words,
+    same_person_lines,
     needs_person_heading,
     summary_line,
 )
@@ -105,6 +106,7 @@ def _review_block(plan: Plan) -> list[str]:
         label = review_words(e.review) if e.review else ""  # review_found keeps only entries with one
         lines.append(f"> - **{label}** {md_code(change.address)}: {e.kind} {md_code(e.key)} "
                      f"{_what(e)}{on}{flags}{where}")
+    lines += [f"> - **probably the same person, not revoked**: {md_text(line)}" for line in same_person_lines(plan)]
     return [*lines, ""]
 
 

@@ -156,7 +156,18 @@ def review_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
         label = review_words(entry.review) if entry.review else ""  # review_found keeps only entries with one
         lines.append(paint(f"  {label:<10} {change.address}: {entry.kind} {entry.key} {review_what(entry, '->')}"
                            f"{on}{flag_text(entry)}", "delete" if entry.privilege == "revocation" else "update"))
+    lines += [paint(f"  {'probably the same person, not revoked:':<10} {line}", "update")
+              for line in same_person_lines(plan)]
     return lines
+
+
+def same_person_lines(plan: Plan) -> list[str]:
+    """``user X (a +tag) like revoked Y, on ws_1, ws_2``: each address that is
+    probably a revoked user, spelled so a look-alike does not print as the original."""
+    from reconciler.plan.lookalikes import spelled
+
+    return [f"user {spelled(p.key)} ({p.why}), like {p.revoked}, keeps access on {', '.join(p.workspaces)}"
+            for p in plan.probably_same_person]
 
 
 def needs_person_heading(plan: Plan) -> str:
