@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 from reconciler.errors import ApplyError, ConfigError
 from reconciler.plan.digest import approved
 from reconciler.plan.model import Plan
-from reconciler.text import printable, quoted
+from reconciler.text import parse_json, printable, quoted
 
 def refuse_stale(saved: Plan, fresh: Plan, plan_label: str) -> None:
     """Raise ``ApplyError`` when the plan's inputs moved since it was made."""
@@ -157,12 +157,11 @@ def format_saved_plan(plan: Plan, manifest_path: PurePosixPath) -> bytes:
 def parse_saved_plan(data: bytes, plan_label: str) -> SavedPlanFile:
     """The plan and manifest path in ``data``; a ``ConfigError`` naming
     ``plan_label`` when ``data`` is not a saved plan's file."""
-    import json
 
     from pydantic import ValidationError
 
     try:
-        doc = json.loads(data.decode("utf-8"))
+        doc = parse_json(data)
         if doc.get("kind") != SAVED_PLAN_KIND:
             raise ValueError("not a saved reconciler plan")
         return SavedPlanFile(Plan.model_validate(doc["plan"]), PurePosixPath(doc["manifest_path"]))
