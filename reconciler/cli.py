@@ -133,14 +133,13 @@ class StateAddressType(_StateParamType):
         if isinstance(value, Path):
             return value
         text = str(value)
-        if text.startswith(("postgresql://", "postgres://")):
-            from reconciler.commands.state import check_state_address
+        from reconciler.commands.state import check_state_address, names_postgres
 
+        if names_postgres(text):  # any letter case, or key=value: never a file path
             try:
-                check_state_address(text)
+                return check_state_address(text)
             except StateError as exc:
                 self.fail(str(exc), param, ctx)
-            return text
         return Path(text)
 
 

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 
 from reconciler.errors import ConfigError, StateError
 from reconciler.state import ResourceState, State
-from reconciler.state.address import PostgresAddress
+from reconciler.state.address import PostgresAddress, postgres_url
+from reconciler.state.address import names_postgres as names_postgres  # for the command line's --state
 from reconciler.state.backend import StateBackend, backend_for, open_backend
 
 if TYPE_CHECKING:
@@ -32,10 +33,13 @@ if TYPE_CHECKING:
 StateAddress = Path | str | StateBackend
 
 
-def check_state_address(address: str) -> None:
-    """``StateError`` for a ``postgresql://`` address the backend would refuse (one
-    holding a password), before the address can reach any message."""
-    PostgresAddress.parse(address)
+def check_state_address(address: str) -> str:
+    """The ``postgresql://`` URL ``address`` names (scheme lower-cased);
+    ``StateError`` for one the backend would refuse (a password in it, a
+    key=value connection string), before the address can reach any message."""
+    url = postgres_url(address)
+    PostgresAddress.parse(url)
+    return url
 
 
 @contextmanager
