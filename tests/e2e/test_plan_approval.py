@@ -23,8 +23,7 @@ from typing import Any
 import pytest
 
 from reconciler.emulator import Emulator
-from reconciler.emulator.server import start_background_server
-from tests.e2e.conftest import QUICKSTART, TOKEN, run_cli
+from tests.e2e.conftest import quickstart_served, run_cli
 
 
 class Rig:
@@ -46,15 +45,8 @@ class Rig:
 @pytest.fixture
 def rig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rig]:
     root = tmp_path / "repo" / "manifests"
-    shutil.copytree(QUICKSTART, root)
-    emulator = Emulator.from_seed_file(QUICKSTART / "seed.yaml")
-    monkeypatch.setenv("RECONCILER_TOKEN", TOKEN)
-    monkeypatch.delenv("RECONCILER_BASE_URL", raising=False)
-    base_url, stop = start_background_server(emulator)
-    try:
-        yield Rig(root, ["--base-url", base_url], emulator)
-    finally:
-        stop()
+    with quickstart_served(root, monkeypatch) as (connect, emulator):
+        yield Rig(root, connect, emulator)
 
 
 def _rewrite(plan_file: Path, edit: Any) -> None:
