@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import unicodedata
 from collections.abc import Iterable
 from importlib import resources
@@ -70,6 +71,8 @@ def invisible_warnings(workspaces: Iterable[tuple[str, str | None, Iterable[str]
 
 def has_invisible(text: str) -> bool:
     """Whether ``text`` holds an invisible character, or a space (anywhere)."""
+    if text.isascii():
+        return _ASCII_INVISIBLE.search(text) is not None
     return any(_invisible(c) for c in text)
 
 
@@ -79,20 +82,31 @@ def _invisible(c: str) -> bool:
         unicodedata.category(c) != "Mn" or unicodedata.combining(c) == 0) or c.isspace()
 
 
+class LookalikeIndex:
+    """``candidates`` read once, by their local part's key: each address then
+    finds its look-alikes in time proportional to them, not to the company
+    (an offboarding of fifty people over 10,000 workspaces reads each address once)."""
+
+    def __init__(self, candidates: Iterable[str]) -> None:
+        self._by_local: dict[str, list[tuple[str, _Parts]]] = {}
+        for key in sorted(set(candidates)):
+            parts = _parts(key)
+            self._by_local.setdefault(parts.local, []).append((key, parts))
+
+    def of(self, email: str) -> list[Lookalike]:
+        """Each candidate (not ``email`` itself) that is probably the same
+        person as ``email``, sorted, with the reasons in words."""
+        mine = _parts(email)
+        return [Lookalike(other, _why(email, other, mine, theirs))
+                for other, theirs in self._by_local.get(mine.local, ())
+                if other != email and (mine.domain == theirs.domain or _under(mine.domain, theirs.domain)
+                                       or _under(theirs.domain, mine.domain))]
+
+
 def lookalikes(email: str, candidates: Iterable[str]) -> list[Lookalike]:
     """Each of ``candidates`` (not ``email`` itself) that is probably the same
     person as ``email``, sorted, with the reasons in words."""
-    mine = _parts(email)
-    found = []
-    for other in sorted(set(candidates)):
-        if other == email:
-            continue
-        theirs = _parts(other)
-        if mine.local != theirs.local:
-            continue
-        if mine.domain == theirs.domain or _under(mine.domain, theirs.domain) or _under(theirs.domain, mine.domain):
-            found.append(Lookalike(other, _why(email, other, mine, theirs)))
-    return found
+    return LookalikeIndex(candidates).of(email)
 
 
 class _Parts(NamedTuple):
@@ -104,8 +118,15 @@ class _Parts(NamedTuple):
     host: str  # the domain as written (invisible characters removed, lower-cased)
 
 
+# The common case, fast: an ASCII address's only invisible characters are controls and space.
+_ASCII_INVISIBLE = re.compile(r"[\x00-\x20\x7f]")
+
+
 def _parts(email: str) -> _Parts:
-    cleaned = "".join(c for c in email if not _invisible(c)).casefold()
+    if email.isascii():
+        cleaned = _ASCII_INVISIBLE.sub("", email).lower()
+    else:
+        cleaned = "".join(c for c in email if not _invisible(c)).casefold()
     local, _, domain = cleaned.rpartition("@")
     domain = domain.rstrip(".")
     untagged = local.split("+", 1)[0] if local else local
@@ -143,8 +164,15 @@ def _why(email: str, other: str, mine: _Parts, theirs: _Parts) -> str:
 def skeleton(text: str) -> str:
     """UTS #39's skeleton of ``text``: NFD, each character replaced by its
     prototype among the characters it can be confused with, NFD again."""
+    if text.isascii():  # NFD leaves ASCII as it is: one translation
+        return text.translate(_ascii_prototypes())
     table = _prototypes()
     return unicodedata.normalize("NFD", "".join(table.get(c, c) for c in unicodedata.normalize("NFD", text)))
+
+
+@functools.cache
+def _ascii_prototypes() -> dict[int, str]:
+    return {ord(c): p for c, p in _prototypes().items() if c.isascii()}
 
 
 @functools.cache

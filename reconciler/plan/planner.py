@@ -131,7 +131,7 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
 def probably_same_person(changes: Sequence[Change], live: Live) -> tuple[ProbablySamePerson, ...]:
     """For each user the plan revokes, the addresses of the workspaces read
     that are probably the same person and that the plan does not revoke."""
-    from reconciler.plan.lookalikes import lookalikes
+    from reconciler.plan.lookalikes import LookalikeIndex
 
     revoked = sorted({e.key for c in changes if isinstance(c, AccessChange) for e in c.removals if e.kind == "user"})
     if not revoked:
@@ -140,9 +140,9 @@ def probably_same_person(changes: Sequence[Change], live: Live) -> tuple[Probabl
     for ws in live.workspaces.values():
         for key in ws.users:
             where.setdefault(key, []).append(ws.id)
-    kept = [key for key in where if key not in revoked]
+    index = LookalikeIndex(key for key in where if key not in revoked)
     return tuple(ProbablySamePerson(revoked=user, key=alike.key, why=alike.why, workspaces=tuple(sorted(where[alike.key])))
-                 for user in revoked for alike in lookalikes(user, kept))
+                 for user in revoked for alike in index.of(user))
 
 
 def _cost(changes: Sequence[Change], live: Live, limits: Mapping[str, int] | None) -> Cost:
