@@ -112,3 +112,30 @@ def test_a_manifest_cannot_grant_an_address_with_a_leading_space(company: Path,
     assert code == 1
     assert ("access.yaml:8: workspaces.alpha.access.users[1].email: ' ana@acme.com' is not an email address; it "
             "holds U+0020 (SPACE), which no mail system issues in an address") in err
+
+
+def test_an_entry_with_a_leading_space_does_not_stop_the_apply_half_way(
+        tmp_path: Path, write_seed: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's case: the service reports " ana@acme.com"; the list that keeps it is written, the service
+    trims it, and the read-back no longer matched what was sent: the apply stopped after the first list."""
+    seed = write_seed(seed_company([
+        {"id": "ws_a", "name": "Alpha", "users": [{"email": "jane@acme.com", "role": "owner"},
+                                                  {"email": "old@acme.com", "role": "editor"}]},
+        {"id": "ws_b", "name": "Beta", "users": [{"email": "jane@acme.com", "role": "owner"},
+                                                 {"email": " ana@acme.com", "role": "viewer"}]},
+    ]))
+    root = tmp_path / "spaced"
+    root.mkdir()
+    (root / "access.yaml").write_text(
+        "version: 1\nworkspaces:\n  alpha:\n    id: ws_a\n    access:\n      users:\n"
+        "        - {email: jane@acme.com, role: owner}\n  beta:\n    id: ws_b\n    access:\n      users:\n"
+        "        - {email: jane@acme.com, role: owner}\n        - {email: carol@acme.com, role: editor}\n"
+        "      domains:\n        - {domain: acme.com, role: viewer}\n      authoritative: false\n", encoding="utf-8")
+    emulator = ["--emulator", str(root / "emulator.yaml"), "--seed", str(seed)]
+
+    code, out, err = run_cli(["apply", str(root), *emulator, "--auto-approve"], capsys)
+
+    assert code == 0, err
+    assert "Apply complete: 2 added, 0 changed, 1 removed on 2 access lists" in out
+    code, out, _ = run_cli(["plan", str(root), *emulator], capsys)
+    assert out.startswith("No changes.")
