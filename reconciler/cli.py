@@ -139,14 +139,13 @@ class StateAddressType(_StateParamType):
         if isinstance(value, Path):
             return value
         text = str(value)
-        if text.startswith(("postgresql://", "postgres://")):
-            from reconciler.commands.state import check_state_address
+        from reconciler.commands.state import check_state_address, names_postgres
 
+        if names_postgres(text):  # any letter case, or key=value: never a file path
             try:
-                check_state_address(text)
+                return check_state_address(text)
             except StateError as exc:
                 self.fail(str(exc), param, ctx)
-            return text
         return Path(text)
 
 
@@ -294,7 +293,7 @@ def plan(path: Path, service: Service, state_path: Path | str | None, targets: t
         raise
     _say(render(result, fmt=fmt, color=_color(), by_person=by_person), nl=False)
     if out is not None:
-        click.echo(_saved_plan_notice(out), err=True)
+        click.echo(_saved_plan_notice(out, path, targets, reassert), err=True)
     if detailed_exitcode and not result.settled:
         sys.exit(EXIT_CHANGES)
 
@@ -371,13 +370,16 @@ def report(path: Path, service: Service, state_path: Path | None, out_dir: Path,
              since=since, now=source_date(os.environ)), nl=False, suggestions=False)
 
 
-def _saved_plan_notice(out: Path) -> str:
+def _saved_plan_notice(out: Path, path: Path, targets: tuple[str, ...], reassert: bool) -> str:
     """Where ``plan --out`` saved the plan, and the command that applies exactly it
-    (on stderr, so stdout stays the rendered plan, e.g. a PR comment)."""
+    (on stderr, so stdout stays the rendered plan, e.g. a PR comment): the same
+    PATH, --target and --reassert, which apply --plan requires."""
     import shlex
 
     run = _INVOCATION or Invocation()
-    words = ["reconciler", "apply", "--plan", str(out), *run.connection_words(), *run.state_words()]
+    flags = [*(w for t in targets for w in ("--target", t)), *(["--reassert"] if reassert else [])]
+    words = ["reconciler", "apply", "--plan", str(out), str(path), *run.connection_words(), *run.state_words(),
+             *flags]
     return (f"Saved the plan to {out} (a saved plan, not the --format json document: see the README).\n"
             f"To apply exactly this plan (refused if the manifests, the service or the state move first):\n"
             f"  {shlex.join(words)}")
@@ -397,16 +399,22 @@ def _saved_plan_notice(out: Path) -> str:
               help="Follow the conversion of docx/ppt/xlsx assets to PDF until it ends (polls the file "
                    "within the file-retrieval rate limit, 60/min); without it apply says which are still running.")
 @click.option("--plan", "plan_file", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
-              help="Apply exactly this saved plan; refused if the manifests, the service or the state moved since.")
+              help="Apply exactly this saved plan; refused if the manifests, the service or the state moved since, "
+                   "or if it was made with another PATH, --target or --reassert than this command line's.")
+@click.option("--expect-digest", envvar="RECONCILER_EXPECT_DIGEST", metavar="DIGEST",
+              help="Apply only if the plan made now has this digest (the 'Plan digest:' of the reviewed plan; env "
+                   "RECONCILER_EXPECT_DIGEST); otherwise refuse before any write.")
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation (needed without a terminal).")
 @click.option("--audit-log", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="Append one JSON line per HTTP call to FILE: time, address, method, path, status, privilege "
                    "class, and the CI commit, branch and pull request. Never the token or an upload signature.")
 def apply(path: Path | None, service: Service, state_path: Path | str | None, targets: tuple[str, ...],
           max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, wait: bool,
-          plan_file: Path | None, auto_approve: bool, audit_log: Path | None, require_state: bool) -> None:
-    """Make the live service match the manifests in PATH (default: the current directory, or with
-    --plan the manifests the plan was made from), after showing the plan."""
+          plan_file: Path | None, auto_approve: bool, audit_log: Path | None, require_state: bool,
+          expect_digest: str | None) -> None:
+    """Make the live service match the manifests in PATH (default: the current directory), after
+    showing the plan. With --plan, PATH is required and must be the manifests the plan was made
+    from, and --target and --reassert must be the ones it was made with: the file decides nothing."""
     def confirm(text: str) -> bool:
         _say(text, nl=False)
         if auto_approve:
@@ -425,20 +433,16 @@ def apply(path: Path | None, service: Service, state_path: Path | str | None, ta
     from reconciler.apply.progress import progress_for
     from reconciler.commands.apply import apply as apply_command
     from reconciler.commands.plan import parse_allow, render
-    from reconciler.commands.saved_plan import saved_manifest_path
 
     # A bar on a terminal, one plain line per finished change otherwise (both on stderr).
     shown = progress_for(sys.stderr, lambda line: click.echo(line, err=True))
-    if path is None and plan_file is not None:
-        # The manifests are the plan's own: suggested commands must name them.
-        global _INVOCATION
-        _INVOCATION = dataclasses.replace(_INVOCATION or Invocation(), path=saved_manifest_path(plan_file))
     with AuditLog(audit_log) if audit_log is not None else contextlib.nullcontext() as audit:
         try:
             outcome = apply_command(path, service=dataclasses.replace(service, audit=audit), state_path=state_path,
                                      targets=targets, max_removals=max_removals, plan_file=plan_file,
                                      confirm=confirm, color=_color(), progress=shown, reassert=reassert, wait=wait,
                                      allow=parse_allow(allow), require_state=require_state,
+                                     expect_digest=expect_digest or None,
                                      max_file_bytes=max_file_mib * 2**20)
         except PlanRefused as refused:
             # Shown before the refusal, as plan does: the reviewer sees what was refused.
@@ -511,7 +515,7 @@ def export(service: Service, out_dir: Path) -> None:
 
 @cli.group()
 def state() -> None:
-    """Read and edit the state file; the service is never touched.
+    """Read, check and edit the state file; the service is never written to (verify reads it).
 
     The state file (default reconciler.state.json beside the manifests in PATH) records what the
     API cannot read back: the workspaces this tool created or adopted, group membership, the
@@ -538,6 +542,26 @@ def state_show(address: str, path: Path, state_path: Path | str | None) -> None:
     from reconciler.commands.state import state_show as show_state
 
     click.echo(show_state(path=path, state_path=state_path, address=address), nl=False)
+
+
+@state.command("verify")
+@manifest_argument
+@connection_options
+@state_option
+def state_verify(path: Path, service: Service, state_path: Path | str | None) -> None:
+    """Check every record of the state against the service, and list each that does not hold.
+
+    A workspace's name, account and template as recorded, the group it is recorded as connected to,
+    and records that cannot be explained (an id under two addresses, a reason for an entry never
+    recorded). Exit 1 when any does not hold; plan refuses such a state. Reads the service once;
+    writes nothing.
+    """
+    from reconciler.commands.state import state_verify as verify_state
+
+    text, ok = verify_state(path=path, state_path=state_path, service=service)
+    _say(text, nl=False, suggestions=False)  # it quotes the service's names: nothing is completed
+    if not ok:
+        sys.exit(EXIT_ERROR)
 
 
 @state.command("rm")

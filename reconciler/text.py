@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
 # C0 controls, DEL and C1 controls: cursor movement, colours, line rewrites.
 _CONTROLS = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]
@@ -187,3 +188,30 @@ def md_fenced(value: str, info: str = "") -> str:
     longest = max((len(run) for run in _TICKS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{text}\n{fence}"
+
+
+# JSON this tool reads back (the state, its journal, a saved plan, --since) may
+# have been written by someone else: nesting and numbers are bounded so a
+# hostile file is a clear error, never a crash (RecursionError) or a long stall.
+MAX_JSON_INT_DIGITS = 64
+
+
+def parse_json(data: bytes | str) -> Any:
+    """``data`` (UTF-8 if bytes) as JSON; ``ValueError`` saying why when it is
+    not JSON, is nested deeper than the interpreter can follow (about a
+    thousand levels), or holds an integer of more than
+    ``MAX_JSON_INT_DIGITS`` digits."""
+    import json
+
+    def bounded_int(text: str) -> int:
+        if len(text.lstrip("-")) > MAX_JSON_INT_DIGITS:
+            raise ValueError(f"it holds an integer of {len(text.lstrip('-'))} digits (at most "
+                             f"{MAX_JSON_INT_DIGITS} are read)")
+        return int(text)
+
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        return json.loads(text, parse_int=bounded_int)
+    except RecursionError:
+        raise ValueError("it is nested too deeply to be read (JSON arrays or objects inside each other "
+                         "about a thousand levels deep)") from None

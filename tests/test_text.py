@@ -91,3 +91,8 @@ def _html_escape(text: str) -> str:
 
 def _unescape(html: str) -> str:
     return html.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&")
+
+
+def test_a_dollar_is_escaped_in_markdown_text() -> None:
+    """GitHub renders $x$ as math: a workspace named "$x$" must show its dollars, not a formula."""
+    assert md_text("Pricing $x$ and $$y$$") == "Pricing \\$x\\$ and \\$\\$y\\$\\$"

@@ -12,7 +12,7 @@ from reconciler.commands.saved_plan import load_plan_file
 from reconciler.errors import ApplyError, ConfigError
 from reconciler.manifest import load_desired
 from reconciler.manifest.rules import DEFAULT_MAX_FILE_BYTES
-from reconciler.text import plural
+from reconciler.text import plural, printable
 
 if TYPE_CHECKING:
     from reconciler.apply.progress import ApplyProgress
@@ -37,15 +37,16 @@ def apply(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     allow: Mapping[str, int] | None = None,
     require_state: bool = False,
+    expect_digest: str | None = None,
 ) -> str:
     """Plan, confirm, apply.  ``progress`` is an ``ApplyProgress`` (opened and
     closed by the caller) or a function given one line per change; an
     ``AuditLog`` in ``service.audit`` logs every call, with the address of the
     change it belongs to."""
-    saved, path = _saved_plan(plan_file, path, targets)
-    if saved is not None:
-        # A saved plan is compared with a fresh one made the same way: its targets, its --reassert.
-        targets, reassert = saved.targets, saved.reassert
+    # A saved plan decides nothing: PATH, --target and --reassert are this
+    # command line's, and a file made with others is refused before any call.
+    saved, path = _saved_plan(plan_file, path, targets, reassert)
+    expected = parse_digest(expect_digest) if expect_digest is not None else None
     from reconciler.state.backend import backend_for
 
     store = backend_for(state_path, path)
@@ -53,7 +54,7 @@ def apply(
         return _apply_locked(path, store, saved=saved, plan_file=plan_file, service=service, state_path=state_path,
                              targets=targets, max_removals=max_removals, confirm=confirm, color=color,
                              progress=progress, reassert=reassert, wait=wait, max_file_bytes=max_file_bytes,
-                             allow=allow, require_state=require_state)
+                             allow=allow, require_state=require_state, expected=expected)
     finally:
         store.close()
 
@@ -62,7 +63,7 @@ def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_f
                   state_path: Path | str | StateBackend | None, targets: tuple[str, ...], max_removals: int | None,
                   confirm: Callable[[str], bool], color: bool, progress: Callable[[str], None] | ApplyProgress,
                   reassert: bool, wait: bool, max_file_bytes: int, allow: Mapping[str, int] | None,
-                  require_state: bool) -> str:
+                  require_state: bool, expected: str | None) -> str:
     """``apply`` once the state's backend is open: the lock, the plan, the changes."""
     from reconciler.apply import apply_plan
     from reconciler.plan import render_text
@@ -83,6 +84,8 @@ def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_f
 
             refuse_stale(saved, fresh, str(plan_file))
             refuse_altered(saved, fresh, str(plan_file))
+        if expected is not None:
+            refuse_other_digest(fresh, expected)
         chosen = fresh
         check_safety(chosen, desired, max_removals=max_removals, allow=allow or {})
         if not chosen.has_changes:
@@ -98,6 +101,28 @@ def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_f
     # The total is what the progress bar counted: the re-reads of the lists are calls too.
     reads = f" ({result.reads} of them re-reading the lists before and after writing)" if result.reads else ""
     return f"Apply complete: {applied_line(chosen)}, in {plural(result.calls, 'API call')}{reads}."
+
+
+def parse_digest(value: str) -> str:
+    """A plan digest as ``--expect-digest`` takes it (64 hex digits, optionally
+    ``sha256:`` before them), lower case; a ``ConfigError`` otherwise."""
+    import re
+
+    found = re.fullmatch(r"(?:sha256:)?([0-9a-fA-F]{64})", value.strip(), flags=re.ASCII)
+    if found is None:
+        raise ConfigError(f"--expect-digest {printable(value)!r} is not a plan digest: 64 hex digits (optionally "
+                          "after sha256:), as \"reconciler plan\" prints it after \"Plan digest:\".")
+    return found.group(1).lower()
+
+
+def refuse_other_digest(fresh: Plan, expected: str) -> None:
+    """Refuse, before any write, a recomputed plan that is not the approved one."""
+    if fresh.plan_digest == expected:
+        return
+    raise ApplyError(f"The plan the manifests, the live service and the state give now has digest "
+                     f"{fresh.plan_digest}, not the approved {expected}, so nothing was changed. It is not the plan "
+                     "that was reviewed: something moved since (a push after the approval, another apply, a change "
+                     "in the web app). Make a new plan and have it reviewed.")
 
 
 def applied_line(result: Plan) -> str:
@@ -119,15 +144,43 @@ def applied_line(result: Plan) -> str:
     return "; ".join(parts)
 
 
-def _saved_plan(plan_file: Path | None, path: Path | None,
-                targets: Sequence[str]) -> tuple[Plan | None, Path]:
-    """The saved plan, if any, and the manifests to check it against: PATH
-    when given, else the path the plan was made from."""
+def _saved_plan(plan_file: Path | None, path: Path | None, targets: Sequence[str],
+                reassert: bool) -> tuple[Plan | None, Path]:
+    """The saved plan, if any, and the manifests to plan from: PATH, which
+    ``--plan`` requires and which must be the manifests the plan was made
+    from; its targets and --reassert must be this command line's."""
     if plan_file is None:
         return None, path or Path(".")
     saved, manifest_path = load_plan_file(plan_file)
-    if targets and tuple(targets) != saved.targets:
-        made = ", ".join(saved.targets) or "no --target"
-        raise ConfigError(f"{plan_file} was made with {made}; apply --plan uses the plan's own targets, "
-                          "so give no --target (or make a new plan with the ones you want).")
-    return saved, path or manifest_path
+    if path is None:
+        raise ConfigError(f"apply --plan needs PATH, the manifests to plan from: a saved plan never chooses them "
+                          f"itself. {plan_file} says it was made from {printable(str(manifest_path))}; give that "
+                          "PATH if it is the one you reviewed.")
+    differences = [*_path_difference(manifest_path, path), *_flag_differences(saved, tuple(targets), reassert)]
+    if differences:
+        raise ConfigError(f"{plan_file} was not made with this command line, so nothing was changed: "
+                          f"{' '.join(differences)} apply --plan takes PATH, --target and --reassert from its own "
+                          "command line and applies only a plan made with the same ones; make a new plan with "
+                          "the ones you want, or apply with the plan's.")
+    return saved, path
+
+
+def _path_difference(saved: Path, given: Path) -> list[str]:
+    if saved.resolve() == given.resolve():
+        return []
+    return [f"it was made from the manifests in {printable(str(saved))}, and this apply names {given}."]
+
+
+def _flag_differences(saved: Plan, targets: tuple[str, ...], reassert: bool) -> list[str]:
+    differences = []
+    if saved.targets != targets:
+        differences.append(f"It was made with {_targets_words(saved.targets)}, and this apply has "
+                           f"{_targets_words(targets)}.")
+    if saved.reassert != reassert:
+        made, given = ("with", "without") if saved.reassert else ("without", "with")
+        differences.append(f"It was made {made} --reassert, and this apply is {given} it.")
+    return differences
+
+
+def _targets_words(targets: Sequence[str]) -> str:
+    return " ".join(f"--target {printable(t)}" for t in targets) if targets else "no --target"

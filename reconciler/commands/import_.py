@@ -50,7 +50,8 @@ def _import(path: Path, address: str, workspace_id: str, *, service: Service, st
                               "this token belongs to cannot see it. Nothing was changed.")
         _check_fit(node, group, ws, live.workspaces.get(group.homepage) if group is not None else None, address)
         template = node.template if isinstance(node, DesiredMember) else None
-        store.write(state.with_resource(address, workspace_id, template=template))
+        store.write(state.with_resource(address, workspace_id, template=template, name=ws.name,
+                                        account=ws.account_id))
     name = f' "{ws.name}"' if ws.name else ""
     joins = (" The next plan connects it to the group (if it is in it already, nothing changes)."
              if group is not None else "")

@@ -20,6 +20,7 @@ from reconciler.manifest.rules import DEFAULT_MAX_FILE_BYTES
 # use them, so `reconciler validate` and `--help` start fast (bench/README.md).
 if TYPE_CHECKING:
     from reconciler.api.client import WorkspaceClient
+    from reconciler.live import Live
     from reconciler.plan import Plan
     from reconciler.plan.assets import CommandPaths
     from reconciler.state import State
@@ -109,9 +110,27 @@ def plan_with_client(client: WorkspaceClient, desired: Desired, state: State, *,
 
     live = fetch_live(client, wanted_workspaces(desired, state), properties=PLAN_PROPERTIES,
                       complete=show_unmanaged or needs_complete_listing(desired, state, targets))
+    refuse_unverified(state, live, desired)
     return make_plan(desired, live, state, targets=targets, limits=limits, reassert=reassert,
                      show_unmanaged=show_unmanaged, today=today or utc_today(),
                      expiry_warning_days=expiry_warning_days, paths=paths)
+
+
+def refuse_unverified(state: State, live: Live, desired: Desired) -> None:
+    """Refuse (exit 1) to plan from a state the service contradicts: it is verified, never trusted."""
+    from reconciler.errors import StateError
+    from reconciler.plan.verify import mismatches, refusal
+
+    found = mismatches(state, live, made_from_templates(desired))
+    if found:
+        raise StateError(refusal(found))
+
+
+def made_from_templates(desired: Desired) -> dict[str, str]:
+    """The group members the manifests make from a template (no id of their
+    own), each with its template: the state's id is their only binding."""
+    return {m.address: m.template for g in desired.groups for m in g.members
+            if m.id is None and m.template is not None}
 
 
 def command_paths(path: Path, state_path: Path | str | StateBackend | None) -> CommandPaths:

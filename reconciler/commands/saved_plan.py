@@ -32,11 +32,6 @@ def save_plan(result: Plan, out: Path, *, manifest_path: Path) -> None:
                 error=ConfigError)
 
 
-def saved_manifest_path(plan_file: Path) -> Path:
-    """The manifests a saved plan was made from (for the commands messages suggest)."""
-    return load_plan_file(plan_file)[1]
-
-
 def load_plan_file(plan_file: Path) -> tuple[Plan, Path]:
     """A saved plan and the manifest path it was made from."""
     from reconciler.owned_files import MAX_PLAN_BYTES, read_owned

@@ -19,19 +19,27 @@ import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reconciler.errors import ConfigError, StateError
 from reconciler.state import ResourceState, State
-from reconciler.state.address import PostgresAddress
+from reconciler.state.address import PostgresAddress, postgres_url
+from reconciler.state.address import names_postgres as names_postgres  # for the command line's --state
 from reconciler.state.backend import StateBackend, backend_for, open_backend
+
+if TYPE_CHECKING:
+    from reconciler.service import Service
 
 StateAddress = Path | str | StateBackend
 
 
-def check_state_address(address: str) -> None:
-    """``StateError`` for a ``postgresql://`` address the backend would refuse (one
-    holding a password), before the address can reach any message."""
-    PostgresAddress.parse(address)
+def check_state_address(address: str) -> str:
+    """The ``postgresql://`` URL ``address`` names (scheme lower-cased);
+    ``StateError`` for one the backend would refuse (a password in it, a
+    key=value connection string), before the address can reach any message."""
+    url = postgres_url(address)
+    PostgresAddress.parse(url)
+    return url
 
 
 @contextmanager
@@ -66,6 +74,34 @@ def state_show(*, path: Path, state_path: StateAddress | None, address: str) -> 
     with _opened(backend_for(state_path, path)) as store:
         resource = _resource(store.load(), address, store.address)
     return json.dumps({"address": address, **resource.model_dump(exclude_none=True)}, indent=2) + "\n"
+
+
+def state_verify(*, path: Path, state_path: StateAddress | None, service: Service) -> tuple[str, bool]:
+    """Every record of the state checked against the service (one listing,
+    never a write): the text that lists each mismatch, and whether there was none."""
+    from reconciler.commands.plan import made_from_templates
+    from reconciler.live import PLAN_PROPERTIES, fetch_live
+    from reconciler.manifest import load_desired
+    from reconciler.plan.verify import Mismatch, mismatches
+    from reconciler.service import open_client
+
+    with _opened(backend_for(state_path, path)) as store:
+        state = store.load()
+        label = store.address
+    workspaces = {a: r for a, r in state.resources.items() if r.id and r.asset is None}
+    with open_client(service) as client:
+        live = fetch_live(client, sorted({r.id for r in workspaces.values()}), properties=PLAN_PROPERTIES)
+    found = mismatches(state, live, made_from_templates(load_desired(path))) + [
+        Mismatch(address, f"it is workspace {resource.id}", "the service has no such workspace (or this token "
+                                                             "cannot see it)")
+        for address, resource in workspaces.items() if resource.id not in live.workspaces]
+    if not found:
+        return (f"The state {label} matches the service: {len(state.resources)} records checked (an asset's "
+                "workspace and type cannot be read back from the API, so only its id's uniqueness is).\n"), True
+    lines = "".join(f"  {m.line()}\n" for m in sorted(found))
+    return (f"The state {label} does not match the service ({len(found)} mismatches):\n{lines}"
+            "Repair each with 'reconciler state rm ADDRESS' and, after checking the workspace in the web app, "
+            "'reconciler import ADDRESS ID'.\n"), False
 
 
 def state_rm(*, path: Path, state_path: StateAddress | None, address: str) -> str:

@@ -26,6 +26,14 @@ class WhoAccess(AccessRow):
     via: Literal["self", "domain", "member"] = "self"
 
 
+class WhoLookalike(Frozen):
+    """An address of the company that is probably the same person as the subject."""
+
+    key: str
+    why: str
+    workspaces: tuple[str, ...]
+
+
 class WhoAnswer(Frozen):
     """Who (``subject``, of ``kind``) has access where, in the company read."""
 
@@ -39,6 +47,9 @@ class WhoAnswer(Frozen):
     # rule reaches only (company.model.ManagedBy); the rest neither.
     named: int = 0
     rules_only: int = 0
+    # Other addresses of the company that are probably the same person (a +tag, dots,
+    # look-alike or invisible characters, a subdomain): not the subject's access, named for review.
+    probably_same_person: tuple[WhoLookalike, ...] = ()
 
     @property
     def workspace_count(self) -> int:
@@ -80,7 +91,19 @@ def who(company: CompanyAccess, kind: EntryKind, key: str) -> WhoAnswer:
     spaces = {a.workspace_id for a in found}
     return WhoAnswer(subject=key, kind=kind, workspaces_read=company.total, calls=company.calls,
                      access=tuple(found), named=sum(1 for w in spaces if managed.get(w) == "manifest"),
-                     rules_only=sum(1 for w in spaces if managed.get(w) == "rules"))
+                     rules_only=sum(1 for w in spaces if managed.get(w) == "rules"),
+                     probably_same_person=_lookalikes(company, key) if kind == "user" else ())
+
+
+def _lookalikes(company: CompanyAccess, key: str) -> tuple[WhoLookalike, ...]:
+    from reconciler.plan.lookalikes import lookalikes
+
+    where: dict[str, list[str]] = {}
+    for row in company.rows:
+        if row.kind == "user":
+            where.setdefault(row.key, []).append(row.workspace_id)
+    return tuple(WhoLookalike(key=alike.key, why=alike.why, workspaces=tuple(dict.fromkeys(where[alike.key])))
+                 for alike in lookalikes(key, where))
 
 
 def render_who(answer: WhoAnswer, *, fmt: str = "text") -> str:
@@ -90,13 +113,23 @@ def render_who(answer: WhoAnswer, *, fmt: str = "text") -> str:
     read = f"{plural(answer.workspaces_read, 'workspace')} read in {plural(answer.calls, 'call')}"
     subject = printable(answer.subject)
     if not answer.access:
-        return f"{subject} has access to no workspace ({read}).\n"
-    n = answer.workspace_count
-    split = (f"{answer.named:,} named by a manifest, {answer.rules_only:,} reached only by rules, "
-             f"{n - answer.named - answer.rules_only:,} by neither")
-    lines = [f"{subject} has access to {plural(n, 'workspace')}: {split} ({read}):"]
-    lines += [f"  {_line(answer, row)}" for row in answer.access]
-    return "\n".join(lines) + "\n"
+        lines = [f"{subject} has access to no workspace ({read})."]
+    else:
+        n = answer.workspace_count
+        split = (f"{answer.named:,} named by a manifest, {answer.rules_only:,} reached only by rules, "
+                 f"{n - answer.named - answer.rules_only:,} by neither")
+        lines = [f"{subject} has access to {plural(n, 'workspace')}: {split} ({read}):"]
+        lines += [f"  {_line(answer, row)}" for row in answer.access]
+    return "\n".join([*lines, *_lookalike_lines(answer)]) + "\n"
+
+
+def _lookalike_lines(answer: WhoAnswer) -> list[str]:
+    from reconciler.plan.lookalikes import spelled
+
+    if not answer.probably_same_person:
+        return []
+    return [f"Probably the same person, with access of their own ({plural(len(answer.probably_same_person), 'address', 'addresses')}):",
+            *(printable(f"  {spelled(p.key)} ({p.why}): {', '.join(p.workspaces)}") for p in answer.probably_same_person)]
 
 
 def _line(answer: WhoAnswer, row: WhoAccess) -> str:

@@ -123,6 +123,7 @@ class _Builder:
             templates=spec.match.templates,
             names=spec.match.names,
             except_ids=spec.match.except_,
+            except_locations=tuple(self.items(raw.get("match") or LineDict(), "except")),
             location=self.at(raw, "match"),
         )
         ensure, revoke = raw.get("ensure") or LineDict(), raw.get("revoke") or LineDict()  # ensure: null is absent

@@ -241,6 +241,7 @@ class RuleMatch(NamedTuple):
     templates: tuple[str, ...] | None = None
     names: tuple[str, ...] | None = None  # fnmatch patterns, case-sensitive
     except_ids: tuple[str, ...] = ()
+    except_locations: tuple[SourceLocation, ...] = ()  # the line of each except id
 
 
 class RevokedEntry(NamedTuple):

@@ -494,6 +494,17 @@ class NeedsPerson(_Frozen):
                                                             "(none for an access list: ``check`` says what to edit).")
 
 
+class ProbablySamePerson(_Frozen):
+    """A user the plan does not revoke whose address is probably the same
+    person as one it does (a +tag, dots, look-alike or invisible characters,
+    a subdomain): named for review, never revoked by the tool."""
+
+    revoked: str = Field(description="The user the plan revokes.")
+    key: str = Field(description="The address that is probably the same person, as the service reports it.")
+    why: str = Field(description='What makes them alike, e.g. "a +tag", "look-alike characters".')
+    workspaces: tuple[str, ...] = Field(description="The workspaces (of those the plan read) where it has access.")
+
+
 class ManagedAccess(_Frozen):
     """The entries this tool manages on one list: what state records after apply."""
 
@@ -571,6 +582,8 @@ class Plan(_Frozen):
     # Every workspace whose access the apply changes, with its list before and
     # after (plan/effects.py): what apply checks the service against at the end.
     effects: tuple[Effect, ...] = ()
+    # Addresses probably the same person as a revoked user: under Review first, not revoked.
+    probably_same_person: tuple[ProbablySamePerson, ...] = ()
     targets: tuple[str, ...] = ()
     # What the plan was computed from; apply --plan refuses a stale plan.
     service: str = ""  # the service address (or emulator file) the plan read; set by the command
@@ -578,6 +591,25 @@ class Plan(_Frozen):
     live_fingerprint: str = ""
     state_lineage: str = ""
     state_serial: int = 0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _digest_is_computed(cls, data: Any) -> Any:
+        """A plan read back (JSON, a saved plan) drops its ``plan_digest``: it
+        is always computed from the plan itself, never believed."""
+        if isinstance(data, dict) and "plan_digest" in data:
+            return {k: v for k, v in data.items() if k != "plan_digest"}
+        return data
+
+    @computed_field(description=(  # type: ignore[prop-decorator]  # pydantic's documented use
+        "sha256 (64 hex digits) of the canonical JSON (keys sorted, no spaces, UTF-8) of everything apply acts "
+        "on: changes (without location and reason), managed, forgotten, unchanged, addresses, targets, reassert, "
+        "summary. 'apply --expect-digest' (or RECONCILER_EXPECT_DIGEST) applies only a plan with this digest."))
+    @property
+    def plan_digest(self) -> str:
+        from reconciler.plan.digest import plan_digest
+
+        return plan_digest(self)
 
     @property
     def has_changes(self) -> bool:

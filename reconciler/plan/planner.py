@@ -22,6 +22,7 @@ from reconciler.manifest import Desired, DesiredGroup, DesiredMember
 from reconciler.plan import facts
 from reconciler.plan.assets import CommandPaths, plan_assets
 from reconciler.plan.cost import plan_cost
+from reconciler.plan.lookalikes import invisible_warnings
 from reconciler.plan.groups import company_governed, company_groups_without_list, member_id, plan_groups
 from reconciler.plan.company import CompanyPlanner
 from reconciler.plan.effects import effects, simulate, with_joins
@@ -35,6 +36,7 @@ from reconciler.plan.model import (
     Effect,
     NeedsPerson,
     Plan,
+    ProbablySamePerson,
 )
 from reconciler.plan.refusals import refuse_ownerless, refuse_unplannable
 from reconciler.plan.steps import Inputs, Planned
@@ -103,6 +105,7 @@ def make_plan(
     planned.warnings += facts.warnings(desired, live, state, planned.changes, forgotten, today=today,
                                        expiry_warning_days=expiry_warning_days,
                                        state_in_postgres=paths is not None and paths.state_in_postgres)
+    planned.warnings += invisible_warnings((ws.id, ws.name, ws.users) for ws in live.workspaces.values())
     return _plan(desired, live, state, planned, lists, needs_person, forgotten, company, named, effects(sim, live),
                  targets=targets, limits=limits, reassert=reassert, show_unmanaged=show_unmanaged)
 
@@ -134,6 +137,7 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
         left_alone=facts.left_alone(lists, live, state, company.listed),
         needs_person=tuple(needs_person),
         effects=effects_found,
+        probably_same_person=probably_same_person(changes, live),
         targets=tuple(targets),
         manifest_digest=desired.digest,
         live_fingerprint=live.fingerprint([*(wid for _, wid, _ in lists),
@@ -142,6 +146,23 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
         state_lineage=state.lineage,
         state_serial=state.serial,
     )
+
+
+def probably_same_person(changes: Sequence[Change], live: Live) -> tuple[ProbablySamePerson, ...]:
+    """For each user the plan revokes, the addresses of the workspaces read
+    that are probably the same person and that the plan does not revoke."""
+    from reconciler.plan.lookalikes import LookalikeIndex
+
+    revoked = sorted({e.key for c in changes if isinstance(c, AccessChange) for e in c.removals if e.kind == "user"})
+    if not revoked:
+        return ()
+    where: dict[str, list[str]] = {}
+    for ws in live.workspaces.values():
+        for key in ws.users:
+            where.setdefault(key, []).append(ws.id)
+    index = LookalikeIndex(key for key in where if key not in revoked)
+    return tuple(ProbablySamePerson(revoked=user, key=alike.key, why=alike.why, workspaces=tuple(sorted(where[alike.key])))
+                 for user in revoked for alike in index.of(user))
 
 
 def _cost(changes: Sequence[Change], live: Live, limits: Mapping[str, int] | None) -> Cost:

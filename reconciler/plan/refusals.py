@@ -1,14 +1,14 @@
 """What the planner refuses, before any call, with the manifest location that caused it.
 
 Two moments: before planning, inputs that cannot be planned safely (a
-workspace the service does not have, a member of another account, a
-creation a lost answer may already have made); after planning, a plan that
+workspace the service does not have, a member of another account, a rule's
+``except`` id no workspace has, a creation a lost answer may already have made); after planning, a plan that
 would leave an access list without an owner.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from reconciler.errors import PlanError
 from reconciler.manifest import Desired, DesiredGroup, DesiredRule
@@ -16,6 +16,7 @@ from reconciler.plan.handover import ownerless_problems
 from reconciler.plan.model import AccessChange, Change
 from reconciler.plan.steps import Inputs
 from reconciler.plan.workspaces import duplicate_problems
+from reconciler.text import quoted
 
 _MISSING = "does not exist, or the company this token belongs to cannot see it."
 
@@ -26,8 +27,34 @@ def refuse_unplannable(desired: Desired, inputs: Inputs) -> None:
     problems = unknown_workspaces(desired, inputs)
     if inputs.live.complete:  # duplicates can be told only from the complete listing
         problems += duplicate_problems(desired.groups, inputs.live, inputs.state, scope=inputs.scope)
+        problems += unknown_exceptions(desired, inputs.live.workspaces.keys())
     if problems:
         raise PlanError(join("The plan cannot be made:", problems))
+
+
+def unknown_exceptions(desired: Desired, known: Collection[str]) -> list[str]:
+    """Every ``except`` id of a rule that no workspace of the company has:
+    validate cannot know the ids, and a typo there would let the rule reach
+    the very workspace it was meant to spare."""
+    import difflib
+
+    from reconciler.plan.lookalikes import skeleton
+
+    problems = []
+    for rule in desired.rules:
+        lines = rule.match.except_locations
+        for i, workspace_id in enumerate(rule.match.except_ids):
+            if workspace_id in known:
+                continue
+            where = lines[i] if i < len(lines) else rule.match.location
+            # A look-alike first (ws_u1l for ws_u11), then the closest spelling.
+            close = [k for k in sorted(known) if skeleton(k) == skeleton(workspace_id)] or \
+                difflib.get_close_matches(workspace_id, sorted(known), n=1, cutoff=0.6)
+            hint = f" Did you mean {close[0]}?" if close else ""
+            problems.append(f"{where}: rules.{rule.key}: except names workspace {quoted(workspace_id)}, which the "
+                            "company has no workspace with, so the rule would reach the workspace it was meant to "
+                            f"spare.{hint}")
+    return problems
 
 
 def refuse_ownerless(changes: Iterable[Change], rules: Sequence[DesiredRule] = ()) -> None:

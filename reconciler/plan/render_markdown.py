@@ -38,6 +38,7 @@ from reconciler.plan.render_text import (
     review_found,
     review_what,
     review_words,
+    same_person_lines,
     needs_person_heading,
     summary_line,
 )
@@ -53,10 +54,11 @@ def render_markdown(plan: Plan) -> str:
     if not plan.has_changes and plan.needs_person:
         lines = [f"### reconciler plan: {needs_person_heading(plan)}", "", *_needs_person_block(plan),
                  f"Nothing else to change ({checked_words(plan)}).", ""]
-        return "\n".join(printable(line) for line in lines) + _left_alone_block(plan) + _warning_block(plan)
+        return ("\n".join(printable(line) for line in [*lines, _digest(plan), ""]) + _left_alone_block(plan)
+                + _warning_block(plan))
     if not plan.has_changes:
         return (f"### reconciler plan: no changes\n\nThe service matches the manifests "
-                f"({checked_words(plan)}).\n") + _left_alone_block(plan) + _warning_block(plan)
+                f"({checked_words(plan)}).\n\n{_digest(plan)}\n" + _left_alone_block(plan) + _warning_block(plan))
     s = plan.summary
     lines = [
         "### reconciler plan",
@@ -78,9 +80,14 @@ def render_markdown(plan: Plan) -> str:
     # In plan order, which is apply's: the review block above already leads with what to read first.
     for change in plan.changes:
         lines += _change_block(change)
-    lines += [md_text(summary_line(plan)), "", md_text(cost_line(plan.cost)), ""]
+    lines += [md_text(summary_line(plan)), "", md_text(cost_line(plan.cost)), "", _digest(plan), ""]
     lines += _people_block(plan)
     return "\n".join(printable(line, multiline=True) for line in lines) + _left_alone_block(plan) + _warning_block(plan)
+
+
+def _digest(plan: Plan) -> str:
+    """The digest line, one a workflow can find again: ``Plan digest: `HEX```."""
+    return f"Plan digest: `{plan.plan_digest}`"
 
 
 def _review_block(plan: Plan) -> list[str]:
@@ -98,6 +105,7 @@ def _review_block(plan: Plan) -> list[str]:
         label = review_words(e.review) if e.review else ""  # review_found keeps only entries with one
         lines.append(f"> - **{label}** {md_code(change.address)}: {e.kind} {md_code(e.key)} "
                      f"{_what(e)}{on}{flags}{where}")
+    lines += [f"> - **probably the same person, not revoked**: {md_text(line)}" for line in same_person_lines(plan)]
     return [*lines, ""]
 
 

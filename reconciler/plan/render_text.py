@@ -46,6 +46,11 @@ class _Paint:
         return f"\x1b[{_ANSI[style]}m{text}\x1b[0m" if self.color else text
 
 
+def digest_line(plan: Plan) -> str:
+    """The plan's digest, the value an approval names (apply --expect-digest)."""
+    return f"Plan digest: {plan.plan_digest} (apply --expect-digest applies only this plan)."
+
+
 def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> str:
     paint = _Paint(color)
     # What only a person can settle comes first, and is never "No changes".
@@ -72,6 +77,7 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
         )
         lines += [paint(f"!   {address}: {e.kind} {e.key} (was {e.before})", "delete") for address, e in removals]
     lines.append(cost_line(plan.cost))
+    lines.append(digest_line(plan))
     lines += unmanaged_lines(plan)
     lines += left_alone_lines(plan)
     lines += warning_lines(plan, paint)
@@ -161,7 +167,18 @@ def review_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
         label = review_words(entry.review) if entry.review else ""  # review_found keeps only entries with one
         lines.append(paint(f"  {label:<10} {change.address}: {entry.kind} {entry.key} {review_what(entry, '->')}"
                            f"{on}{flag_text(entry)}", "delete" if entry.privilege == "revocation" else "update"))
+    lines += [paint(f"  {'probably the same person, not revoked:':<10} {line}", "update")
+              for line in same_person_lines(plan)]
     return lines
+
+
+def same_person_lines(plan: Plan) -> list[str]:
+    """``user X (a +tag) like revoked Y, on ws_1, ws_2``: each address that is
+    probably a revoked user, spelled so a look-alike does not print as the original."""
+    from reconciler.plan.lookalikes import spelled
+
+    return [f"user {spelled(p.key)} ({p.why}), like {p.revoked}, keeps access on {', '.join(p.workspaces)}"
+            for p in plan.probably_same_person]
 
 
 def needs_person_heading(plan: Plan) -> str:

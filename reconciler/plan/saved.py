@@ -31,22 +31,9 @@ from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
 from reconciler.errors import ApplyError, ConfigError
+from reconciler.plan.digest import approved
 from reconciler.plan.model import Plan
-from reconciler.text import printable, quoted
-
-# Everything apply acts on or records: the changes it sends (their calls,
-# bodies, order and dependencies), the lists it records as managed, the
-# addresses it forgets, what the plan was made for, and the access each
-# workspace is predicted to have after it (what the reviewer approved, and
-# what apply checks the service against).  Display-only fields
-# that legitimately move with the day or the command line (warnings about
-# expiry dates, the cost under this run's --rate-limit, the unmanaged list of
-# --show-unmanaged) are not part of the approval.
-APPROVED_FIELDS = ("changes", "managed", "forgotten", "unchanged", "addresses", "targets", "reassert", "summary",
-                   "effects")
-# Said for people, never acted on: where a manifest line is (its path depends
-# on the directory plan ran in) and why a change is made.
-DISPLAY_ONLY = frozenset({"location", "reason"})
+from reconciler.text import parse_json, printable, quoted
 
 
 def refuse_stale(saved: Plan, fresh: Plan, plan_label: str) -> None:
@@ -93,20 +80,6 @@ def refuse_altered(saved: Plan, fresh: Plan, plan_label: str) -> None:
         "A saved plan is only ever an approval of the plan these inputs give; run 'reconciler plan --out' "
         "again and review the new plan."
     )
-
-
-def approved(plan: Plan) -> dict[str, Any]:
-    """The part of a plan that a review approves, as plain JSON values."""
-    found: dict[str, Any] = _without_display(plan.model_dump(mode="json", include=set(APPROVED_FIELDS)))
-    return found
-
-
-def _without_display(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_display(v) for k, v in value.items() if k not in DISPLAY_ONLY}
-    if isinstance(value, list):
-        return [_without_display(v) for v in value]
-    return value
 
 
 def first_difference(saved: Any, fresh: Any, path: str = "") -> str | None:
@@ -185,12 +158,11 @@ def format_saved_plan(plan: Plan, manifest_path: PurePosixPath) -> bytes:
 def parse_saved_plan(data: bytes, plan_label: str) -> SavedPlanFile:
     """The plan and manifest path in ``data``; a ``ConfigError`` naming
     ``plan_label`` when ``data`` is not a saved plan's file."""
-    import json
 
     from pydantic import ValidationError
 
     try:
-        doc = json.loads(data.decode("utf-8"))
+        doc = parse_json(data)
         if doc.get("kind") != SAVED_PLAN_KIND:
             raise ValueError("not a saved reconciler plan")
         return SavedPlanFile(Plan.model_validate(doc["plan"]), PurePosixPath(doc["manifest_path"]))

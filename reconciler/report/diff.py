@@ -13,13 +13,13 @@ entry on them that the last apply did not put there counts as a grant.
 from __future__ import annotations
 
 import datetime
-import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal, NamedTuple
 
 from pydantic import ValidationError
 
+from reconciler.text import parse_json
 from reconciler.company.model import EntryKind, Leaver
 from reconciler.errors import ConfigError
 from reconciler.report.model import REPORT_KIND, AccessReport, ReportRow, is_internal, managed_by, subject_domain
@@ -73,8 +73,8 @@ def load_baseline(path: Path) -> Baseline:
     if data is None:
         raise ConfigError(f"--since {path}: no such file. Give the access.json of an earlier report or a state file.")
     try:
-        raw = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw = parse_json(data)
+    except ValueError as exc:
         raise ConfigError(f"--since {path} is not JSON ({exc}); give the access.json of an earlier report "
                           "or a state file.") from exc
     if isinstance(raw, dict) and raw.get("kind") == REPORT_KIND:

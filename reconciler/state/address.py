@@ -21,6 +21,35 @@ _KEY = re.compile(r"[A-Za-z0-9_.:/@+-]{1,200}")
 _SECRET_PARAMETERS = ("password", "sslpassword")
 
 
+# A libpq key=value connection string ("host=db user=ci password=..."): one of
+# libpq's keywords, then "=". It names PostgreSQL as surely as a URL does, and
+# may hold a password: it is never taken as a file path, and never echoed.
+_CONNINFO = re.compile(r"\s*(host|hostaddr|port|dbname|user|password|passfile|service|sslmode|sslcert|sslkey|"
+                       r"sslrootcert|connect_timeout|application_name|options|target_session_attrs)\s*=",
+                       re.IGNORECASE | re.ASCII)
+_URL_SCHEME = re.compile(r"\s*postgres(ql)?://", re.IGNORECASE | re.ASCII)
+
+
+def names_postgres(text: str) -> bool:
+    """Whether ``text`` names a PostgreSQL database: a ``postgresql://`` or
+    ``postgres://`` URL in any letter case, or a key=value connection string."""
+    return bool(_URL_SCHEME.match(text) or _CONNINFO.match(text))
+
+
+def postgres_url(text: str) -> str:
+    """``text`` as the URL the backend takes (its scheme lower-cased); a
+    ``StateError`` that does not repeat it for a key=value connection string,
+    which may hold a password."""
+    if _CONNINFO.match(text):
+        raise StateError(
+            "--state (or RECONCILER_STATE) is a PostgreSQL key=value connection string; give the state's "
+            "address as a URL instead, postgresql://USER@HOST:PORT/DB?schema=NAME&key=NAME, with the password "
+            "in PGPASSWORD, a password file (PGPASSFILE, or ~/.pgpass) or a service file. The value is not "
+            "repeated here, as it may hold a password. Nothing was done.")
+    scheme, rest = text.strip().split("://", 1)
+    return f"{scheme.lower()}://{rest}"
+
+
 @dataclass(frozen=True)
 class PostgresAddress:
     """A ``postgresql://`` state address: what libpq gets, and which state."""

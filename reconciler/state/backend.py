@@ -127,7 +127,11 @@ class StateBackend(Protocol):
 
 
 def is_postgres_address(address: str | Path) -> bool:
-    return isinstance(address, str) and address.startswith(POSTGRES_SCHEMES)
+    """Whether ``address`` names PostgreSQL (a URL in any letter case, or a
+    key=value connection string): never a file path."""
+    from reconciler.state.address import names_postgres
+
+    return isinstance(address, str) and names_postgres(address)
 
 
 def open_backend(address: str | Path | StateBackend) -> StateBackend:
@@ -138,7 +142,9 @@ def open_backend(address: str | Path | StateBackend) -> StateBackend:
     if is_postgres_address(address):
         from reconciler.state.postgres import PostgresBackend
 
-        return PostgresBackend.from_url(str(address))
+        from reconciler.state.address import postgres_url
+
+        return PostgresBackend.from_url(postgres_url(str(address)))
     from reconciler.state.file import FileBackend
 
     return FileBackend(Path(address))

@@ -8,13 +8,13 @@ the end (``journal``); ``load_state`` replays a journal a killed apply left.
 
 from __future__ import annotations
 
-import json
 import os
 import uuid
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from reconciler.text import parse_json
 from reconciler.errors import StateError
 from reconciler.owned_files import MAX_STATE_BYTES, is_symlink, read_owned, symlink_refusal
 from reconciler.state import atomic, journal as journal_module
@@ -98,8 +98,8 @@ def _read_state_file(path: Path) -> State:
     if data is None:
         return State()
     try:
-        raw = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw = parse_json(data)
+    except ValueError as exc:
         raise StateError(f"Cannot read the state file {path}: {exc}.") from exc
     if isinstance(raw, dict) and raw.get("version") not in (None, STATE_VERSION):
         raise StateError(

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from reconciler.text import parse_json
 from reconciler.errors import StateError
 from reconciler.owned_files import MAX_JOURNAL_BYTES, fsync_directory, read_owned
 from reconciler.state import atomic
@@ -101,7 +102,7 @@ def read_journal(path: Path) -> Journal | None:
     length = 0
     for number, raw in enumerate(lines, start=1):
         try:
-            value = json.loads(raw)
+            value = parse_json(raw)
         except ValueError as exc:  # not JSON, or not UTF-8
             if number == len(lines) and not torn:
                 break  # the last line, garbled by a crash: as if never written

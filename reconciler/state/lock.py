@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from reconciler.text import parse_json
 from reconciler.errors import StateError
 from reconciler.owned_files import MAX_LOCK_BYTES, read_owned
 from reconciler.state.atomic import os_reason, write_all, write_temp
@@ -51,7 +52,7 @@ class LockHolder:
         if data is None:
             return None
         try:
-            info = json.loads(data.decode("utf-8"))
+            info = parse_json(data)
         except ValueError:
             return cls()
         if not isinstance(info, dict):

@@ -98,6 +98,11 @@ class ResourceState(BaseModel):
     access: AccessRecord | None = None
     connected_to: str | None = None
     template: str | None = None
+    # The workspace's name and account when it was bound (import, creation,
+    # connection): the next plan checks them against the service, so a state
+    # edited to bind the address to another workspace is refused.
+    name: str | None = None
+    account: str | None = None
     sections: dict[str, bool] | None = None
     pages: dict[str, bool] | None = None
     tasks: dict[str, bool] | None = None

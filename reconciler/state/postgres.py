@@ -49,6 +49,7 @@ import psycopg
 from psycopg import sql
 from pydantic import ValidationError
 
+from reconciler.text import parse_json
 from reconciler.errors import StateError
 from reconciler.state.atomic import StateWriteError
 from reconciler.state.address import PostgresAddress
@@ -276,7 +277,7 @@ class PostgresBackend:
 
     def _parse_entry(self, number: int, text: str) -> tuple[dict[str, ResourceState], list[str]]:
         try:
-            value = json.loads(text)
+            value = parse_json(text)
             sets = {a: ResourceState.model_validate(r) for a, r in value.get("set", {}).items()}
             removes = [str(a) for a in value.get("remove", [])]
         except (ValueError, AttributeError, ValidationError) as exc:

@@ -7,6 +7,7 @@ limit window advances the emulator's time too and no test really sleeps.
 from __future__ import annotations
 
 import shutil
+from contextlib import contextmanager
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,3 +158,19 @@ def onboarding_rig(tmp_path: Path, clock: VirtualClock, cls: type[EmulatorRig] =
     root = tmp_path / "onboarding"
     shutil.copytree(ROOT / "examples" / "onboarding", root)
     return cls(Emulator.from_seed_file(root / "seed.yaml", clock=clock), clock, root)
+
+
+@contextmanager
+def quickstart_served(root: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[list[str], Emulator]]:
+    """A copy of the quickstart at ``root``, its emulator served over loopback
+    HTTP with the token in the environment: (connection flags, emulator)."""
+    shutil.copytree(QUICKSTART, root)
+    emulator = Emulator.from_seed_file(QUICKSTART / "seed.yaml")
+    monkeypatch.setenv("RECONCILER_TOKEN", TOKEN)
+    for name in ("RECONCILER_BASE_URL", "RECONCILER_REQUIRE_STATE", "RECONCILER_STATE", "RECONCILER_EXPECT_DIGEST"):
+        monkeypatch.delenv(name, raising=False)
+    base_url, stop = start_background_server(emulator)
+    try:
+        yield ["--base-url", base_url], emulator
+    finally:
+        stop()

@@ -165,21 +165,6 @@ def test_a_target_that_matches_nothing_is_an_error_naming_the_closest(project: P
     assert "--target group.acme-onbaording matches no address" in err and "Closest: group.acme-onboarding" in err
 
 
-def test_a_targeted_saved_plan_applies_with_its_own_targets_and_no_path(project: Path, tmp_path: Path,
-                                                                      capsys, monkeypatch) -> None:
-    plan_file = tmp_path / "plan.json"
-    code, _, _ = run_cli(["plan", str(project), *emu_args(project), "--target", "workspace.partner-portal",
-                          "--out", str(plan_file)], capsys)
-    assert code == 0
-    monkeypatch.chdir(tmp_path)  # no manifests here: the plan knows where they are
-    code, out, err = run_cli(["apply", *emu_args(project), "--state", str(project / "reconciler.state.json"),
-                              "--plan", str(plan_file), "--auto-approve"], capsys)
-    assert code == 0, err
-    assert "1 added, 0 changed, 0 removed on 1 access list, in " in out
-    code, out, _ = run_cli(["plan", str(project), *emu_args(project)], capsys)
-    assert "group.acme-onboarding" in out and "workspace.partner-portal" not in out
-
-
 def test_a_saved_plan_refuses_other_targets_on_the_command_line(project: Path, tmp_path: Path, capsys) -> None:
     plan_file = tmp_path / "plan.json"
     run_cli(["plan", str(project), *emu_args(project), "--out", str(plan_file)], capsys)

@@ -417,3 +417,24 @@ def test_a_group_list_a_revoke_leaves_without_an_owner_is_refused_naming_each_of
         'group.northwind (ws_nw_home "Northwind – Home", ws_nw_kickoff "Northwind – Kickoff"); name a successor '
         "under rule offboarded's revoke (successor: EMAIL becomes owner wherever jane@acme.com was the last one), or "
         "give these lists an owner in a manifest.")
+
+
+def test_an_except_id_no_workspace_has_is_refused_naming_its_line(rig: Rig) -> None:
+    """The issue's typo: ws_u1l for ws_u11 was accepted, and the rule reached the workspace it was to spare."""
+    rig.edit("rules.yaml", "    match: {all: true}\n    ensure:", "    match:\n      all: true\n      except:\n"
+                                                                 "        - ws_u1l\n    ensure:")
+    with pytest.raises(PlanError) as caught:
+        rig.apply()
+    assert str(caught.value).splitlines() == [
+        "The plan cannot be made:",
+        f"  {rig.root / 'rules.yaml'}:10: rules.security-baseline: except names workspace 'ws_u1l', which the "
+        "company has no workspace with, so the rule would reach the workspace it was meant to spare. Did you mean "
+        "ws_u11?",
+    ]
+    assert rig.writes() == []
+
+
+def test_an_except_id_the_company_has_spares_that_workspace(rig: Rig) -> None:
+    rig.edit("rules.yaml", "    match: {all: true}\n    ensure:", "    match: {all: true, except: [ws_u11]}\n"
+                                                                 "    ensure:")
+    assert "unmanaged.ws_u11" not in changes(rig.plan())

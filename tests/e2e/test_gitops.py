@@ -88,7 +88,9 @@ def test_the_readme_rehearsal_runs_as_written_and_ends_with_no_changes(tmp_path:
     shim.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m reconciler "$@"\n', encoding="utf-8")
     shim.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith("RECONCILER_")}
-    env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", NO_COLOR="1")
+    runner_temp = tmp_path / "runner-temp"  # what GitHub's runner sets: every output goes there
+    runner_temp.mkdir()
+    env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", NO_COLOR="1", RUNNER_TEMP=str(runner_temp))
     script = "set -eu\n" + "\n".join(blocks)
     done = subprocess.run(["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=300)
     out, err = done.stdout, done.stderr
@@ -100,7 +102,7 @@ def test_the_readme_rehearsal_runs_as_written_and_ends_with_no_changes(tmp_path:
     assert "+ connect to group.acme-onboarding (homepage ws_home)" in out[:first_plan]
     assert "Apply complete: 0 added, 0 changed, 0 removed on 0 access lists; 1 connected" in out[:first_plan]
     # the pull request's plan, rendered for the comment
-    comment = (work / "plan.md").read_text(encoding="utf-8")
+    comment = (runner_temp / "reconciler" / "plan.md").read_text(encoding="utf-8")
     assert "group.acme-onboarding" in comment
     # the group's list reaches both its workspaces, each declared, so Raj loses both
     assert 'The group\'s list reaches 2 workspaces: ws_home "Acme Onboarding – Home", ws_kickoff "Acme ' \
@@ -110,8 +112,10 @@ def test_the_readme_rehearsal_runs_as_written_and_ends_with_no_changes(tmp_path:
     assert "probably" not in comment
     assert "priya@customer.com" in comment and "raj@customer.com" in comment
     assert "manifests/onboarding.yaml:" in comment
-    assert "Saved the plan to plan.json" in err
-    assert "reconciler apply --plan plan.json --emulator .emulator.yaml" in err
+    saved = runner_temp / "reconciler" / "plan.json"
+    assert f"Saved the plan to {saved}" in err
+    assert f"reconciler apply --plan {saved} manifests --emulator .emulator.yaml" in err
+    assert not (work / "plan.json").exists() and not (work / "plan.md").exists()  # nothing in the checkout
     # the merge applies it, and the next plan has nothing left to do
     applied = out.index("Apply complete", first_plan)
     assert out.index("No changes.", applied) > applied
@@ -185,13 +189,13 @@ def test_every_reconciler_call_is_a_documented_command(workflow: dict[Any, Any])
     for command in every:
         if command[1] == "plan":
             assert "--format" in command and command[command.index("--format") + 1] == "markdown", command
-            assert "--out" in command and command[command.index("--out") + 1] == "plan.json", command
+            assert "--out" in command and command[command.index("--out") + 1].endswith("plan.json"), command
         if command[1] == "apply":
-            assert command[2] == "--plan" and command[3].endswith("plan.json"), command
+            assert command[2] == "--plan" and command[3].endswith("plan.json") and command[4] == "manifests", command
     assert [c[1] for c in calls["apply"]] == ["apply"]
     assert calls["audit"] == [["reconciler", "audit", "manifests", "--format", "markdown"]]
-    assert calls["report"] == [["reconciler", "report", "manifests", "--out", "access-report", "${SINCE:+--since",
-                                "$SINCE}"]]
+    assert calls["report"] == [["reconciler", "report", "manifests", "--out", "$RUNNER_TEMP/access-report",
+                                "${SINCE:+--since", "$SINCE}"]]
     assert calls.get("comment", []) == []  # the job that can write comments never holds the token
 
 
@@ -212,7 +216,9 @@ def test_the_token_reaches_only_reconciler_steps_and_is_never_echoed(workflow: d
         uses_secret = any("secrets." in str(v) for v in step.get("env", {}).values())
         if uses_secret:
             assert reconciler_commands(step["run"]), (job_id, step.get("name"))
-            assert set(step["env"]) == {"RECONCILER_TOKEN", "RECONCILER_BASE_URL"}
+            # The PostgreSQL password of the state (read-only in the plan job), and the approved digest.
+            assert {"RECONCILER_TOKEN", "RECONCILER_BASE_URL"} <= set(step["env"]) <= {
+                "RECONCILER_TOKEN", "RECONCILER_BASE_URL", "PGPASSWORD", "RECONCILER_EXPECT_DIGEST"}
     assert "secrets." not in str(workflow.get("env", {}))
 
 
@@ -225,11 +231,12 @@ def test_the_nightly_audit_fails_the_run_with_the_audits_exit_code(workflow: dic
     (bin_dir / "reconciler").chmod(0o755)
     summary = tmp_path / "summary.md"
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-           "GITHUB_STEP_SUMMARY": str(summary)}
+           "GITHUB_STEP_SUMMARY": str(summary), "RUNNER_TEMP": str(tmp_path)}
     done = subprocess.run(["bash", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2
     assert summary.read_text(encoding="utf-8") == "## reconciler audit\n"
+    assert (tmp_path / "audit.md").exists()  # under $RUNNER_TEMP, outside the checkout
     assert "::error::The audit found policy violations" in done.stdout
 
 
@@ -241,7 +248,8 @@ def _report_argv(workflow: dict[Any, Any], tmp_path: Path, env: dict[str, str]) 
     (bin_dir / "reconciler").write_text('#!/bin/sh\nfor a in "$@"; do echo "$a"; done\n', encoding="utf-8")
     (bin_dir / "reconciler").chmod(0o755)
     done = subprocess.run(["bash", "-c", step["run"]], cwd=tmp_path, capture_output=True, text=True, timeout=60,
-                          env={**os.environ, **env, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"})
+                          env={**os.environ, **env, "RUNNER_TEMP": "/runner/temp",
+                               "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"})
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 
@@ -249,17 +257,18 @@ def _report_argv(workflow: dict[Any, Any], tmp_path: Path, env: dict[str, str]) 
 def test_the_monthly_report_compares_with_the_last_report_when_there_is_one(workflow: dict[Any, Any],
                                                                             tmp_path: Path) -> None:
     assert _report_argv(workflow, tmp_path, {"SINCE": "/tmp/last report/access.json"}) == [
-        "report", "manifests", "--out", "access-report", "--since", "/tmp/last report/access.json"]
+        "report", "manifests", "--out", "/runner/temp/access-report", "--since", "/tmp/last report/access.json"]
 
 
 def test_the_first_report_is_made_without_since(workflow: dict[Any, Any], tmp_path: Path) -> None:
-    assert _report_argv(workflow, tmp_path, {"SINCE": ""}) == ["report", "manifests", "--out", "access-report"]
+    assert _report_argv(workflow, tmp_path, {"SINCE": ""}) == ["report", "manifests", "--out",
+                                                               "/runner/temp/access-report"]
 
 
 def test_the_report_is_kept_as_an_artifact_the_next_run_finds(workflow: dict[Any, Any]) -> None:
     steps = workflow["jobs"]["report"]["steps"]
     keep = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
-    assert keep["with"]["name"] == "access-report" and keep["with"]["path"] == "access-report/"
+    assert keep["with"]["name"] == "access-report" and keep["with"]["path"] == "${{ runner.temp }}/access-report/"
     download = next(s for s in steps if "gh run download" in s.get("run", ""))
     assert "name=access-report" in download["run"] and "--name access-report" in download["run"]
 

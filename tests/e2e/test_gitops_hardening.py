@@ -114,10 +114,11 @@ def test_the_apply_job_takes_a_plan_only_from_this_workflows_run_on_the_merged_h
     assert ".head_repository.full_name == $repo" in download  # not a fork's run
     assert ".path == $path" in download and "GITHUB_WORKFLOW_REF" in download  # this file, not one a PR added
     assert ".head_sha == $head" in download and '.event == "pull_request"' in download
-    assert '--dir "$RUNNER_TEMP/saved-plan"' in download  # outside the checkout
-    apply = next(s for s in steps if s.get("id") == "apply")["run"]
-    # PATH named: the manifest path recorded inside the artifact is never used.
-    assert apply == 'reconciler apply --plan "$RUNNER_TEMP/saved-plan/plan.json" manifests --auto-approve'
+    assert '--dir "$RUNNER_TEMP/reconciler"' in download  # outside the checkout
+    apply = next(s for s in steps if s.get("id") == "apply")
+    # PATH named: the saved plan must have been made from it, and decides nothing itself.
+    assert apply["run"] == 'reconciler apply --plan "$RUNNER_TEMP/reconciler/plan.json" manifests --auto-approve'
+    assert apply["env"]["RECONCILER_EXPECT_DIGEST"] == "${{ steps.pr.outputs.digest }}"
 
 
 def test_the_state_is_required_once_main_has_one(workflow: dict[Any, Any]) -> None:

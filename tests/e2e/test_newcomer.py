@@ -51,7 +51,7 @@ def test_plan_out_says_where_it_saved_and_the_command_that_applies_it(
     assert code == 0, err
     assert "Saved the plan to plan.json" in err
     command = next(line.strip() for line in err.splitlines() if line.strip().startswith("reconciler apply"))
-    assert command == "reconciler apply --plan plan.json --emulator emulator.yaml"
+    assert command == f"reconciler apply --plan plan.json {project} --emulator emulator.yaml"
     assert "Saved" not in out  # stdout stays the plan alone (a PR comment, a JSON document)
 
     code, out, err = run_cli([*shlex.split(command)[1:], "--auto-approve"], capsys)

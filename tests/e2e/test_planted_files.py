@@ -182,7 +182,7 @@ def test_apply_refuses_a_saved_plan_that_is_a_link(rig, capsys) -> None:
     link = root.parent / "plan.json"
     link.symlink_to(real)
     before = len(emulator.requests)
-    code, _, err = run_cli(["apply", "--plan", str(link), *connect, "--auto-approve"], capsys)
+    code, _, err = run_cli(["apply", "--plan", str(link), str(root), *connect, "--auto-approve"], capsys)
     assert code == 1
     assert f"The saved plan {link} is a symbolic link" in err
     assert len(emulator.requests) == before

@@ -38,7 +38,7 @@ def test_a_saved_plan_finds_its_manifests_from_another_directory(project: Path, 
     assert run_cli(["plan", "quickstart", *emulator, "--out", "plans/plan.json"], capsys)[0] == 0
     monkeypatch.chdir(tmp_path / "elsewhere")
 
-    code, out, err = run_cli(["apply", "--plan", "../plans/plan.json", "--emulator", "../quickstart/emulator.yaml",
+    code, out, err = run_cli(["apply", "--plan", "../plans/plan.json", "../quickstart", "--emulator", "../quickstart/emulator.yaml",
                               "--auto-approve"], capsys)
 
     assert code == 0, err

@@ -56,7 +56,7 @@ def test_state_show_prints_what_the_state_records_as_json(example: Path, capsys)
     assert code == 0
     assert json.loads(out) == {
         "address": "group.customer-inc.workspace.welcome", "id": "ws_welcome", "connected_to": "ws_home",
-        "pages": {"pg_welcome_faq": True}, "tasks": {"task_welcome_intro": True},
+        "name": "Customer Inc – Welcome", "pages": {"pg_welcome_faq": True}, "tasks": {"task_welcome_intro": True},
     }
 
 

@@ -6,16 +6,14 @@ served on 127.0.0.1, whose record of requests proves when no call was made."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from reconciler.emulator import Emulator
-from reconciler.emulator.server import start_background_server
 from reconciler.state import StateLock
-from tests.e2e.conftest import QUICKSTART, TOKEN, run_cli
+from tests.e2e.conftest import quickstart_served, run_cli
 from tests.test_locks import leave_lock_of_killed_process
 
 STATE = "reconciler.state.json"
@@ -25,15 +23,8 @@ STATE = "reconciler.state.json"
 def rig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, list[str], Emulator]]:
     """(manifest directory, connection flags, emulator)."""
     root = tmp_path / "manifests"
-    shutil.copytree(QUICKSTART, root)
-    emulator = Emulator.from_seed_file(QUICKSTART / "seed.yaml")
-    monkeypatch.setenv("RECONCILER_TOKEN", TOKEN)
-    monkeypatch.delenv("RECONCILER_REQUIRE_STATE", raising=False)
-    base_url, stop = start_background_server(emulator)
-    try:
-        yield root, ["--base-url", base_url], emulator
-    finally:
-        stop()
+    with quickstart_served(root, monkeypatch) as (connect, emulator):
+        yield root, connect, emulator
 
 
 # --- --require-state ----------------------------------------------------------------------------

@@ -64,6 +64,7 @@ def test_rules_become_located_desired_rules(write_manifest: Write) -> None:
     assert baseline.revoke_users == (RevokedEntry("leaver@acme.com", SourceLocation(str(path), 18)),)
     assert baseline.revoke_domains == (RevokedEntry("gmail.com", SourceLocation(str(path), 19)),)
     assert northwind.match == RuleMatch(names=("Northwind*",), accounts=("acc_1",), except_ids=("ws_9",),
+                                        except_locations=(SourceLocation(str(path), 21),),
                                         location=SourceLocation(str(path), 21))
 
 

@@ -121,3 +121,12 @@ def test_control_characters_from_a_manifest_are_escaped_in_every_view(write_mani
     # The markdown source escapes the backslashes and the bracket; a reader sees the same escapes.
     assert "Acme\\x1b[2J\\x0dApproved by security\\u202e" in MarkdownIt("commonmark").render(markdown)
     assert "\x1b[2J" not in render_text(plan, color=True)
+
+
+def test_show_unmanaged_escapes_a_hostile_workspace_name_for_the_terminal() -> None:
+    """A workspace named with escape sequences (colour, a window title, a bell) prints them escaped."""
+    hostile = 'ws_x "\x1b]0;owned\x07\x1b[2J\x1b[31mEvil\u202e"'
+    text = render_text(Plan(unmanaged_count=1, unmanaged=(hostile,)))
+
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert '  ws_x "\\x1b]0;owned\\x07\\x1b[2J\\x1b[31mEvil\\u202e"\n' in text

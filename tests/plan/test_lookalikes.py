@@ -1,0 +1,49 @@
+"""Addresses that are probably the same person (reconciler/plan/lookalikes.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from reconciler.plan.lookalikes import invisible_warnings, lookalikes, skeleton, spelled
+
+
+@pytest.mark.parametrize(("other", "why"), [
+    ("ana+old@acme.com", "a +tag"),
+    ("a.na@acme.com", "dots"),
+    ("\u0430na@acme.com", "look-alike characters"),  # a Cyrillic а
+    ("ana@sub.acme.com", "a subdomain"),
+    ("ana\u200b@acme.com", "invisible or space characters"),
+    (" ana@acme.com", "invisible or space characters"),
+])
+def test_each_look_alike_of_a_leaver_is_found_with_its_reason(other: str, why: str) -> None:
+    assert [tuple(found) for found in lookalikes("ana@acme.com", [other])] == [(other, why)]
+
+
+@pytest.mark.parametrize("other", ["anna@acme.com", "ana@acme.co", "ana@notacme.com", "bob@acme.com",
+                                   "ana@acme.com"])
+def test_another_person_or_the_address_itself_is_not_a_look_alike(other: str) -> None:
+    assert lookalikes("ana@acme.com", [other]) == []
+
+
+def test_gmail_ignores_dots_and_googlemail_is_gmail() -> None:
+    found = lookalikes("ana@gmail.com", ["a.na@googlemail.com"])
+    assert [tuple(f) for f in found] == [
+        ("a.na@googlemail.com", "dots, which gmail.com ignores, googlemail.com, another name of gmail.com")]
+
+
+def test_the_skeleton_maps_a_cyrillic_letter_to_its_latin_look_alike() -> None:
+    assert skeleton("\u0430na") == skeleton("ana")
+    assert skeleton("bob") != skeleton("ana")
+
+
+def test_a_look_alike_is_spelled_so_it_does_not_print_as_the_original() -> None:
+    assert spelled("\u0430na@acme.com") == "\\u0430na@acme.com"
+    assert spelled("ana\u200b@acme.com") == "ana\\u200b@acme.com"
+    assert spelled(" ana@acme.com") == "\\u0020ana@acme.com"
+
+
+def test_an_address_the_service_reports_with_a_space_is_flagged() -> None:
+    assert invisible_warnings([("ws_b", "Beta", [" ana@acme.com", "bob@acme.com"])]) == [
+        'ws_b "Beta": the service reports user \\u0020ana@acme.com, whose address holds invisible or space '
+        "characters, which no mail system issues: probably a look-alike of ana@acme.com, kept when ana@acme.com "
+        "is revoked. Remove it in the web app."]
