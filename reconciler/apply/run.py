@@ -400,8 +400,8 @@ def _prove(client: WorkspaceClient, plan: Plan, state: State,
         ws = live.workspaces.get(workspace_id)
         if ws is None:
             differ.append(f"{workspace_id}: predicted a list, the service no longer has the workspace")
-        elif _snapshot(ws) != want:
-            differ.append(f"{workspace_id}: {_describe_difference(want, _snapshot(ws))}")
+        elif _as_stored(_snapshot(ws)) != _as_stored(want):
+            differ.append(f"{workspace_id}: {_describe_difference(_as_stored(want), _as_stored(_snapshot(ws)))}")
     if not differ:
         return
     if on_mismatch is not None:
