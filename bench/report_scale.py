@@ -3,8 +3,8 @@
 The company is the benchmark's (``bench/scenario.py``: 25 access entries a
 workspace, 20 users and 5 domains, every list in a manifest) on the
 in-process emulator.  For each N: the report's whole path as the command
-runs it (``load_desired``, the one listing, attributing every entry,
-``make_report``, writing the three files), wall and CPU, with the
+runs it (``load_desired``, the one listing, each workspace's entries
+attributed and made report rows (``report_of_parts``), writing the three files), wall and CPU, with the
 emulator's share measured inside its transport; its peak memory under
 ``tracemalloc`` in a run of its own; the listing calls against
 ceil(N/100); the files' sizes; and the page's first rows in Chromium (the
@@ -30,10 +30,11 @@ from bench.chromium import open_page
 from bench.scenario import ENTRIES_PER_LIST, build
 from bench.service import make_emulator, open_session
 from bench.sizes import Timing, best_of
-from reconciler.company.read import read_company
+from reconciler.company.build import attributed
+from reconciler.company.read import read_live
 from reconciler.manifest import load_desired
 from reconciler.report.files import write_report
-from reconciler.report.model import make_report
+from reconciler.report.model import report_of_parts
 from reconciler.state import State
 
 MIB = 2**20
@@ -66,11 +67,13 @@ def measure(n: int, *, repeat: int = 1) -> ReportResult:
             session = open_session(emulator, clock)
             sessions.append(session)
             desired = load_desired(root / "manifest.yaml")
-            company = read_company(session.client, desired, State())
-            del desired
-            made = make_report(company, generated_at=MOMENT, internal_domains=("acme.com",))
-            calls = company.calls
-            del company  # as reconciler.commands.report does
+            live = read_live(session.client)
+            # As reconciler.commands.report does: each workspace's rows go into the report as they
+            # are attributed, and the listing is let go before the files are written.
+            made = report_of_parts(attributed(desired, live, State()), generated_at=MOMENT,
+                                   internal_domains=("acme.com",))
+            calls = live.pages_read
+            del desired, live
             write_report(out, made, changes=None, today=MOMENT.date())
             return calls
 

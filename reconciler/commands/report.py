@@ -20,7 +20,7 @@ from reconciler.text import plural
 if TYPE_CHECKING:
     from reconciler.report.diff import ChangeSet
     from reconciler.report.files import ReportFiles
-    from reconciler.report.model import AccessReport
+    from reconciler.report.model import MadeReport
     from reconciler.service import Service
 
 
@@ -33,21 +33,25 @@ def report(path: Path, *, service: Service, out: Path, state_path: Path | None =
     Internal domains are ``internal_domains`` when given, else the manifests'
     ``policy.allowedDomains``; with neither, everyone counts as external (the
     summary says so)."""
-    from reconciler.company.read import load_and_read
+    from reconciler.company.build import attributed
+    from reconciler.company.read import load_and_list
     from reconciler.report.diff import changes_since, load_baseline
     from reconciler.report.files import write_report
-    from reconciler.report.model import make_report
+    from reconciler.report.model import report_of_parts
 
     check_out_dir(out)
     baseline = load_baseline(since) if since is not None else None
-    read = load_and_read(path, service=service, state_path=state_path)
-    policy = read.desired.policy
+    listing = load_and_list(path, service=service, state_path=state_path)
+    policy = listing.desired.policy
     allowed = policy.allowed_domains if policy is not None else None
     domains = internal_domains or tuple(str(v.value) for v in allowed or ())
     moment = now or datetime.datetime.now(datetime.UTC)
-    made = make_report(read.company, generated_at=moment, internal_domains=domains)
-    calls = read.company.calls
-    del read  # the company read is in the report now: its memory is free for the files' text
+    # Each workspace's rows go into the report as they are attributed: the company's own rows
+    # (CompanyAccess) are never made, so the company is held once, as the report's rows.
+    made = report_of_parts(attributed(listing.desired, listing.live, listing.state), generated_at=moment,
+                           internal_domains=domains)
+    calls = listing.live.pages_read
+    del listing  # the listing is in the report now: its memory is free for the files' text
     changes = changes_since(baseline, made) if baseline is not None else None
     written = write_report(out, made, changes=changes, today=moment.date())
     return summary(made, written, calls=calls, changes=changes)
@@ -70,7 +74,7 @@ def check_out_dir(out: Path) -> None:
         raise ConfigError(f"--out {out} is a file; give a directory (created when missing) for the report's files.")
 
 
-def summary(made: AccessReport, written: ReportFiles, *, calls: int, changes: ChangeSet | None) -> str:
+def summary(made: MadeReport, written: ReportFiles, *, calls: int, changes: ChangeSet | None) -> str:
     people = {r.key for r in made.rows if r.kind == "user"}
     external = {r.key for r in made.rows if r.kind == "user" and r.external}
     lines = [

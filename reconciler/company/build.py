@@ -18,6 +18,7 @@ the workspaces that show the homepage's access entries (connected by hand;
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date
 from typing import NamedTuple
 
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Why
@@ -39,22 +40,47 @@ class ListReach(NamedTuple):
     probable: bool = False
 
 
+class EntryFacts(NamedTuple):
+    """An ``AccessRow``'s values, before any row is made of them: ``company_access`` makes the
+    company's rows of them, and the report its own rows, without holding the company's too."""
+
+    workspace_id: str
+    workspace_name: str | None
+    account_id: str | None
+    account_name: str | None
+    group_homepage: str | None
+    probable_member: bool
+    kind: EntryKind
+    key: str
+    role: str
+    expires: date | None
+    why: Why
+
+
 def company_access(desired: Desired, live: Live, state: State) -> CompanyAccess:
     """Every workspace of ``live`` (a complete listing) and every entry on it, with why."""
+    workspaces: list[CompanyWorkspace] = []
+    rows: list[AccessRow] = []
+    for workspace, entries in attributed(desired, live, state):
+        workspaces.append(workspace)
+        rows += (AccessRow(**facts._asdict()) for facts in entries)
+    return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=live.pages_read)
+
+
+def attributed(desired: Desired, live: Live, state: State) -> Iterator[tuple[CompanyWorkspace, list[EntryFacts]]]:
+    """Each workspace of ``live`` (a complete listing), in listing order, with the entries on it and why."""
     reaches = list_reaches(desired, live, state)
     teams = {team.key: team for team in desired.teams}
     rules = _list_rules(desired, live, reaches)
-    workspaces: list[CompanyWorkspace] = []
-    rows: list[AccessRow] = []
+    whys: dict[tuple[GrantSource, str | None, str | None], Why] = {}  # one Why per grant, however many rows
     for ws in live.workspaces.values():
         reach = reaches.get(ws.id)
-        workspaces.append(CompanyWorkspace(
+        workspace = CompanyWorkspace(
             id=ws.id, name=ws.name, account_id=ws.account_id, account_name=ws.account_name,
             template_id=ws.template_id, group_homepage=reach.homepage if reach else None,
-            probable_member=reach.probable if reach else False, address=reach.address if reach else None))
+            probable_member=reach.probable if reach else False, address=reach.address if reach else None)
         matching = rules[reach.address] if reach is not None else matching_rules(desired.rules, ws)
-        rows += _rows(ws, reach, expand_access(reach.access if reach else None, teams, matching))
-    return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=live.pages_read)
+        yield workspace, _rows(ws, reach, expand_access(reach.access if reach else None, teams, matching), whys)
 
 
 def _list_rules(desired: Desired, live: Live, reaches: dict[str, ListReach]) -> dict[str, tuple[DesiredRule, ...]]:
@@ -118,17 +144,26 @@ def _kinds(ws: LiveWorkspace, expanded: ExpandedAccess) -> Iterator[
 
 
 
-def _rows(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess) -> list[AccessRow]:
+def _rows(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess,
+          whys: dict[tuple[GrantSource, str | None, str | None], Why]) -> list[EntryFacts]:
     homepage = reach.homepage if reach is not None else None
     probable = reach.probable if reach is not None else False
     address = reach.address if reach is not None else None
-    rows: list[AccessRow] = []
+    rows: list[EntryFacts] = []
     for kind, entries, granted, _ in _kinds(ws, expanded):
         for key in sorted(entries):
             grant = granted.get(key)
-            rows.append(AccessRow(
-                workspace_id=ws.id, workspace_name=ws.name, account_id=ws.account_id,
-                account_name=ws.account_name, group_homepage=homepage, probable_member=probable, kind=kind, key=key,
-                role=entries[key].role, expires=grant.expires if grant else None,
-                why=why(grant.source, grant.role, address) if grant else _UNMANAGED))
+            rows.append(EntryFacts(ws.id, ws.name, ws.account_id, ws.account_name, homepage, probable, kind, key,
+                                   entries[key].role, grant.expires if grant else None,
+                                   _shared_why(whys, grant.source, grant.role, address) if grant else _UNMANAGED))
     return rows
+
+
+def _shared_why(whys: dict[tuple[GrantSource, str | None, str | None], Why], source: GrantSource,
+                role: str | None, address: str | None) -> Why:
+    """``why(source, role, address)``, made once for every row it explains (a group's or a rule's
+    line explains a row on each workspace it reaches)."""
+    found = whys.get((source, role, address))
+    if found is None:
+        found = whys[(source, role, address)] = why(source, role, address)
+    return found

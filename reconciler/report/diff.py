@@ -22,7 +22,15 @@ from pydantic import ValidationError
 
 from reconciler.company.model import EntryKind
 from reconciler.errors import ConfigError
-from reconciler.report.model import REPORT_KIND, AccessReport, ReportRow, is_internal, managed_by, subject_domain
+from reconciler.report.model import (
+    REPORT_KIND,
+    AccessReport,
+    MadeReport,
+    ReportLine,
+    is_internal,
+    managed_by,
+    subject_domain,
+)
 from reconciler.vocabulary import Privilege, privilege
 
 # The order the page and changes.csv list them in: what a reviewer looks for first.
@@ -106,10 +114,10 @@ def report_baseline(report: AccessReport, *, label: str) -> Baseline:
     return Baseline("report", f"{label} of {when}", roles, names, None)
 
 
-def changes_since(baseline: Baseline, report: AccessReport) -> ChangeSet:
+def changes_since(baseline: Baseline, report: MadeReport) -> ChangeSet:
     """Every entry whose role differs between ``baseline`` and ``report``, in ``CHANGE_ORDER``,
     then by workspace id, kind and email or domain."""
-    now: dict[EntryAddress, ReportRow] = {
+    now: dict[EntryAddress, ReportLine] = {
         (r.workspace_id, r.kind, r.key): r for r in report.rows
         if baseline.covers is None or r.workspace_id in baseline.covers
     }

@@ -12,15 +12,19 @@ the plan's renderers read one plan).
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import to_json
 
-from reconciler.company.model import CompanyAccess, EntryKind, Why
+from reconciler.company.model import CompanyAccess, CompanyWorkspace, EntryKind, Why
 
 # 1: the first report document.
 REPORT_FORMAT_VERSION = 1
 REPORT_KIND = "reconciler-access-report"
+# Rows of access.json serialised at a time (``MadeReport.json_parts``).
+JSON_ROWS_AT_ONCE = 5000
 
 
 class _Frozen(BaseModel):
@@ -78,24 +82,118 @@ class AccessReport(_Frozen):
     rows: tuple[ReportRow, ...] = ()
 
 
+class ReportLine(NamedTuple):
+    """A ``ReportRow`` as the report holds it in memory: a tuple, a tenth of a model's size (a
+    company of 10,000 workspaces has 250,000 rows).  ``access.json`` writes each as the
+    ``ReportRow`` it is (``reconciler.report.files``); the fields are the same, in the same order."""
+
+    workspace_id: str
+    workspace_name: str | None
+    account_id: str | None
+    account_name: str | None
+    group_homepage: str | None
+    kind: EntryKind
+    key: str
+    role: str
+    external: bool
+    managed_by: str
+    why: Why
+    expires: datetime.date | None
+
+    @property
+    def managed(self) -> bool:
+        return self.why.source != "unmanaged"
+
+    def sort_key(self) -> tuple[str, int, str]:
+        """Workspace id, then users before domains, then the email or domain."""
+        return (self.workspace_id, 0 if self.kind == "user" else 1, self.key)
+
+
+class MadeReport(NamedTuple):
+    """The report ``make_report`` made: the ``AccessReport`` document's values, its rows as
+    ``ReportLine`` tuples (``document_head`` is the document without its rows)."""
+
+    generated_at: datetime.datetime
+    internal_domains: tuple[str, ...]
+    workspaces: tuple[ReportWorkspace, ...]
+    rows: tuple[ReportLine, ...]
+
+    def json_parts(self) -> Iterator[bytes]:
+        """The ``AccessReport`` document as compact JSON (at 10,000 workspaces an indented one is
+        twice the size, for machines that do not care), in parts of ``JSON_ROWS_AT_ONCE`` rows,
+        so that its text (105 MiB at 10,000 workspaces) is never whole in memory.
+
+        The head is pydantic's own dump of the document without rows (``rows`` is its last
+        field); each row is dumped from its fields, in ``ReportRow``'s order, as that model
+        dumps itself (``tests/report/test_model.py`` holds the two to the same bytes)."""
+        head = utf8(AccessReport(generated_at=self.generated_at, internal_domains=self.internal_domains,
+                                  workspaces=self.workspaces).model_dump_json())
+        empty = b'"rows":[]}'
+        if not head.endswith(empty):  # pragma: no cover - rows is AccessReport's last field
+            raise AssertionError("rows is no longer AccessReport's last field")
+        yield head[: -len(empty)] + b'"rows":['
+        rows = self.rows
+        for start in range(0, len(rows), JSON_ROWS_AT_ONCE):
+            part = to_json([row._asdict() for row in rows[start:start + JSON_ROWS_AT_ONCE]])
+            yield (b"," if start else b"") + part[1:-1]
+        yield b"]}"
+
+    def model_dump_json(self) -> str:
+        """The whole document as ``AccessReport.model_dump_json`` writes it (for a small report)."""
+        return b"".join(self.json_parts()).decode("utf-8")
+
+
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8 for a report file."""
+    # A value the service sent may hold a lone surrogate, which UTF-8 cannot carry: replaced, not fatal.
+    return text.encode("utf-8", errors="replace")
+
+
+class _Entry(Protocol):
+    """What the report reads of a company row (an ``AccessRow``, or its values not yet made one)."""
+
+    @property
+    def workspace_id(self) -> str: ...
+    @property
+    def workspace_name(self) -> str | None: ...
+    @property
+    def account_id(self) -> str | None: ...
+    @property
+    def account_name(self) -> str | None: ...
+    @property
+    def group_homepage(self) -> str | None: ...
+    @property
+    def kind(self) -> EntryKind: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def why(self) -> Why: ...
+    @property
+    def expires(self) -> datetime.date | None: ...
+
+
 def make_report(company: CompanyAccess, *, generated_at: datetime.datetime,
-                internal_domains: Iterable[str]) -> AccessReport:
+                internal_domains: Iterable[str]) -> MadeReport:
     """The report of ``company``: each row judged internal or external by ``internal_domains``
     (an email's domain, or a domain entry, equal to one of them or below it)."""
+    return report_of_parts(((w, ()) for w in company.workspaces), generated_at=generated_at,
+                           internal_domains=internal_domains, rows=company.rows)
+
+
+def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Iterable[_Entry]]], *,
+                    generated_at: datetime.datetime, internal_domains: Iterable[str],
+                    rows: Iterable[_Entry] = ()) -> MadeReport:
+    """The report of the company's workspaces, each with its rows (``reconciler.company.build.attributed``
+    gives them one workspace at a time, so the company's own rows are never all held), and of
+    ``rows`` besides."""
     internal = tuple(sorted({normal_domain(d) for d in internal_domains}))
-    managed_ids = {r.workspace_id for r in company.rows if r.why.source != "unmanaged"}
-    workspaces = [
-        ReportWorkspace(id=w.id, name=w.name, account_id=w.account_id, account_name=w.account_name,
-                        group_homepage=w.group_homepage, address=w.address,
-                        managed=w.address is not None or w.id in managed_ids)
-        for w in company.workspaces
-    ]
     # Each domain judged once, each Why's line written once: both repeat on every workspace.
     external: dict[str, bool] = {}
     lines: dict[Why, str] = {}
-    ordered = sorted(company.rows, key=lambda r: (r.workspace_id, r.kind != "user", r.key))
-    rows = []
-    for r in ordered:
+
+    def line_of(r: _Entry) -> ReportLine:
         domain = subject_domain(r.kind, r.key)
         outside = external.get(domain)
         if outside is None:
@@ -103,12 +201,24 @@ def make_report(company: CompanyAccess, *, generated_at: datetime.datetime,
         line = lines.get(r.why)
         if line is None:
             line = lines[r.why] = managed_by(r.why)
-        rows.append(ReportRow(
-            workspace_id=r.workspace_id, workspace_name=r.workspace_name, account_id=r.account_id,
-            account_name=r.account_name, group_homepage=r.group_homepage, kind=r.kind, key=r.key, role=r.role,
-            external=outside, managed_by=line, why=r.why, expires=r.expires))
-    return AccessReport(generated_at=generated_at, internal_domains=internal,
-                        workspaces=tuple(sorted(workspaces, key=lambda w: w.id)), rows=tuple(rows))
+        return ReportLine(r.workspace_id, r.workspace_name, r.account_id, r.account_name, r.group_homepage, r.kind,
+                          r.key, r.role, outside, line, r.why, r.expires)
+
+    company_workspaces: list[CompanyWorkspace] = []
+    made: list[ReportLine] = []
+    for workspace, entries in parts:
+        company_workspaces.append(workspace)
+        made += map(line_of, entries)
+    made += map(line_of, rows)
+    managed_ids = {r.workspace_id for r in made if r.why.source != "unmanaged"}
+    workspaces = [
+        ReportWorkspace(id=w.id, name=w.name, account_id=w.account_id, account_name=w.account_name,
+                        group_homepage=w.group_homepage, address=w.address,
+                        managed=w.address is not None or w.id in managed_ids)
+        for w in company_workspaces
+    ]
+    made.sort(key=lambda r: (r.workspace_id, r.kind != "user", r.key))
+    return MadeReport(generated_at, internal, tuple(sorted(workspaces, key=lambda w: w.id)), tuple(made))
 
 
 def managed_by(why: Why) -> str:
