@@ -72,7 +72,6 @@ def attributed(desired: Desired, live: Live, state: State) -> Iterator[tuple[Com
     reaches = list_reaches(desired, live, state)
     teams = {team.key: team for team in desired.teams}
     rules = _list_rules(desired, live, reaches)
-    whys: dict[tuple[GrantSource, str | None, str | None], Why] = {}  # one Why per grant, however many rows
     for ws in live.workspaces.values():
         reach = reaches.get(ws.id)
         workspace = CompanyWorkspace(
@@ -80,7 +79,7 @@ def attributed(desired: Desired, live: Live, state: State) -> Iterator[tuple[Com
             template_id=ws.template_id, group_homepage=reach.homepage if reach else None,
             probable_member=reach.probable if reach else False, address=reach.address if reach else None)
         matching = rules[reach.address] if reach is not None else matching_rules(desired.rules, ws)
-        yield workspace, _rows(ws, reach, expand_access(reach.access if reach else None, teams, matching), whys)
+        yield workspace, _rows(ws, reach, expand_access(reach.access if reach else None, teams, matching))
 
 
 def _list_rules(desired: Desired, live: Live, reaches: dict[str, ListReach]) -> dict[str, tuple[DesiredRule, ...]]:
@@ -144,8 +143,7 @@ def _kinds(ws: LiveWorkspace, expanded: ExpandedAccess) -> Iterator[
 
 
 
-def _rows(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess,
-          whys: dict[tuple[GrantSource, str | None, str | None], Why]) -> list[EntryFacts]:
+def _rows(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess) -> list[EntryFacts]:
     homepage = reach.homepage if reach is not None else None
     probable = reach.probable if reach is not None else False
     address = reach.address if reach is not None else None
@@ -155,15 +153,5 @@ def _rows(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess,
             grant = granted.get(key)
             rows.append(EntryFacts(ws.id, ws.name, ws.account_id, ws.account_name, homepage, probable, kind, key,
                                    entries[key].role, grant.expires if grant else None,
-                                   _shared_why(whys, grant.source, grant.role, address) if grant else _UNMANAGED))
+                                   why(grant.source, grant.role, address) if grant else _UNMANAGED))
     return rows
-
-
-def _shared_why(whys: dict[tuple[GrantSource, str | None, str | None], Why], source: GrantSource,
-                role: str | None, address: str | None) -> Why:
-    """``why(source, role, address)``, made once for every row it explains (a group's or a rule's
-    line explains a row on each workspace it reaches)."""
-    found = whys.get((source, role, address))
-    if found is None:
-        found = whys[(source, role, address)] = why(source, role, address)
-    return found

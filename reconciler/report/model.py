@@ -18,7 +18,7 @@ from typing import NamedTuple, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
-from reconciler.company.model import CompanyAccess, CompanyWorkspace, EntryKind, Why
+from reconciler.company.model import CompanyAccess, CompanyWorkspace, EntryKind, Why, WhySource
 
 # 1: the first report document.
 REPORT_FORMAT_VERSION = 1
@@ -82,6 +82,21 @@ class AccessReport(_Frozen):
     rows: tuple[ReportRow, ...] = ()
 
 
+class WhyLine(NamedTuple):
+    """A ``Why`` as the report holds it: its fields in a tuple (a model of them takes 700 bytes,
+    and every row has one)."""
+
+    source: WhySource
+    location: str | None
+    address: str | None
+    team: str | None
+    rule: str | None
+    role: str | None
+
+    def text(self) -> str:
+        return Why(**self._asdict()).text()
+
+
 class ReportLine(NamedTuple):
     """A ``ReportRow`` as the report holds it in memory: a tuple, a tenth of a model's size (a
     company of 10,000 workspaces has 250,000 rows).  ``access.json`` writes each as the
@@ -97,7 +112,7 @@ class ReportLine(NamedTuple):
     role: str
     external: bool
     managed_by: str
-    why: Why
+    why: WhyLine
     expires: datetime.date | None
 
     @property
@@ -134,7 +149,8 @@ class MadeReport(NamedTuple):
         yield head[: -len(empty)] + b'"rows":['
         rows = self.rows
         for start in range(0, len(rows), JSON_ROWS_AT_ONCE):
-            part = to_json([row._asdict() for row in rows[start:start + JSON_ROWS_AT_ONCE]])
+            part = to_json([{**row._asdict(), "why": row.why._asdict()}
+                            for row in rows[start:start + JSON_ROWS_AT_ONCE]])
             yield (b"," if start else b"") + part[1:-1]
         yield b"]}"
 
@@ -189,20 +205,23 @@ def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Iterable[_Entry]]], 
     gives them one workspace at a time, so the company's own rows are never all held), and of
     ``rows`` besides."""
     internal = tuple(sorted({normal_domain(d) for d in internal_domains}))
-    # Each domain judged once, each Why's line written once: both repeat on every workspace.
+    # Each domain judged once, each Why kept and its line written once: they repeat on every
+    # workspace a group's list, a team or a rule reaches.
     external: dict[str, bool] = {}
-    lines: dict[Why, str] = {}
+    whys: dict[WhyLine, tuple[WhyLine, str]] = {}
 
     def line_of(r: _Entry) -> ReportLine:
         domain = subject_domain(r.kind, r.key)
         outside = external.get(domain)
         if outside is None:
             outside = external[domain] = not is_internal(domain, internal)
-        line = lines.get(r.why)
-        if line is None:
-            line = lines[r.why] = managed_by(r.why)
+        why = r.why
+        reason = WhyLine(why.source, why.location, why.address, why.team, why.rule, why.role)
+        kept = whys.get(reason)
+        if kept is None:
+            kept = whys[reason] = (reason, managed_by(why))
         return ReportLine(r.workspace_id, r.workspace_name, r.account_id, r.account_name, r.group_homepage, r.kind,
-                          r.key, r.role, outside, line, r.why, r.expires)
+                          r.key, r.role, outside, kept[1], kept[0], r.expires)
 
     company_workspaces: list[CompanyWorkspace] = []
     made: list[ReportLine] = []
@@ -221,7 +240,7 @@ def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Iterable[_Entry]]], 
     return MadeReport(generated_at, internal, tuple(sorted(workspaces, key=lambda w: w.id)), tuple(made))
 
 
-def managed_by(why: Why) -> str:
+def managed_by(why: Why | WhyLine) -> str:
     """The "how is it managed" line: ``Why.text()``, with the unmanaged case in the review's words."""
     return "not managed" if why.source == "unmanaged" else why.text()
 

@@ -69,7 +69,8 @@ def test_access_json_is_the_access_report_document_as_pydantic_dumps_it() -> Non
                      row("ws_9", "domain", "acme.com", "viewer"))
     document = AccessReport(generated_at=made.generated_at, internal_domains=made.internal_domains,
                             workspaces=made.workspaces,
-                            rows=tuple(ReportRow(**line._asdict()) for line in made.rows)).model_dump_json()
+                            rows=tuple(ReportRow(**{**line._asdict(), "why": line.why._asdict()})
+                                      for line in made.rows)).model_dump_json()
     assert made.model_dump_json() == document
 
 
