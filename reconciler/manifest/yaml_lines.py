@@ -328,27 +328,31 @@ class _Reader:
             return None
 
     def _mapping(self, done: _Open) -> LineDict:
-        keys, key_lines = done.items[0::2], done.lines[0::2]
-        items, item_lines = done.items[1::2], done.lines[1::2]
-        if self.merges:
-            items = _unmarked(items)
-        if _PLAIN_KEY_TYPES.issuperset(map(type, keys)):  # no << among them either
-            mapping = LineDict(zip(keys, items, strict=True))
-            if len(mapping) == len(keys):  # the usual case: no duplicate, no merge
+        items, lines = done.items, done.lines
+        if not self.merges:  # the usual case first: plain keys, no duplicate, no merge
+            pairs = iter(items)
+            try:
+                mapping = LineDict(zip(pairs, pairs, strict=True))  # keys and values alternate
+            except TypeError:  # a list or mapping as a key: refused below
+                mapping = LineDict()
+            if 2 * len(mapping) == len(items) and _PLAIN_KEY_TYPES.issuperset(map(type, mapping)):
                 mapping.line = line = done.line
-                if key_lines.count(line) != len(key_lines):
-                    mapping._key_lines = tuple(key_lines)
+                if lines.count(line) != len(lines):
+                    mapping._key_lines = tuple(lines[0::2])
                 return mapping
+        keys, key_lines = items[0::2], lines[0::2]
+        values, value_lines = items[1::2], lines[1::2]
+        if self.merges:
+            values = _unmarked(values)
         self._report_duplicates(keys, key_lines)
-        pairs = self._flattened(keys, items, key_lines, item_lines)
-        mapping, lines = LineDict(), {}
-        for key, value, line in pairs:
+        mapping, found_lines = LineDict(), {}
+        for key, value, line in self._flattened(keys, values, key_lines, value_lines):
             if type(key) not in _PLAIN_KEYS:
                 raise _Refused(line, "a mapping key must be a plain value")
             mapping[key] = value
-            lines[key] = line
+            found_lines[key] = line
         mapping.line = done.line
-        mapping._key_lines = lines
+        mapping._key_lines = found_lines
         return mapping
 
     def _report_duplicates(self, keys: list[Any], key_lines: list[int]) -> None:
