@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
-from reconciler.company.model import CompanyAccess, CompanyWorkspace, EntryKind, Why, WhySource
+from reconciler.company.build import EntryFacts
+from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Why, WhySource
 
 # 1: the first report document.
 REPORT_FORMAT_VERSION = 1
@@ -165,31 +166,6 @@ def utf8(text: str) -> bytes:
     return text.encode("utf-8", errors="replace")
 
 
-class _Entry(Protocol):
-    """What the report reads of a company row (an ``AccessRow``, or its values not yet made one)."""
-
-    @property
-    def workspace_id(self) -> str: ...
-    @property
-    def workspace_name(self) -> str | None: ...
-    @property
-    def account_id(self) -> str | None: ...
-    @property
-    def account_name(self) -> str | None: ...
-    @property
-    def group_homepage(self) -> str | None: ...
-    @property
-    def kind(self) -> EntryKind: ...
-    @property
-    def key(self) -> str: ...
-    @property
-    def role(self) -> str: ...
-    @property
-    def why(self) -> Why: ...
-    @property
-    def expires(self) -> datetime.date | None: ...
-
-
 def make_report(company: CompanyAccess, *, generated_at: datetime.datetime,
                 internal_domains: Iterable[str]) -> MadeReport:
     """The report of ``company``: each row judged internal or external by ``internal_domains``
@@ -198,9 +174,9 @@ def make_report(company: CompanyAccess, *, generated_at: datetime.datetime,
                            internal_domains=internal_domains, rows=company.rows)
 
 
-def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Iterable[_Entry]]], *,
+def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Iterable[AccessRow | EntryFacts]]], *,
                     generated_at: datetime.datetime, internal_domains: Iterable[str],
-                    rows: Iterable[_Entry] = ()) -> MadeReport:
+                    rows: Iterable[AccessRow | EntryFacts] = ()) -> MadeReport:
     """The report of the company's workspaces, each with its rows (``reconciler.company.build.attributed``
     gives them one workspace at a time, so the company's own rows are never all held), and of
     ``rows`` besides."""
@@ -210,7 +186,7 @@ def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Iterable[_Entry]]], 
     external: dict[str, bool] = {}
     whys: dict[WhyLine, tuple[WhyLine, str]] = {}
 
-    def line_of(r: _Entry) -> ReportLine:
+    def line_of(r: AccessRow | EntryFacts) -> ReportLine:
         domain = subject_domain(r.kind, r.key)
         outside = external.get(domain)
         if outside is None:
