@@ -30,6 +30,8 @@ from reconciler.text import printable
 # service are imported by the commands that use them (bench/README.md); so are
 # tempfile and traceback, which only a crash needs.
 if TYPE_CHECKING:
+    import datetime
+
     from reconciler.service import Service
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -77,8 +79,12 @@ def connection_options(func: F) -> F:
         from reconciler.service import Service, parse_rate_limits, warn_if_seed_ignored
 
         _remember_invocation(kwargs)
+        base_url = kwargs.pop("base_url")
+        if kwargs["emulator_file"] is not None and click.get_current_context().get_parameter_source(
+                "base_url") is click.core.ParameterSource.ENVIRONMENT:
+            base_url = None  # --emulator on the command line beats RECONCILER_BASE_URL from the environment
         kwargs["service"] = Service(
-            base_url=kwargs.pop("base_url"),
+            base_url=base_url,
             token_file=kwargs.pop("token_file"),
             emulator_file=kwargs.pop("emulator_file"),
             emulator_seed=kwargs.pop("emulator_seed"),
@@ -183,25 +189,44 @@ reassert_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+# What each command is for, in the order a newcomer meets them: the one list
+# ``reconciler --help`` shows (a command missing here is listed after these,
+# by click's own short help, so none is ever left out or shown twice).
+COMMAND_SUMMARIES: dict[str, str] = {
+    "validate": "check manifests (no token, no network)",
+    "plan": "show what differs from the live service",
+    "apply": "make the service match the manifests",
+    "demo": "validate, plan, apply and re-plan the quickstart on the embedded emulator",
+    "schema": "print the JSON Schema of a manifest (for editors) or of a JSON plan",
+    "import": "bind a manifest address to an existing workspace",
+    "state": "list, show or forget what the state file records",
+    "force-unlock": "remove a lock left by a killed apply (by its lock ID)",
+    "export": "write manifests from the live service (to adopt an existing setup)",
+    "who": "where a person or a domain has access now, and why",
+    "audit": "check every workspace of the company against the policy and the rules",
+    "report": "the access review: access.csv, access.json and one HTML page",
+    "emulator": "run the service emulator as a local HTTP server",
+}
+
+
+class _Commands(click.Group):
+    """The top-level group: its commands listed once, in ``COMMAND_SUMMARIES``' order and words."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        known = [name for name in COMMAND_SUMMARIES if name in self.commands]
+        return known + sorted(name for name in self.commands if name not in COMMAND_SUMMARIES)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMAND_SUMMARIES.get(name) or self.commands[name].get_short_help_str(80))
+                for name in self.list_commands(ctx) if not self.commands[name].hidden]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="reconciler")
 def cli() -> None:
     """Keep Workspace Collaboration Service workspaces as YAML in git.
-
-    \b
-    validate  check manifests (no token, no network)
-    plan      show what differs from the live service
-    apply     make the service match the manifests
-    demo      validate, plan, apply and re-plan the quickstart on the embedded emulator
-    schema    print the JSON Schema of a manifest (for editors) or of a JSON plan
-    import    bind a manifest address to an existing workspace
-    state     list, show or forget what the state file records
-    force-unlock  remove a lock left by a killed apply (by its lock ID)
-    export    write manifests from the live service (to adopt an existing setup)
-    who       where a person or a domain has access now, and why
-    audit     check every workspace of the company against the policy and the rules
-    report    the access review: access.csv, access.json and one HTML page
-    emulator  run the service emulator as a local HTTP server
 
     Connection: RECONCILER_BASE_URL (or --base-url) and RECONCILER_TOKEN (or --token-file),
     or --emulator FILE to rehearse against the embedded emulator.
@@ -324,8 +349,8 @@ def audit(path: Path, service: Service, state_path: Path | None, fmt: str) -> No
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
               help="Directory to write access.csv, access.json and index.html to (created when missing).")
 @click.option("--internal-domain", "internal_domains", multiple=True, metavar="DOMAIN",
-              help="A domain whose people are internal (repeatable; its subdomains too). "
-                   "Default: the manifests' policy allowedDomains.")
+              help="A domain whose people are internal (repeatable; its subdomains too), "
+                   "added to the manifests' policy allowedDomains.")
 @click.option("--since", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="An earlier report's access.json, or a state file: list the grants, revocations, "
                    "escalations and downgrades since then (on the page and in changes.csv).")
@@ -434,6 +459,10 @@ def demo(path: Path | None) -> None:
     (straight on the emulator), and the plan shows that drift and the apply repairs it. Uses a fresh
     emulator and state in a temporary directory each time, so the demo always starts from the seed
     beside the manifest (seed.yaml) or the built-in demo company.
+
+    examples/review (a directory with review-demo.yaml) runs a quarterly access review instead: a
+    campaign over the company example, two reviewers' decisions, the plan and apply of the
+    revocations, the evidence, and a last plan with no changes.
     """
     from reconciler.commands.demo import demo as run_demo
 
@@ -597,6 +626,119 @@ def force_unlock(lock_id: str, path: Path, state_path: Path | str | None) -> Non
     from reconciler.commands.state import force_unlock as unlock
 
     click.echo(unlock(path=path, state_path=state_path, lock_id=lock_id), nl=False)
+
+
+@cli.group()
+def review() -> None:
+    """Access review campaigns kept in git under PATH/reviews/NAME/: start one, follow it, close it,
+    and write the evidence. The plan carries out the reviewers' revocations.
+    """
+
+
+def _today() -> datetime.date:
+    """Today (UTC), or the day SOURCE_DATE_EPOCH names (a reproducible run, a test)."""
+    import datetime
+
+    from reconciler.commands.report import source_date
+
+    moment = source_date(os.environ)
+    return (moment or datetime.datetime.now(datetime.UTC)).date()
+
+
+@review.command("start")
+@click.argument("name")
+@manifest_argument
+@connection_options
+@state_option
+@click.option("--due", type=click.DateTime(formats=["%Y-%m-%d"]), required=True, metavar="DATE",
+              help="The date (YYYY-MM-DD) every reviewer must have decided by.")
+@click.option("--scope-external", is_flag=True,
+              help="Review only users and domains outside the policy's allowedDomains.")
+@click.option("--reviewers", default="owners", show_default=True, metavar="owners|team:NAME",
+              help="owners: each workspace's owners review it; team:NAME: the team's members, one per workspace "
+                   "in turn.")
+@click.option("--fallback", metavar="EMAIL", help="Reviews the workspaces that have no owner.")
+@click.option("--on-due", type=click.Choice(["flag", "revoke", "keep"]), default="flag", show_default=True,
+              help="What an item still undecided after the due date becomes: flagged by audit, revoked, or kept.")
+def review_start(name: str, path: Path, service: Service, state_path: Path | None, due: datetime.datetime,
+                 scope_external: bool, reviewers: str, fallback: str | None, on_due: str) -> None:
+    """Start the access review NAME: read the company once (ceil(N/100) listing calls, nothing written
+    to the service) and write PATH/reviews/NAME/campaign.yaml and one file per reviewer, each item an
+    access entry (workspace, kind, key, role, why) with decision: null for the reviewer to set.
+    """
+    from reconciler.commands.review import start
+
+    _say(start(name, path, service=service, due=due.date(), today=_today(), external=scope_external,
+               reviewers=reviewers, fallback=fallback, on_due=on_due, state_path=state_path),
+         nl=False, suggestions=False)
+
+
+@review.command("status")
+@click.argument("name")
+@manifest_argument
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
+              help="text for people, markdown for a job summary or a pull-request comment, json for machines.")
+def review_status(name: str, path: Path, fmt: str) -> None:
+    """How far the review NAME is: per reviewer, decided out of total, and the items still undecided
+    after the due date. Reads the files only (no token, no network).
+
+    Exit 0 when every item is decided, 2 when some are open, 1 on errors.
+    """
+    from reconciler.commands.review import render_status, status
+
+    result = status(name, path, today=_today())
+    _say(render_status(result, fmt), nl=False, suggestions=False)
+    if not result.complete:
+        sys.exit(EXIT_CHANGES)
+
+
+@review.command("close")
+@click.argument("name")
+@manifest_argument
+@state_option
+def review_close(name: str, path: Path, state_path: Path | None) -> None:
+    """Close the review NAME: remove the manifest lines its revoke decisions contradict (an explicit
+    entry of the workspace's list; a team membership only where the item says removeFromTeam: true),
+    keeping every other line and comment, and set closed: <today> in its campaign.yaml.
+
+    Reads the files and the state only (no token, no network); commit the diff with the decisions.
+    """
+    from reconciler.commands.review import close
+
+    _say(close(name, path, today=_today(), state_path=state_path), nl=False, suggestions=False)
+
+
+@review.command("report")
+@click.argument("name")
+@manifest_argument
+@state_option
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
+              help="Directory to write evidence.csv and evidence.html to (created when missing).")
+def review_report(name: str, path: Path, state_path: Path | None, out_dir: Path) -> None:
+    """Write the evidence of the review NAME to DIR: evidence.csv and one self-contained evidence.html,
+    every item with its decision, reviewer and reason, when and in which commit it was decided (git
+    blame of the reviewer's file), and whether each revocation was applied (from the state).
+
+    Headline figures: items, decided, kept, revoked, revoked and applied, overdue. No network.
+    """
+    from reconciler.commands.review import report
+
+    _say(report(name, path, out=out_dir, today=_today(), state_path=state_path), nl=False, suggestions=False)
+
+
+@review.command("page")
+@click.argument("name")
+@manifest_argument
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
+              help="Directory to write review.html to (created when missing).")
+def review_page(name: str, path: Path, out_dir: Path) -> None:
+    """Write review.html to DIR: one self-contained page (no server, no network) where a reviewer of
+    NAME filters their items, marks keep or revoke with a reason, sees their progress, and downloads
+    their decisions as the YAML file to commit.
+    """
+    from reconciler.commands.review import page
+
+    _say(page(name, path, out=out_dir), nl=False, suggestions=False)
 
 
 @cli.group()

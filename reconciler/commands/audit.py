@@ -22,8 +22,9 @@ def audit(path: Path, *, service: Service, state_path: Path | None = None, today
     from reconciler.plan import make_plan
 
     read = load_and_read(path, service=service, state_path=state_path)
-    plan = make_plan(read.desired, read.live, read.state, today=today or utc_today())
-    return judge(read.desired, read.company, plan)
+    day = today or utc_today()
+    plan = make_plan(read.desired, read.live, read.state, today=day)
+    return judge(read.desired, read.company, plan, today=day)
 
 
 def render(report: AuditReport, fmt: str) -> str:

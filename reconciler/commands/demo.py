@@ -6,8 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reconciler.commands.apply import apply
-from reconciler.commands.plan import plan
+from reconciler.commands.demo_steps import plan_and_apply
 from reconciler.commands.validate import validate
 from reconciler.errors import ApplyError
 from reconciler.manifest import load_desired
@@ -38,8 +37,15 @@ def demo(*, path: Path | None, color: bool, show_title: Callable[[str], None], s
         seed = path / "seed.yaml" if (path / "seed.yaml").exists() else None
         # env={}: a RECONCILER_TOKEN of a real company in the shell must not reach the demo's emulator.
         service = Service(emulator_file=workdir / "emulator.yaml", emulator_seed=seed, env={})
-        for title, step in demo_steps(path, service=service, state_path=workdir / "reconciler.state.json",
-                                      color=color):
+        steps = demo_steps(path, service=service, state_path=workdir / "reconciler.state.json", color=color)
+        if (path / REVIEW_DEMO_FILE).is_file():  # examples/review: an access review over another example
+            from reconciler.commands.plan import utc_today
+            from reconciler.commands.review_demo import load_script, review_demo_steps
+
+            service = Service(emulator_file=workdir / "emulator.yaml",
+                              emulator_seed=path / load_script(path).manifests / "seed.yaml", env={})
+            steps = review_demo_steps(path, workdir, service=service, color=color, today=utc_today())
+        for title, step in steps:
             show_title(title)
             show(step())
     finally:
@@ -51,19 +57,8 @@ def demo_steps(path: Path, *, service: Service, state_path: Path, color: bool) -
     access in the web app, behind the tool's back, and the plan shows that
     drift and the apply repairs it.  Steps are made lazily: each after the
     one before it ran."""
-    from reconciler.plan import render_text
-
-    where = f"--emulator {service.emulator_file}"
-    plan_title, apply_title = f"reconciler plan {path} {where}", f"reconciler apply {path} {where} --auto-approve"
-
-    def show_plan() -> str:
-        return render_text(plan(path, service=service, state_path=state_path), color=color)
-
-    def run_apply() -> str:
-        return apply(path, service=service, state_path=state_path, targets=(), max_removals=None,
-                     plan_file=None, confirm=lambda text: print(text, end="") or True, color=color,
-                     progress=lambda m: print(f"  {m}"))
-
+    (plan_title, show_plan), (apply_title, run_apply) = plan_and_apply(path, service=service,
+                                                                        state_path=state_path, color=color)
     yield f"reconciler validate {path}", lambda: validate(path)
     yield plan_title, show_plan
     yield apply_title, run_apply
@@ -75,6 +70,7 @@ def demo_steps(path: Path, *, service: Service, state_path: Path, color: bool) -
     yield plan_title, show_plan
 
 
+REVIEW_DEMO_FILE = "review-demo.yaml"  # reconciler.commands.review_demo reads it
 WEB_APP_NEWCOMER = "added.in.web.app@example.com"
 
 

@@ -13,7 +13,8 @@ less.  The findings are one value (``AuditReport``); the renderers are in
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from datetime import date
 from typing import Literal
 
 from reconciler.company.build import location_text
@@ -26,11 +27,11 @@ from reconciler.company.model import (
     Frozen,
     Why,
 )
-from reconciler.manifest.desired import Desired, DesiredPolicy
+from reconciler.manifest.desired import Desired, DesiredCampaign, DesiredPolicy
 from reconciler.manifest.policy import Breach, grant_breach, owner_breach
 from reconciler.plan.model import AccessChange, EntryChange, Plan
 
-FindingKind = Literal["policy", "rule"]
+FindingKind = Literal["policy", "rule", "review"]
 
 
 class Finding(Frozen):
@@ -41,7 +42,9 @@ class Finding(Frozen):
     its role now, ``wanted`` the most the policy allows (None: no access at
     all) and ``why`` why it is there.  ``kind`` rule: the manifest rule
     ``rule`` at ``location`` would change the entry from ``role`` (None: no
-    access now) to ``wanted`` (None: revoked).  ``message`` says it in one
+    access now) to ``wanted`` (None: revoked).  ``kind`` review: an item of
+    the access review ``rule`` (the campaign) nobody decided by its due date,
+    with ``onDue: flag``; ``location`` is the item's decision line.  ``message`` says it in one
     line for people, ``problem`` the same without the entry (both unescaped:
     each renderer escapes them).
     """
@@ -68,27 +71,60 @@ class AuditReport(Frozen):
 
     format_version: int = COMPANY_FORMAT_VERSION
     workspaces: int
-    managed: int  # workspaces a manifest list governs
+    managed: int  # workspaces a manifest names (company.model.ManagedBy "manifest")
+    rules_only: int = 0  # workspaces in no manifest that a rule reaches
     calls: int
     findings: tuple[Finding, ...] = ()
+    # Workspaces the rules skip because only a person can give them an owner
+    # (the plan's needs_person): "address (file:line): reason. What to do."
+    needs_person: tuple[str, ...] = ()
 
     @property
     def clean(self) -> bool:
-        return not self.findings
+        return not self.findings and not self.needs_person
 
     def of(self, kind: FindingKind) -> list[Finding]:
         return [f for f in self.findings if f.kind == kind]
 
 
-def audit(desired: Desired, company: CompanyAccess, plan: Plan) -> AuditReport:
+def audit(desired: Desired, company: CompanyAccess, plan: Plan, today: date | None = None) -> AuditReport:
     """Every policy violation of the live access, then every change the
-    rules would make (``plan``: made from the same read)."""
+    rules would make (``plan``: made from the same read), then every access
+    review item flagged for not being decided by its due date (on ``today``)."""
     findings: list[Finding] = []
     if desired.policy is not None:
         findings += policy_findings(desired.policy, company)
     findings += rule_findings(plan, company)
-    return AuditReport(workspaces=company.total, managed=sum(1 for w in company.workspaces if w.address),
-                       calls=company.calls, findings=tuple(findings))
+    if today is not None:
+        findings += review_findings(desired.reviews, company, today)
+    return AuditReport(workspaces=company.total, managed=company.count("manifest"),
+                       rules_only=company.count("rules"), calls=company.calls, findings=tuple(findings),
+                       needs_person=tuple(f"{n.address} ({n.location}): {n.reason}. {n.check}"
+                                          for n in plan.needs_person if n.kind == "access"))
+
+
+def review_findings(campaigns: Sequence[DesiredCampaign], company: CompanyAccess, today: date) -> list[Finding]:
+    """Every item of a campaign with ``onDue: flag`` that nobody decided by its due date (an item two
+    reviewers hold is decided when either decided it), in the campaign's order."""
+    workspaces = {w.id: w for w in company.workspaces}
+    found: list[Finding] = []
+    for campaign in campaigns:
+        if campaign.on_due != "flag" or not campaign.overdue(today):
+            continue
+        decided = {(i.workspace, i.kind, i.key) for i in campaign.items if i.decision is not None}
+        for item in campaign.items:
+            if (item.workspace, item.kind, item.key) in decided:
+                continue
+            ws = workspaces.get(item.workspace)
+            what = f"not reviewed by {campaign.due.isoformat()} ({item.reviewer}, {location_text(item.location)})"
+            found.append(Finding(
+                kind="review", rule=campaign.name, location=location_text(item.location),
+                workspace_id=item.workspace, workspace_name=ws.name if ws else item.name,
+                account_id=ws.account_id if ws else None, account_name=ws.account_name if ws else None,
+                address=ws.address if ws else None, entry_kind=item.kind, key=item.key, role=item.role,
+                problem=what, message=f"review {campaign.name}: {item.kind} {item.key} {item.role} on "
+                                      f"{item.workspace} was {what}"))
+    return found
 
 
 def policy_findings(policy: DesiredPolicy, company: CompanyAccess) -> list[Finding]:

@@ -21,9 +21,9 @@ from collections.abc import Iterator
 from datetime import date
 from typing import NamedTuple
 
-from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Why
+from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why
 from reconciler.live import Live, LiveEntry, LiveWorkspace, shared_entries
-from reconciler.manifest.desired import AccessList, Desired, DesiredRule
+from reconciler.manifest.desired import AccessList, Desired, DesiredRule, RevokedEntry
 from reconciler.manifest.location import SourceLocation
 from reconciler.plan.rules import matching_rules
 from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
@@ -64,7 +64,8 @@ def company_access(desired: Desired, live: Live, state: State) -> CompanyAccess:
     for workspace, entries in attributed(desired, live, state):
         workspaces.append(workspace)
         rows += (AccessRow(**facts._asdict()) for facts in entries)
-    return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=live.pages_read)
+    return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=live.pages_read,
+                         leavers=leavers(desired))
 
 
 def attributed(desired: Desired, live: Live, state: State) -> Iterator[tuple[CompanyWorkspace, list[EntryFacts]]]:
@@ -74,12 +75,26 @@ def attributed(desired: Desired, live: Live, state: State) -> Iterator[tuple[Com
     rules = _list_rules(desired, live, reaches)
     for ws in live.workspaces.values():
         reach = reaches.get(ws.id)
+        matching = rules[reach.address] if reach is not None else matching_rules(desired.rules, ws)
         workspace = CompanyWorkspace(
             id=ws.id, name=ws.name, account_id=ws.account_id, account_name=ws.account_name,
             template_id=ws.template_id, group_homepage=reach.homepage if reach else None,
-            probable_member=reach.probable if reach else False, address=reach.address if reach else None)
-        matching = rules[reach.address] if reach is not None else matching_rules(desired.rules, ws)
+            probable_member=reach.probable if reach else False, address=reach.address if reach else None,
+            managed="manifest" if reach is not None else "rules" if matching else "none",
+            rules=tuple(r.key for r in matching))
         yield workspace, _rows(ws, reach, expand_access(reach.access if reach else None, teams, matching))
+
+
+def leavers(desired: Desired) -> tuple[Leaver, ...]:
+    """The people and domains any revoke rule names, with the rule and its line."""
+    return tuple(Leaver(kind=kind, key=entry.key, rule=rule.key, location=location_text(entry.location))
+                 for rule in desired.rules
+                 for kind, entries in _revoked(rule)
+                 for entry in entries)
+
+
+def _revoked(rule: DesiredRule) -> tuple[tuple[EntryKind, tuple[RevokedEntry, ...]], ...]:
+    return (("user", rule.revoke_users), ("domain", rule.revoke_domains))
 
 
 def _list_rules(desired: Desired, live: Live, reaches: dict[str, ListReach]) -> dict[str, tuple[DesiredRule, ...]]:
@@ -131,7 +146,9 @@ _UNMANAGED = Why(source="unmanaged")
 
 def why(source: GrantSource, role: str | None, address: str | None) -> Why:
     """The model's ``Why`` of a grant ``expand_access`` decided (``role``
-    None: of a revocation)."""
+    None: of a revocation).  A review only ever revokes, and a revocation
+    has no row, so ``source`` is an entry, a team or a rule."""
+    assert source.kind != "review", "a review grants nothing"
     return Why(source=source.kind, location=location_text(source.location),
                address=address if source.kind != "rule" else None, team=source.team, rule=source.rule, role=role)
 

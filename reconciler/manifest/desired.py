@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Generic, NamedTuple, TypeVar
+from typing import Generic, Literal, NamedTuple, TypeVar
 
 from reconciler.manifest.location import SourceLocation
 from reconciler.vocabulary import Role
@@ -203,6 +203,7 @@ class DesiredPolicy(NamedTuple):
     max_revocations: PolicyValue[int] | None = None
     max_escalations: PolicyValue[int] | None = None
     max_notified: PolicyValue[int] | None = None
+    min_owners: PolicyValue[int] | None = None  # the access report flags a workspace with fewer owners
 
 
 class TeamMember(NamedTuple):
@@ -260,10 +261,61 @@ class DesiredRule(NamedTuple):
     ensure_domains: tuple[DomainAccess, ...] = ()
     revoke_users: tuple[RevokedEntry, ...] = ()
     revoke_domains: tuple[RevokedEntry, ...] = ()
+    # revoke.successor: who becomes owner (role owner, at its line) where a
+    # revoked owner was the last one: a handover, planned against the live list.
+    successor: UserAccess | None = None
 
     @property
     def address(self) -> str:
         return f"rule.{self.key}"
+
+
+OnDue = Literal["revoke", "keep", "flag"]
+Decision = Literal["keep", "revoke"]
+ReviewEntryKind = Literal["user", "domain"]
+
+
+class ReviewItem(NamedTuple):
+    """One item of a reviewer's file, with the line of its ``decision:`` (where a
+    plan's revocation points) and of the item itself."""
+
+    campaign: str
+    reviewer: str
+    workspace: str
+    kind: ReviewEntryKind
+    key: str
+    role: Role
+    location: SourceLocation  # the decision line
+    name: str | None = None
+    why: str = ""
+    decision: Decision | None = None
+    reason: str | None = None
+    remove_from_team: bool = False
+    position: int = 0  # the item's index in the reviewer's file
+
+    @property
+    def file(self) -> str:
+        return self.location.file
+
+
+class DesiredCampaign(NamedTuple):
+    """A campaign and every reviewer's items, in reviewer then file order."""
+
+    name: str
+    location: SourceLocation  # the campaign file, line 1
+    started: date
+    due: date
+    on_due: OnDue = "flag"
+    match: RuleMatch | None = None
+    entries: Literal["all", "external"] = "all"
+    reviewers: str = "owners"  # "owners" or "team:NAME"
+    fallback: str | None = None
+    closed: date | None = None
+    items: tuple[ReviewItem, ...] = ()
+    reviewer_files: tuple[tuple[str, str], ...] = ()  # (reviewer, file as shown)
+
+    def overdue(self, today: date) -> bool:
+        return today > self.due
 
 
 class Desired(NamedTuple):
@@ -286,6 +338,8 @@ class Desired(NamedTuple):
     # --strict makes them errors.
     notes: tuple[str, ...] = ()
     files: tuple[Path, ...] = ()
+    # Access review campaigns (reviews/<name>/: reconciler.manifest.reviews).
+    reviews: tuple[DesiredCampaign, ...] = ()
 
     def addresses(self) -> list[str]:
         """Every group, member, standalone workspace and asset address, in manifest order."""

@@ -24,6 +24,7 @@ from reconciler.manifest.desired import Desired
 from reconciler.manifest.governance import governance_problems
 from reconciler.manifest.lint import lint
 from reconciler.manifest.policy import policy_problems
+from reconciler.manifest.reviews import LoadedReviews, load_reviews
 from reconciler.manifest.location import Problem, SourceLocation
 from reconciler.manifest.models import ManifestSpec
 from reconciler.manifest.rules import DEFAULT_MAX_FILE_BYTES, file_rules, manifest_set_rules
@@ -108,9 +109,11 @@ def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, to
     if not read and not problems:
         raise ManifestError([f"{path}: no manifest files here, only emulator seed or data files"])
     problems += manifest_set_rules([(f.name, f.document) for f in read])
+    reviews = load_reviews(root, decode_manifest)
+    problems += reviews.problems
     if problems:
         raise ManifestError([str(p) for p in sorted(set(problems))])
-    desired = _merge([part for f in read for part in f.parts], root, read)
+    desired = _merge([part for f in read for part in f.parts], root, read, reviews)
     problems_found = governance_problems(desired) + policy_problems(desired)
     if problems_found:
         raise ManifestError(problems_found)
@@ -197,7 +200,7 @@ def _pieces(document: LineDict) -> Iterator[dict[str, Any]]:
                 else {section: {key: value}}
 
 
-def _merge(parts: list[FileParts], root: Path, read: list[_ReadFile]) -> Desired:
+def _merge(parts: list[FileParts], root: Path, read: list[_ReadFile], reviews: LoadedReviews) -> Desired:
     policies = [p.policy for p in parts if p.policy is not None]
     if len(policies) > 1:
         raise ManifestError([f"{later.location}: policy: already defined at {policies[0].location}; the policy "
@@ -212,7 +215,9 @@ def _merge(parts: list[FileParts], root: Path, read: list[_ReadFile]) -> Desired
         rules=tuple(r for p in parts for r in p.rules),
         files=tuple(f.path for f in read),
         root=root,
-        digest=manifest_digest([(f.path.relative_to(root).as_posix(), f.data) for f in read]),
+        reviews=reviews.campaigns,
+        # The reviewers' decisions are manifests too: a saved plan made before one changed is stale.
+        digest=manifest_digest([(f.path.relative_to(root).as_posix(), f.data) for f in read] + reviews.files),
     )
 
 

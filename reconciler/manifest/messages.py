@@ -32,14 +32,16 @@ class _Place:
     model: type[BaseModel] | None  # the model whose field the last component names
 
 
-def problems_from_errors(errors: list[ErrorDetails], document: Any, file: str) -> list[Problem]:
-    """One readable problem per pydantic error of ``ManifestSpec`` validation."""
+def problems_from_errors(errors: list[ErrorDetails], document: Any, file: str,
+                         spec: type[BaseModel] = ManifestSpec) -> list[Problem]:
+    """One readable problem per pydantic error of ``spec`` validation (a
+    manifest file's ``ManifestSpec``, or an access review's files)."""
     problems = []
     for error in errors:
         loc = error["loc"]
         if error["type"] == "union_tag_invalid":
             loc = (*loc, "type")  # point at the bad type itself, not at the asset
-        place = _walk(loc, document)
+        place = _walk(loc, document, spec)
         line = place.line
         path, message = _phrase(error, place)
         text = f"{_dotted(path)}: {message}" if path else message
@@ -47,10 +49,10 @@ def problems_from_errors(errors: list[ErrorDetails], document: Any, file: str) -
     return problems
 
 
-def _walk(loc: tuple[str | int, ...], document: Any) -> _Place:
+def _walk(loc: tuple[str | int, ...], document: Any, spec: type[BaseModel]) -> _Place:
     node: Any = document
     line = getattr(document, "line", 1)
-    tp: Any = ManifestSpec
+    tp: Any = spec
     model: type[BaseModel] | None = None
     path: list[str | int] = []
     for part in loc:
@@ -133,8 +135,13 @@ def _phrase(error: ErrorDetails, place: _Place) -> tuple[tuple[str | int, ...], 
         return path, f"{_shown(value)} is not a role; use one of {', '.join(ROLES)}"
     if path == ("version",) and kind in ("literal_error", "manifest"):
         return (), f"version must be 1 (the only manifest format this tool reads), got {_shown(value)}"
+    if kind == "literal_error" and last == "all" and "match" in path:
+        return path, (f"{_shown(value)} is not a criterion: all: true matches every workspace of the company; "
+                      "to match fewer, leave all out and give accounts, templates or names")
     if kind == "literal_error":
-        return path, f"{_shown(value)} is not allowed; use one of {ctx.get('expected')}"
+        # pydantic spells the allowed values as Python does (True, 'a'); a manifest is YAML.
+        expected = str(ctx.get("expected")).replace("True", "true").replace("False", "false")
+        return path, f"{_shown(value)} is not allowed; use one of {expected}"
     if kind in ("manifest", "manifest_id"):
         return path, printable(error["msg"])
     return path, _type_message(kind, value, error["msg"])

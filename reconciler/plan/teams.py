@@ -31,7 +31,7 @@ from reconciler.manifest.location import SourceLocation
 from reconciler.vocabulary import Role
 from reconciler.vocabulary import rank
 
-SourceKind = Literal["entry", "team", "rule"]
+SourceKind = Literal["entry", "team", "rule", "review"]
 
 
 class GrantSource(NamedTuple):
@@ -39,7 +39,8 @@ class GrantSource(NamedTuple):
 
     entry: an explicit ``users:``/``domains:`` line of the list; team: a team
     the list names (``team``); rule: a rule's ``ensure`` or ``revoke``
-    (``rule``; ``team`` too when the rule names a team).  ``location`` is the
+    (``rule``; ``team`` too when the rule names a team); review: a reviewer's
+    revoke (only ever a revocation).  ``location`` is the
     line to edit: the entry, the list's team reference, or the rule's entry.
     """
 
@@ -47,8 +48,15 @@ class GrantSource(NamedTuple):
     location: SourceLocation
     team: str | None = None
     rule: str | None = None
+    # review: an access review's decision (reconciler.plan.reviews); ``due`` when
+    # the item was revoked for not being reviewed by then.
+    campaign: str | None = None
+    reviewer: str | None = None
+    due: str | None = None
 
     def __str__(self) -> str:
+        if self.kind == "review":
+            return f"review {self.campaign} ({self.location})"
         if self.kind == "rule":
             via = f" via team {self.team}" if self.team else ""
             return f"rule {self.rule}{via} ({self.location})"

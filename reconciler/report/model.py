@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
 from reconciler.company.build import EntryFacts
-from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Why, WhySource
+from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhySource
 
 # 1: the first report document.
 REPORT_FORMAT_VERSION = 1
@@ -68,7 +68,10 @@ class ReportWorkspace(_Frozen):
     account_name: str | None = None
     group_homepage: str | None = None
     address: str | None = Field(default=None, description="The manifest access list that governs it, if any.")
-    managed: bool = Field(description="Whether a manifest (a list, a team or a rule) manages any of its access.")
+    managed: bool = Field(description="Whether a manifest names it: a group's homepage or member (found by its "
+                                      "shared entries too), or a standalone workspace.")
+    rules_only: bool = Field(default=False, description="In no manifest, but a rule matches it (reached only by rules).")
+    rules: tuple[str, ...] = Field(default=(), description="The rules matching it, in manifest order.")
 
 
 class AccessReport(_Frozen):
@@ -81,6 +84,9 @@ class AccessReport(_Frozen):
     internal_domains: tuple[str, ...] = ()
     workspaces: tuple[ReportWorkspace, ...] = ()
     rows: tuple[ReportRow, ...] = ()
+    leavers: tuple[Leaver, ...] = Field(default=(), description="Every user and domain a rule revokes, at its line.")
+    min_owners: int = Field(default=1, ge=1, description="policy.minOwners: fewer owners than this is flagged.")
+
 
 
 class WhyLine(NamedTuple):
@@ -133,27 +139,31 @@ class MadeReport(NamedTuple):
     internal_domains: tuple[str, ...]
     workspaces: tuple[ReportWorkspace, ...]
     rows: tuple[ReportLine, ...]
+    leavers: tuple[Leaver, ...] = ()
+    min_owners: int = 1
 
     def json_parts(self) -> Iterator[bytes]:
         """The ``AccessReport`` document as compact JSON (at 10,000 workspaces an indented one is
         twice the size, for machines that do not care), in parts of ``JSON_ROWS_AT_ONCE`` rows,
         so that its text (105 MiB at 10,000 workspaces) is never whole in memory.
 
-        The head is pydantic's own dump of the document without rows (``rows`` is its last
-        field); each row is dumped from its fields, in ``ReportRow``'s order, as that model
+        The rest is pydantic's own dump of the document without rows, cut where its empty
+        ``rows`` stands (inside a JSON string a quote is escaped, so ``"rows":[]`` is only ever
+        that key); each row is dumped from its fields, in ``ReportRow``'s order, as that model
         dumps itself (``tests/report/test_model.py`` holds the two to the same bytes)."""
-        head = utf8(AccessReport(generated_at=self.generated_at, internal_domains=self.internal_domains,
-                                  workspaces=self.workspaces).model_dump_json())
-        empty = b'"rows":[]}'
-        if not head.endswith(empty):  # pragma: no cover - rows is AccessReport's last field
-            raise AssertionError("rows is no longer AccessReport's last field")
-        yield head[: -len(empty)] + b'"rows":['
+        document = utf8(AccessReport(generated_at=self.generated_at, internal_domains=self.internal_domains,
+                                      workspaces=self.workspaces, leavers=self.leavers,
+                                      min_owners=self.min_owners).model_dump_json())
+        head, empty, tail = document.partition(b'"rows":[]')
+        if not empty:  # pragma: no cover - AccessReport always writes its rows
+            raise AssertionError("AccessReport's dump has no rows key")
+        yield head + b'"rows":['
         rows = self.rows
         for start in range(0, len(rows), JSON_ROWS_AT_ONCE):
             part = to_json([{**row._asdict(), "why": row.why._asdict()}
                             for row in rows[start:start + JSON_ROWS_AT_ONCE]])
             yield (b"," if start else b"") + part[1:-1]
-        yield b"]}"
+        yield b"]" + tail
 
     def model_dump_json(self) -> str:
         """The whole document as ``AccessReport.model_dump_json`` writes it (for a small report)."""
@@ -167,15 +177,17 @@ def utf8(text: str) -> bytes:
 
 
 def make_report(company: CompanyAccess, *, generated_at: datetime.datetime,
-                internal_domains: Iterable[str]) -> MadeReport:
+                internal_domains: Iterable[str], min_owners: int = 1) -> MadeReport:
     """The report of ``company``: each row judged internal or external by ``internal_domains``
     (an email's domain, or a domain entry, equal to one of them or below it)."""
     return report_of_parts(((w, ()) for w in company.workspaces), generated_at=generated_at,
-                           internal_domains=internal_domains, rows=company.rows)
+                           internal_domains=internal_domains, leavers=company.leavers, min_owners=min_owners,
+                           rows=company.rows)
 
 
 def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Iterable[AccessRow | EntryFacts]]], *,
                     generated_at: datetime.datetime, internal_domains: Iterable[str],
+                    leavers: tuple[Leaver, ...] = (), min_owners: int = 1,
                     rows: Iterable[AccessRow | EntryFacts] = ()) -> MadeReport:
     """The report of the company's workspaces, each with its rows (``reconciler.company.build.attributed``
     gives them one workspace at a time, so the company's own rows are never all held), and of
@@ -199,21 +211,18 @@ def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Iterable[AccessRow |
         return ReportLine(r.workspace_id, r.workspace_name, r.account_id, r.account_name, r.group_homepage, r.kind,
                           r.key, r.role, outside, kept[1], kept[0], r.expires)
 
-    company_workspaces: list[CompanyWorkspace] = []
+    workspaces: list[ReportWorkspace] = []
     made: list[ReportLine] = []
-    for workspace, entries in parts:
-        company_workspaces.append(workspace)
+    for w, entries in parts:
+        workspaces.append(ReportWorkspace(
+            id=w.id, name=w.name, account_id=w.account_id, account_name=w.account_name,
+            group_homepage=w.group_homepage, address=w.address,
+            managed=w.managed == "manifest", rules_only=w.managed == "rules", rules=w.rules))
         made += map(line_of, entries)
     made += map(line_of, rows)
-    managed_ids = {r.workspace_id for r in made if r.why.source != "unmanaged"}
-    workspaces = [
-        ReportWorkspace(id=w.id, name=w.name, account_id=w.account_id, account_name=w.account_name,
-                        group_homepage=w.group_homepage, address=w.address,
-                        managed=w.address is not None or w.id in managed_ids)
-        for w in company_workspaces
-    ]
     made.sort(key=lambda r: (r.workspace_id, r.kind != "user", r.key))
-    return MadeReport(generated_at, internal, tuple(sorted(workspaces, key=lambda w: w.id)), tuple(made))
+    return MadeReport(generated_at, internal, tuple(sorted(workspaces, key=lambda w: w.id)), tuple(made),
+                      leavers, min_owners)
 
 
 def managed_by(why: Why | WhyLine) -> str:

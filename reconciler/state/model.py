@@ -19,6 +19,16 @@ from pydantic import BaseModel, ConfigDict, Field
 STATE_VERSION = 1
 
 
+class RevokedByReview(BaseModel):
+    """An entry an access review's revoke removed, as an apply carried it out."""
+
+    model_config = ConfigDict(extra="forbid")
+    campaign: str
+    reviewer: str | None = None
+    applied: str  # YYYY-MM-DD (UTC)
+    serial: int  # the state serial that apply wrote
+
+
 class AccessRecord(BaseModel):
     """The access entries this tool manages on one list: email/domain → role
     as last applied, and since when each has been managed
@@ -31,6 +41,9 @@ class AccessRecord(BaseModel):
     # The entries a team or rule put there ("user:<email>" -> "team <key>" or
     # "rule <key>"): when one leaves the team or the rule, the plan names it.
     via: dict[str, str] | None = None  # None: nothing put there by a team or rule (not written)
+    # The entries an access review revoked here ("user:<email>" -> when, by which apply): the
+    # review's evidence (reconciler review report) says from it whether a revocation was applied.
+    revoked: dict[str, RevokedByReview] | None = None
 
 
 class AssetRecord(BaseModel):
@@ -230,6 +243,11 @@ class StateBuilder:
         for address, before in self._before.items():
             self._store(address, before)
         self._before.clear()
+
+    @property
+    def serial(self) -> int:
+        """The serial of the state this builder started from (an apply's fold writes the next)."""
+        return self._state.serial
 
     def state(self) -> State:
         """The state as it is now (one copy of the map)."""

@@ -138,7 +138,7 @@ def test_the_readme_runs_the_workflows_validate_plan_and_apply(workflow: dict[An
 def test_workflow_runs_on_pull_requests_on_pushes_to_main_nightly_monthly_and_by_hand(workflow: dict[Any, Any]) -> None:
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
     assert set(triggers) == {"pull_request", "push", "schedule", "workflow_dispatch"}
-    assert triggers["schedule"] == [{"cron": "17 3 * * *"}, {"cron": "41 4 1 * *"}]
+    assert triggers["schedule"] == [{"cron": "17 3 * * *"}, {"cron": "41 4 1 * *"}, {"cron": "23 6 * * 1"}]
     assert triggers["push"]["branches"] == ["main"]
     assert triggers["pull_request"]["branches"] == ["main"]
 
@@ -146,7 +146,7 @@ def test_workflow_runs_on_pull_requests_on_pushes_to_main_nightly_monthly_and_by
 def test_workflow_jobs_plan_comment_on_pull_requests_apply_on_push_audit_nightly_report_monthly(
         workflow: dict[Any, Any]) -> None:
     jobs = workflow["jobs"]
-    assert set(jobs) == {"plan", "comment", "apply", "audit", "report"}
+    assert set(jobs) == {"plan", "comment", "apply", "audit", "report", "review-status"}
     # Each schedule runs its own job: the nightly cron the audit, the monthly one (or a run by hand) the report.
     assert jobs["audit"]["if"] == "github.event_name == 'schedule' && github.event.schedule == '17 3 * * *'"
     assert jobs["report"]["if"] == ("(github.event_name == 'schedule' && github.event.schedule == '41 4 1 * *') "
@@ -181,7 +181,7 @@ def test_every_reconciler_call_is_a_documented_command(workflow: dict[Any, Any])
     for job_id, step in run_steps(workflow):
         calls.setdefault(job_id, []).extend(reconciler_commands(step["run"]))
     every = [c for commands in calls.values() for c in commands]
-    assert {c[1] for c in every} == {"validate", "plan", "apply", "audit", "report"}
+    assert {c[1] for c in every} == {"validate", "plan", "apply", "audit", "report", "review"}
     for command in every:
         if command[1] == "plan":
             assert "--format" in command and command[command.index("--format") + 1] == "markdown", command
@@ -293,3 +293,14 @@ def test_pre_commit_hook_as_documented_validates_the_example(capsys: pytest.Capt
     assert code == 0, err
     assert out == ("The manifests in manifests are valid: 1 group with 1 member, 1 standalone workspace, "
                    "2 access lists, 0 assets, 2 files.\n")
+
+
+def test_the_weekly_review_status_job_posts_each_open_campaign_to_the_summary_and_fails_only_on_errors() -> None:
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    job = workflow["jobs"]["review-status"]
+    assert job["if"] == "github.event_name == 'schedule' && github.event.schedule == '23 6 * * 1'"
+    assert job["permissions"] == {"contents": "read"}
+    step = next(s for s in job["steps"] if "reconciler review status" in s.get("run", ""))
+    assert "env" not in step  # the status reads files only: no token reaches it
+    assert '--format markdown >> "$GITHUB_STEP_SUMMARY"' in step["run"]
+    assert 'if [ "$code" = 1 ]; then exit 1; fi' in step["run"]

@@ -67,14 +67,14 @@ def test_zizmor_as_run_here_does_report_an_unpinned_action(tmp_path: Path) -> No
 def test_every_action_is_pinned_to_a_commit_with_its_version_in_a_comment() -> None:
     uses = [line.split("uses:", 1)[1].strip() for line in WORKFLOW.read_text(encoding="utf-8").splitlines()
             if re.match(r"\s*(- )?uses:", line)]
-    assert len(uses) == 12
+    assert len(uses) == 14
     assert [u for u in uses if not PINNED.match(u)] == []
 
 
 def test_every_checkout_keeps_no_git_credential(workflow: dict[Any, Any]) -> None:
     checkouts = [step for job in workflow["jobs"].values() for step in job["steps"]
                  if step.get("uses", "").startswith("actions/checkout@")]
-    assert len(checkouts) == 4
+    assert len(checkouts) == 5
     assert all(step["with"]["persist-credentials"] is False for step in checkouts)
 
 

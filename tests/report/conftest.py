@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Why
-from reconciler.report.model import AccessReport, make_report
+from reconciler.report.model import MadeReport, make_report
 
 GENERATED = datetime.datetime(2027, 1, 15, 9, 30, tzinfo=datetime.UTC)
 TODAY = GENERATED.date()
@@ -22,10 +22,14 @@ def row(wid: str, kind: EntryKind, key: str, role: str, why: Why = UNMANAGED, **
 def company(*rows: AccessRow, workspaces: tuple[str, ...] = ()) -> CompanyAccess:
     names = {r.workspace_id: r.workspace_name for r in rows}
     ids = workspaces or tuple(names)
-    return CompanyAccess(workspaces=tuple(CompanyWorkspace(id=w, name=names.get(w, f"Name {w}")) for w in ids),
+    # As the company read decides it: a workspace a manifest's line reaches is named by a manifest.
+    named = {r.workspace_id for r in rows if r.why.source in ("entry", "team")}
+    return CompanyAccess(workspaces=tuple(CompanyWorkspace(id=w, name=names.get(w, f"Name {w}"),
+                                                           managed="manifest" if w in named else "none")
+                                          for w in ids),
                          rows=rows, calls=1)
 
 
 def report_of(*rows: AccessRow, workspaces: tuple[str, ...] = (),
-              internal: tuple[str, ...] = ("acme.com",)) -> AccessReport:
+              internal: tuple[str, ...] = ("acme.com",)) -> MadeReport:
     return make_report(company(*rows, workspaces=workspaces), generated_at=GENERATED, internal_domains=internal)

@@ -1,0 +1,178 @@
+"""``reconciler review``: access review campaigns kept under the manifests.
+
+``start`` reads the company once (``reconciler.company.read``: ceil(N/100)
+listing calls, nothing written to the service or the state) and writes the
+campaign's files; ``status``, ``close``, ``report`` and ``page`` read those
+files back (``reconciler.manifest.reviews``, through ``load_desired``).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reconciler.errors import ConfigError
+from reconciler.text import plural, printable
+
+if TYPE_CHECKING:
+    from reconciler.manifest.desired import Desired, DesiredCampaign
+    from reconciler.review.status import CampaignStatus
+    from reconciler.service import Service
+
+_NAME = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
+
+
+def manifest_root(path: Path) -> Path:
+    """The directory the manifests (and their ``reviews/``) are in."""
+    return path if path.is_dir() else path.parent
+
+
+def campaign_dir(path: Path, name: str) -> Path:
+    if not _NAME.match(name):
+        raise ConfigError(f"review {printable(name)}: a campaign's name is lower-case letters, digits and '-', "
+                          "starting with a letter or digit (it names a directory).")
+    return manifest_root(path) / "reviews" / name
+
+
+def start(name: str, path: Path, *, service: Service, due: date, today: date, external: bool = False,
+          reviewers: str = "owners", fallback: str | None = None, on_due: str = "flag",
+          state_path: Path | None = None) -> str:
+    """Write ``reviews/NAME/campaign.yaml`` and one file per reviewer; return the summary."""
+    from reconciler.company.read import load_and_read
+    from reconciler.manifest import load_desired
+    from reconciler.owned_files import write_owned
+    from reconciler.review.start import StartOptions, check_options, start_campaign
+
+    folder = campaign_dir(path, name)
+    if folder.exists():
+        raise ConfigError(f"review start {name}: {folder} exists already; a campaign is started once "
+                          "(give another name, or remove the directory to start it again).")
+    options = StartOptions(name=name, due=due, today=today, external=external, reviewers=reviewers.strip(),
+                           fallback=_email(fallback, name) if fallback is not None else None, on_due=on_due)
+    check_options(load_desired(path), options)  # before any call
+    read = load_and_read(path, service=service, state_path=state_path)
+    started = start_campaign(read.desired, read.company, options)
+    folder.mkdir(parents=True)
+    for file_name, text in started.files.items():
+        # 0o644: the files are for git and for every reviewer, not secrets.
+        write_owned(folder / file_name, text.encode("utf-8"), what="review file", error=ConfigError, mode=0o644)
+    return (f"Started review {name} in {folder}: {plural(started.items, 'item')} on "
+            f"{plural(started.workspaces, 'workspace')} for {plural(started.reviewers, 'reviewer')}, due "
+            f"{due.isoformat()}; the company was read in {plural(read.company.calls, 'call')}.\n")
+
+
+def _email(value: str, name: str) -> str:
+    from reconciler.manifest.values import email_problem
+
+    problem = email_problem(value.strip())
+    if problem is not None:
+        raise ConfigError(f"review start {name}: --fallback {printable(value)} is not an email address: {problem}.")
+    return value.strip().lower()
+
+
+def load_campaign(name: str, path: Path) -> tuple[Desired, DesiredCampaign]:
+    """The manifests and the campaign ``name`` in them (``ConfigError`` when there is none)."""
+    from reconciler.manifest import load_desired
+
+    folder = campaign_dir(path, name)
+    desired = load_desired(path)
+    for campaign in desired.reviews:
+        if campaign.name == name:
+            return desired, campaign
+    known = ", ".join(c.name for c in desired.reviews) or "none"
+    raise ConfigError(f"review {name}: no campaign {folder / 'campaign.yaml'} (campaigns here: {known}); "
+                      f"start one with reconciler review start {name} {path} --due DATE.")
+
+
+def status(name: str, path: Path, *, today: date) -> CampaignStatus:
+    """The campaign's progress on ``today``; no call to the service."""
+    from reconciler.review.status import campaign_status
+
+    _, campaign = load_campaign(name, path)
+    return campaign_status(campaign, today)
+
+
+def render_status(result: CampaignStatus, fmt: str) -> str:
+    """The status as ``text``, ``markdown`` or ``json``."""
+    from reconciler.review.status import render_status as render
+
+    return render(result, fmt)
+
+
+def close(name: str, path: Path, *, today: date, state_path: Path | None = None) -> str:
+    """Remove the manifest lines the campaign's revocations imply and mark it closed; return the summary.
+
+    The edited manifests are loaded again before anything is kept: when they do not load (an
+    authoritative list left without an owner), every file is put back and the problems are the error."""
+    from reconciler.errors import ManifestError
+    from reconciler.manifest import load_desired
+    from reconciler.owned_files import write_owned
+    from reconciler.review.close import closed_campaign_text, edited_texts, plan_close
+    from reconciler.state import default_state_path, load_state
+
+    desired, campaign = load_campaign(name, path)
+    if campaign.closed is not None:
+        raise ConfigError(f"review close {name}: the campaign was closed on {campaign.closed.isoformat()} already "
+                          f"({campaign.location.file}).")
+    closing = plan_close(desired, campaign, load_state(state_path or default_state_path(path)))
+    texts = edited_texts(closing.edits)
+    campaign_file = Path(campaign.location.file)
+    texts[str(campaign_file)] = closed_campaign_text(campaign_file.read_text(encoding="utf-8"), today)
+    before = {file: Path(file).read_bytes() for file in texts}
+    for file, text in texts.items():
+        write_owned(Path(file), text.encode("utf-8"), what="manifest", error=ConfigError, mode=0o644)
+    try:
+        load_desired(path)
+    except ManifestError as exc:
+        for file, data in before.items():
+            write_owned(Path(file), data, what="manifest", error=ConfigError, mode=0o644)
+        raise ConfigError(f"review close {name}: the manifests would not load once edited, so nothing was "
+                          "changed:\n" + "\n".join(f"  {p}" for p in exc.problems)) from exc
+    lines = [f"Closed review {name} on {today.isoformat()}: "
+             f"{plural(len(closing.edits), 'manifest line')} removed"
+             + (":" if closing.edits else ".")]
+    lines += [f"  {edit.location}: {printable(edit.what)} (revoked by {printable(edit.item.reviewer)})"
+              for edit in closing.edits]
+    lines += [f"Left as they are: {printable(note)}" for note in closing.notes]
+    lines.append("Commit the diff with the decisions; the next plan carries out the revocations.")
+    return "\n".join(lines) + "\n"
+
+
+def report(name: str, path: Path, *, out: Path, today: date, state_path: Path | None = None) -> str:
+    """Write evidence.csv and evidence.html to ``out``; return the summary.  With ``state_path`` (or a
+    state file beside the manifests) whether each revocation was applied is read from it."""
+    from reconciler.commands.report import check_out_dir
+    from reconciler.owned_files import write_owned
+    from reconciler.review.evidence import evidence_csv, evidence_html, make_evidence
+    from reconciler.state import default_state_path, load_state
+
+    check_out_dir(out)
+    desired, campaign = load_campaign(name, path)
+    state_file = state_path or default_state_path(path)
+    state = load_state(state_file) if state_path is not None or state_file.exists() else None
+    evidence = make_evidence(desired, campaign, state, today)
+    out.mkdir(parents=True, exist_ok=True)
+    for file_name, text in (("evidence.csv", evidence_csv(evidence)), ("evidence.html", evidence_html(evidence))):
+        write_owned(out / file_name, text.encode("utf-8"), what="review evidence", error=ConfigError, mode=0o644)
+    f = evidence.figures()
+    return (f"Wrote evidence.csv, evidence.html to {out}: {plural(f.items, 'item')}, {f.decided} decided "
+            f"({f.kept} kept, {f.revoked} revoked, {f.revoked_applied} revoked and applied), {f.overdue} overdue.\n"
+            f"{evidence.git}\n")
+
+
+def page(name: str, path: Path, *, out: Path) -> str:
+    """Write review.html, the reviewers' page, to ``out``; return the summary."""
+    from reconciler.commands.report import check_out_dir
+    from reconciler.owned_files import write_owned
+    from reconciler.review.page import render_review_page
+
+    check_out_dir(out)
+    _, campaign = load_campaign(name, path)
+    out.mkdir(parents=True, exist_ok=True)
+    write_owned(out / "review.html", render_review_page(campaign).encode("utf-8"), what="review page",
+                error=ConfigError, mode=0o644)
+    return (f"Wrote review.html to {out}: {plural(len(campaign.items), 'item')} for "
+            f"{plural(len(campaign.reviewer_files), 'reviewer')}. Open it, decide, download your file and commit "
+            f"it as reviews/{name}/<your email>.yaml.\n")

@@ -1,0 +1,228 @@
+"""Access reviews under the manifests: ``reviews/<name>/campaign.yaml`` and one
+``reviews/<name>/<reviewer email>.yaml`` per reviewer.
+
+They are manifest files like the others: read by the same line-keeping YAML
+loader, validated by pydantic models (``CampaignSpec``, ``DecisionsSpec``,
+the source of ``schemas/review-campaign.schema.json`` and
+``schemas/review-decisions.schema.json``), every problem ``file:line`` in
+the one ``ManifestError`` of ``load_desired``.  Their bytes are part of the
+manifests' digest, so a saved plan made before a reviewer's decision changed
+is stale.
+
+A campaign is a snapshot: ``reconciler review start`` wrote its items from one
+read of the company, and each reviewer sets ``decision: keep`` or
+``decision: revoke`` (with an optional ``reason``).  The plan carries out
+the revocations (``reconciler.plan.reviews``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Literal, NamedTuple
+
+from pydantic import BaseModel, BeforeValidator, Field, StrictBool, ValidationError
+
+from reconciler.manifest.desired import Decision, DesiredCampaign, OnDue, ReviewItem, RuleMatch
+from reconciler.manifest.desired import ReviewEntryKind as EntryKind
+from reconciler.manifest.location import Problem, SourceLocation
+from reconciler.manifest.models import Email, IsoDate, Key, RuleMatchSpec, _Spec
+from reconciler.manifest.yaml_lines import LineDict, LineList, load_yaml
+from reconciler.text import quoted
+from reconciler.vocabulary import Role
+
+REVIEWS_DIR = "reviews"
+CAMPAIGN_FILE = "campaign.yaml"
+
+
+class ReviewScopeSpec(_Spec):
+    """Which access a campaign reviews: the workspaces (a rule's ``match``) and the entries."""
+
+    match: RuleMatchSpec | None = Field(default=None, description="as a rule's match; default every workspace")
+    entries: Literal["all", "external"] = Field(
+        default="all", description="external: only users and domains outside policy.allowedDomains")
+
+
+class TeamReviewersSpec(_Spec):
+    team: Key = Field(description="a key of the manifests' teams: its members review every workspace")
+
+
+class CampaignSpec(_Spec):
+    """``reviews/<name>/campaign.yaml``: one access review campaign."""
+
+    campaign: Key = Field(description="the campaign's name: the name of its directory")
+    started: IsoDate
+    due: IsoDate
+    onDue: OnDue = Field(default="flag", description="what an item still undecided after due becomes")
+    scope: ReviewScopeSpec = Field(default_factory=ReviewScopeSpec)
+    reviewers: Literal["owners"] | TeamReviewersSpec = Field(
+        default="owners", description="owners: each workspace's owners review it; {team: NAME}: that team")
+    fallback: Email | None = Field(default=None, description="reviews the workspaces that have no owner")
+    closed: IsoDate | None = Field(default=None, description="set by reconciler review close")
+
+
+def _entry_key(value: Any) -> Any:
+    return value.lower() if isinstance(value, str) else value
+
+
+class ReviewItemSpec(_Spec):
+    """One access entry to decide on, as ``review start`` wrote it (a snapshot)."""
+
+    workspace: Annotated[str, Field(min_length=1)]
+    name: str | None = None
+    kind: EntryKind
+    key: Annotated[str, BeforeValidator(_entry_key), Field(min_length=1)]
+    role: Role
+    why: str = ""
+    decision: Decision | None = Field(default=None, description="keep or revoke; null while undecided")
+    reason: str | None = None
+    removeFromTeam: StrictBool = Field(
+        default=False, description="with revoke: review close also removes the person from the team granting it")
+
+
+class DecisionsSpec(_Spec):
+    """``reviews/<name>/<reviewer email>.yaml``: one reviewer's items and decisions."""
+
+    reviewer: Email
+    items: tuple[ReviewItemSpec, ...] = ()
+
+
+class LoadedReviews(NamedTuple):
+    campaigns: tuple[DesiredCampaign, ...]
+    problems: list[Problem]
+    files: list[tuple[str, bytes]]  # (name relative to the manifest root, bytes), for the digest
+
+
+def review_files(root: Path) -> list[tuple[Path, list[Path]]]:
+    """(campaign directory, its YAML files) for every campaign under ``root/reviews``, sorted."""
+    base = root / REVIEWS_DIR
+    if not base.is_dir() or base.is_symlink():
+        return []
+    found = []
+    for directory in sorted(p for p in base.iterdir() if p.is_dir() and not p.is_symlink()):
+        files = sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+        found.append((directory, files))
+    return found
+
+
+def load_reviews(root: Path, decode: Callable[[bytes], str | tuple[int, str]]) -> LoadedReviews:
+    """Every campaign under ``root/reviews``, each problem ``file:line``; ``decode``
+    is the manifests' own (``load.decode_manifest``: UTF-8, or the line that is not)."""
+    campaigns: list[DesiredCampaign] = []
+    problems: list[Problem] = []
+    files: list[tuple[str, bytes]] = []
+    for directory, paths in review_files(root):
+        parsed: dict[str, tuple[Any, str]] = {}
+        for path in paths:
+            name = str(path)
+            if not path.resolve().is_relative_to(root.resolve()):
+                problems.append(Problem(SourceLocation(name, 1), "is a symlink to a file outside the manifest "
+                                        "directory; refused unread: keep review files inside the directory"))
+                continue
+            data = path.read_bytes()
+            files.append((path.relative_to(root).as_posix(), data))
+            text = decode(data)
+            if isinstance(text, tuple):
+                problems.append(Problem(SourceLocation(name, text[0]), text[1]))
+                continue
+            loaded = load_yaml(text, name)
+            problems += loaded.problems
+            if not loaded.fatal:
+                parsed[path.name] = (loaded.document, name)
+        campaign, found = _campaign(directory, parsed)
+        problems += found
+        if campaign is not None:
+            campaigns.append(campaign)
+    return LoadedReviews(tuple(campaigns), problems, files)
+
+
+def _validated(spec: type[BaseModel], document: Any, name: str) -> tuple[Any, list[Problem]]:
+    from reconciler.manifest.messages import problems_from_errors
+
+    if not isinstance(document, LineDict):
+        what = "a campaign" if spec is CampaignSpec else "a reviewer's decisions"
+        return None, [Problem(SourceLocation(name, getattr(document, "line", 1)),
+                              f"{what} file must be a mapping (see reconciler review start)")]
+    try:
+        return spec.model_validate(document), []
+    except ValidationError as exc:
+        return None, problems_from_errors(exc.errors(), document, name, spec)
+
+
+def _campaign(directory: Path, parsed: dict[str, tuple[Any, str]]) -> tuple[DesiredCampaign | None, list[Problem]]:
+    if CAMPAIGN_FILE not in parsed:
+        where = next(iter(parsed.values()))[1] if parsed else str(directory)
+        return None, [Problem(SourceLocation(where, 1), (
+            f"review {quoted(directory.name)} has no {CAMPAIGN_FILE}; start a campaign with reconciler review start"))]
+    document, name = parsed.pop(CAMPAIGN_FILE)
+    spec, problems = _validated(CampaignSpec, document, name)
+    if spec is not None and spec.campaign != directory.name:
+        problems.append(Problem(SourceLocation(name, document.key_lines["campaign"]), (
+            f"campaign: {quoted(spec.campaign)} is not the name of its directory {quoted(directory.name)}; "
+            "keep them the same")))
+    items: list[ReviewItem] = []
+    reviewers: list[tuple[str, str]] = []
+    for file_name, (doc, shown) in sorted(parsed.items()):
+        decisions, found = _validated(DecisionsSpec, doc, shown)
+        problems += found
+        if decisions is None:
+            continue
+        stem = file_name.rsplit(".", 1)[0].lower()
+        if decisions.reviewer != stem:
+            problems.append(Problem(SourceLocation(shown, doc.key_lines["reviewer"]), (
+                f"reviewer: {quoted(decisions.reviewer)} is not the file's name {quoted(file_name)}; "
+                "each reviewer's file is named after their email")))
+            continue
+        reviewers.append((decisions.reviewer, shown))
+        items += _items(directory.name, decisions, doc, shown)
+    if spec is None or problems:
+        return None, problems
+    return _desired_campaign(spec, document, name, tuple(items), tuple(reviewers)), problems
+
+
+def _items(campaign: str, decisions: DecisionsSpec, document: LineDict, name: str) -> list[ReviewItem]:
+    raw = document.get("items")
+    found = []
+    for index, item in enumerate(decisions.items):
+        node = raw[index] if isinstance(raw, LineList) else None
+        line = node.key_lines.get("decision", node.line) if isinstance(node, LineDict) else 1
+        found.append(ReviewItem(
+            campaign=campaign, reviewer=decisions.reviewer, workspace=item.workspace, kind=item.kind,
+            key=item.key, role=item.role, location=SourceLocation(name, line), name=item.name, why=item.why,
+            decision=item.decision, reason=item.reason, remove_from_team=item.removeFromTeam, position=index))
+    return found
+
+
+def _desired_campaign(spec: CampaignSpec, document: LineDict, name: str, items: tuple[ReviewItem, ...],
+                      reviewers: tuple[tuple[str, str], ...]) -> DesiredCampaign:
+    match = None
+    scope = document.get("scope")
+    if spec.scope.match is not None and isinstance(scope, LineDict):
+        m = spec.scope.match
+        match = RuleMatch(all=m.all is True, accounts=m.accounts, templates=m.templates, names=m.names,
+                          except_ids=m.except_, location=SourceLocation(name, scope.key_lines["match"]))
+    chosen = spec.reviewers if isinstance(spec.reviewers, str) else f"team:{spec.reviewers.team}"
+    return DesiredCampaign(
+        name=spec.campaign, location=SourceLocation(name, 1), started=spec.started, due=spec.due,
+        on_due=spec.onDue, match=match, entries=spec.scope.entries, reviewers=chosen, fallback=spec.fallback,
+        closed=spec.closed, items=items, reviewer_files=reviewers)
+
+
+
+def review_json_schema_text(kind: Literal["campaign", "decisions"]) -> str:
+    """The JSON Schema of a campaign file or a reviewer's file, as committed in schemas/."""
+    import json
+
+    from reconciler.manifest.schema import JSON_SCHEMA_DIALECT
+
+    spec: type[BaseModel] = CampaignSpec if kind == "campaign" else DecisionsSpec
+    schema = spec.model_json_schema()
+    schema["title"] = ("Workspace reconciler access review campaign" if kind == "campaign"
+                       else "Workspace reconciler access review: one reviewer's decisions")
+    return json.dumps({"$schema": JSON_SCHEMA_DIALECT, **schema}, indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(review_json_schema_text("campaign" if sys.argv[1:] == ["campaign"] else "decisions"), end="")

@@ -1,0 +1,170 @@
+"""``review close``: the manifest edits a campaign's revocations imply, and ``closed: <date>``.
+
+A revoke decision against an entry a manifest line grants is refused by the
+plan (the two would undo each other); closing the campaign removes that line,
+so the pull request's diff is itself the record of what the review changed:
+
+- an explicit ``users:``/``domains:`` entry of the list the workspace holds is removed;
+- a team membership is removed only where the reviewer chose so
+  (``removeFromTeam: true`` on the item): leaving a team takes the person off
+  every list that names it, which is more than the one item decided;
+- a rule's ``ensure`` is never edited (it reaches every matching workspace):
+  the summary names the line to change by hand.
+
+The files are edited with ruamel.yaml's round trip, on purpose: it keeps every
+other line, comment, quote and flow mapping as written (PyYAML would drop the
+comments and reformat the file), so the diff holds only the removed lines.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from reconciler.manifest.desired import AccessList, Desired, DesiredCampaign, ReviewItem
+from reconciler.manifest.location import SourceLocation
+from reconciler.state.model import State
+
+
+class Edit(NamedTuple):
+    """One manifest line to remove."""
+
+    file: str
+    path: tuple[str, ...]  # keys down to the list holding the line (groups, KEY, access, users)
+    field: str | None  # the item's key field (email, domain); None for a team's list of emails
+    key: str
+    location: SourceLocation
+    item: ReviewItem
+    what: str  # for the summary
+
+
+class Closing(NamedTuple):
+    edits: list[Edit]
+    notes: list[str]  # grants close does not edit, with the line to change
+
+
+def effective_revokes(campaign: DesiredCampaign) -> list[ReviewItem]:
+    """The first revoke of each (workspace, kind, key): the decision the plan carries out."""
+    seen: set[tuple[str, str, str]] = set()
+    found = []
+    for item in campaign.items:
+        ident = (item.workspace, item.kind, item.key)
+        if item.decision == "revoke" and ident not in seen:
+            seen.add(ident)
+            found.append(item)
+    return found
+
+
+def _lists(desired: Desired, state: State) -> dict[str, tuple[str, tuple[str, ...], AccessList]]:
+    """Workspace id -> (address, path of its list in the file, the list), for every list a manifest names."""
+    found: dict[str, tuple[str, tuple[str, ...], AccessList]] = {}
+    for group in desired.groups:
+        if group.access is None:
+            continue
+        at = (group.address, ("groups", group.key, "access"), group.access)
+        found[group.homepage] = at
+        for member in group.members:
+            recorded = state.resources.get(member.address)
+            workspace_id = member.id or (recorded.id if recorded is not None else None)
+            if workspace_id:
+                found[workspace_id] = at
+    for ws in desired.workspaces:
+        if ws.access is not None:
+            found[ws.id] = (ws.address, ("workspaces", ws.key, "access"), ws.access)
+    return found
+
+
+def plan_close(desired: Desired, campaign: DesiredCampaign, state: State) -> Closing:
+    """What closing ``campaign`` edits, and what it leaves for a person to change."""
+    lists = _lists(desired, state)
+    teams = {t.key: t for t in desired.teams}
+    edits: dict[tuple[str, tuple[str, ...], str], Edit] = {}
+    notes: list[str] = []
+    for item in effective_revokes(campaign):
+        reach = lists.get(item.workspace)
+        if reach is not None:
+            address, path, access = reach
+            entries = access.users if item.kind == "user" else access.domains
+            explicit = next((e for e in entries if (e.email if item.kind == "user" else e.domain) == item.key), None)  # type: ignore[union-attr]
+            if explicit is not None:
+                field = "email" if item.kind == "user" else "domain"
+                edit = Edit(explicit.location.file, (*path, "users" if item.kind == "user" else "domains"), field,
+                            item.key, explicit.location, item, f"{item.kind} {item.key} from {address}")
+                edits.setdefault((edit.file, edit.path, item.key), edit)
+                continue
+            for ref in access.teams if item.kind == "user" else ():
+                team = teams.get(ref.team)
+                member = next((m for m in team.members if m.email == item.key), None) if team else None
+                if member is None:
+                    continue
+                if item.remove_from_team:
+                    edit = Edit(member.location.file, ("teams", ref.team), None, item.key, member.location, item,
+                                f"{item.key} from team {ref.team}")
+                    edits.setdefault((edit.file, edit.path, item.key), edit)
+                else:
+                    notes.append(f"{item.location}: {item.key} on {item.workspace} is granted by team {ref.team} "
+                                 f"({member.location}); kept in the team (set removeFromTeam: true on the item to "
+                                 "remove them from it)")
+        for rule in desired.rules:
+            ensured = rule.ensure_users if item.kind == "user" else rule.ensure_domains
+            for entry in ensured:
+                if (entry.email if item.kind == "user" else entry.domain) == item.key:  # type: ignore[union-attr]
+                    notes.append(f"{item.location}: {item.key} is ensured by rule {rule.key} ({entry.location}) "
+                                 "wherever it matches; change the rule by hand if it should not reach "
+                                 f"{item.workspace}")
+    return Closing(list(edits.values()), notes)
+
+
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML()  # round trip: comments, order, quotes and flow style kept
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never fold a long line the file did not fold
+    yaml.indent(mapping=2, sequence=4, offset=2)  # the manifests' own style ("users:\n  - {...}")
+    return yaml
+
+
+def edited_texts(edits: list[Edit], read: Any = Path.read_text) -> dict[str, str]:
+    """File -> its new text, with every edit of it made."""
+    yaml = _yaml()
+    by_file: dict[str, list[Edit]] = {}
+    for edit in edits:
+        by_file.setdefault(edit.file, []).append(edit)
+    texts: dict[str, str] = {}
+    for file, file_edits in by_file.items():
+        document = yaml.load(read(Path(file), encoding="utf-8"))
+        for edit in file_edits:
+            _remove(document, edit)
+        out = io.StringIO()
+        yaml.dump(document, out)
+        texts[file] = out.getvalue()
+    return texts
+
+
+def _remove(document: Any, edit: Edit) -> None:
+    node = document
+    for key in edit.path:
+        node = node[key]
+    for index in reversed([i for i, _ in _matching(node, edit)]):
+        del node[index]  # the list's other items, and their comments, stay as written
+
+
+def _matching(items: Any, edit: Edit) -> Iterator[tuple[int, Any]]:
+    for index, value in enumerate(items):
+        found = value.get(edit.field) if edit.field is not None and hasattr(value, "get") else value
+        if isinstance(found, str) and found.strip().lower() == edit.key:
+            yield index, value
+
+
+def closed_campaign_text(text: str, today: date) -> str:
+    """The campaign file with ``closed: <today>`` set, every other line as it was."""
+    yaml = _yaml()
+    document = yaml.load(text)
+    document["closed"] = today
+    out = io.StringIO()
+    yaml.dump(document, out)
+    return out.getvalue()

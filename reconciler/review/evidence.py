@@ -1,0 +1,205 @@
+"""The review's evidence: every item with its decision, who decided it and when, and whether the
+revocation was applied; as ``evidence.csv`` and one self-contained ``evidence.html``.
+
+When and in which commit an item was decided comes from git: ``git blame`` of each reviewer's file
+gives the commit that last wrote the item's ``decision:`` line (one call per file), so a decision
+changed twice shows its last word.  Outside a git repository the columns are empty and the page
+says so.  Whether a revocation was applied comes from the state: apply records each entry a review
+revoked on the list's record (``AccessRecord.revoked``: the date and the state serial that apply
+wrote).
+"""
+
+from __future__ import annotations
+
+import datetime
+import subprocess
+from pathlib import Path
+from typing import Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict
+
+from reconciler.manifest.desired import Desired, DesiredCampaign
+from reconciler.state.model import RevokedByReview, State
+
+Applied = Literal["applied", "not applied", ""]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EvidenceRow(_Frozen):
+    reviewer: str
+    workspace_id: str
+    workspace_name: str | None = None
+    kind: str
+    key: str
+    role: str
+    why: str
+    decision: str  # keep, revoke, or "" (undecided)
+    reason: str | None = None
+    location: str
+    decided_on: str | None = None  # YYYY-MM-DD of the commit
+    decided_commit: str | None = None
+    overdue: bool = False
+    applied: Applied = ""  # for a revoke: whether an apply carried it out
+    applied_on: str | None = None
+    applied_serial: int | None = None
+
+
+class Figures(NamedTuple):
+    items: int
+    decided: int
+    kept: int
+    revoked: int
+    revoked_applied: int
+    overdue: int
+
+
+class Evidence(_Frozen):
+    campaign: str
+    started: datetime.date
+    due: datetime.date
+    on_due: str
+    closed: datetime.date | None = None
+    generated: datetime.date
+    git: str  # how the decision dates were found, in one sentence
+    rows: tuple[EvidenceRow, ...] = ()
+
+    def figures(self) -> Figures:
+        rows = self.rows
+        return Figures(items=len(rows), decided=sum(1 for r in rows if r.decision),
+                       kept=sum(1 for r in rows if r.decision == "keep"),
+                       revoked=sum(1 for r in rows if r.decision == "revoke"),
+                       revoked_applied=sum(1 for r in rows if r.applied == "applied"),
+                       overdue=sum(1 for r in rows if r.overdue))
+
+
+class Blame(NamedTuple):
+    commit: str
+    date: str
+
+
+def git_blame(file: Path) -> dict[int, Blame] | None:
+    """Line -> (commit, committer date) of ``file``; None when it is not in a git repository.
+    A line not committed yet has no entry."""
+    try:
+        done = subprocess.run(["git", "blame", "--line-porcelain", "--", file.name], cwd=file.parent,
+                              capture_output=True, text=True, check=False, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    found: dict[int, Blame] = {}
+    commit, line = "", 0
+    for text in done.stdout.split("\n"):
+        parts = text.split(" ")
+        if len(parts) >= 3 and len(parts[0]) == 40 and not text.startswith("\t"):
+            commit, line = parts[0], int(parts[2])
+        elif text.startswith("committer-time ") and commit.strip("0"):
+            day = datetime.datetime.fromtimestamp(int(parts[1]), datetime.UTC).date().isoformat()
+            found[line] = Blame(commit, day)
+    return found
+
+
+def make_evidence(desired: Desired, campaign: DesiredCampaign, state: State | None,
+                  today: datetime.date) -> Evidence:
+    """The evidence of ``campaign`` on ``today``, decisions dated by git, revocations by ``state``."""
+    blames: dict[str, dict[int, Blame] | None] = {f: git_blame(Path(f)) for _, f in campaign.reviewer_files}
+    in_git = all(b is not None for b in blames.values()) and bool(blames)
+    revoked = _revoked(desired, state) if state is not None else None
+    overdue = campaign.overdue(today)
+    decided = {(i.workspace, i.kind, i.key) for i in campaign.items if i.decision is not None}
+    rows = []
+    for item in campaign.items:
+        blame = (blames.get(item.file) or {}).get(item.location.line) if item.decision else None
+        applied: Applied = ""
+        record = None
+        if item.decision == "revoke" and revoked is not None:
+            record = revoked.get((item.workspace, f"{item.kind}:{item.key}", campaign.name))
+            applied = "applied" if record is not None else "not applied"
+        rows.append(EvidenceRow(
+            reviewer=item.reviewer, workspace_id=item.workspace, workspace_name=item.name, kind=item.kind,
+            key=item.key, role=item.role, why=item.why, decision=item.decision or "", reason=item.reason,
+            location=f"{item.location.file}:{item.location.line}",
+            decided_on=blame.date if blame else None, decided_commit=blame.commit if blame else None,
+            overdue=overdue and (item.workspace, item.kind, item.key) not in decided, applied=applied,
+            applied_on=record.applied if record else None, applied_serial=record.serial if record else None))
+    git = ("Decision dates and commits are from git blame of each reviewer's file (the commit that last "
+           "wrote the decision line; empty: not committed yet)." if in_git else
+           "The review files are not in a git repository: decision dates and commits are not known.")
+    if state is None:
+        git += " No state was given: whether revocations were applied is not known."
+    return Evidence(campaign=campaign.name, started=campaign.started, due=campaign.due, on_due=campaign.on_due,
+                    closed=campaign.closed, generated=today, git=git, rows=tuple(rows))
+
+
+def _revoked(desired: Desired, state: State) -> dict[tuple[str, str, str], RevokedByReview]:
+    """(workspace id, "kind:key", campaign) -> how the revocation was applied, for every workspace a
+    recorded list is on (a group's list is on its homepage and members)."""
+    members: dict[str, list[str]] = {}
+    for group in desired.groups:
+        ids = [group.homepage] + [m.id or getattr(state.resources.get(m.address), "id", "") or ""
+                                  for m in group.members]
+        members[group.address] = [i for i in ids if i]
+    found: dict[tuple[str, str, str], RevokedByReview] = {}
+    for address, resource in state.resources.items():
+        if resource.access is None or not resource.access.revoked:
+            continue
+        for workspace_id in members.get(address, [resource.id]):
+            for key, record in resource.access.revoked.items():
+                found[(workspace_id, key, record.campaign)] = record
+    return found
+
+
+CSV_HEADER = ("campaign", "reviewer", "workspace_id", "workspace_name", "kind", "email_or_domain", "role", "why",
+              "decision", "reason", "decided_on", "decided_commit", "overdue", "applied", "applied_on",
+              "applied_state_serial", "decision_line")
+
+
+def evidence_csv(evidence: Evidence) -> str:
+    """RFC 4180, formula starts neutralised (``reconciler.report.spreadsheet``)."""
+    from reconciler.report.spreadsheet import csv_text
+
+    return csv_text(CSV_HEADER, ([
+        evidence.campaign, r.reviewer, r.workspace_id, r.workspace_name, r.kind, r.key, r.role, r.why, r.decision,
+        r.reason, r.decided_on, r.decided_commit, "yes" if r.overdue else "", r.applied, r.applied_on,
+        str(r.applied_serial) if r.applied_serial is not None else None, r.location] for r in evidence.rows))
+
+
+_FIGURES = (("items", "items"), ("decided", "decided"), ("kept", "kept"), ("revoked", "revoked"),
+            ("revoked_applied", "revoked and applied"), ("overdue", "overdue"))
+
+
+def evidence_html(evidence: Evidence) -> str:
+    """The evidence page: the access report's style and escaping (``reconciler.report.html``)."""
+    from reconciler.report.html import page_css, text
+
+    figures = evidence.figures()._asdict()
+    cards = "".join(
+        f"<div class=\"figure{' alert' if key == 'overdue' and figures[key] else ''}\" "
+        f"data-figure=\"{key.replace('_', '-')}\"><span class=\"value\">{figures[key]}</span>"
+        f"<span class=\"label\">{text(label)}</span></div>" for key, label in _FIGURES)
+    header = ("Reviewer", "Workspace", "Entry", "Role", "Decision", "Reason", "Decided", "Commit", "Applied",
+              "Why it was there")
+    body = "".join(
+        "<tr>" + "".join(f"<td>{text(v)}</td>" for v in (
+            r.reviewer, f"{r.workspace_name or ''} {r.workspace_id}".strip(), f"{r.kind} {r.key}", r.role,
+            r.decision or ("overdue" if r.overdue else "open"), r.reason or "", r.decided_on or "",
+            (r.decided_commit or "")[:12],
+            f"{r.applied} {r.applied_on or ''} (serial {r.applied_serial})" if r.applied == "applied" else r.applied,
+            r.why)) + "</tr>" for r in evidence.rows)
+    closed = f", closed {evidence.closed.isoformat()}" if evidence.closed else ""
+    return "".join([
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>Access review {text(evidence.campaign)} – evidence</title><style>{page_css()}</style></head><body>",
+        f"<header><h1>Access review {text(evidence.campaign)}: evidence</h1><p class=\"meta\">Started "
+        f"{evidence.started.isoformat()}, due {evidence.due.isoformat()} (onDue {text(evidence.on_due)}){closed}; "
+        f"written {evidence.generated.isoformat()}. {text(evidence.git)}</p></header><main>",
+        f"<section><h2>Headline figures</h2><div class=\"figures\">{cards}</div></section>",
+        "<section><h2>Every item</h2><table><thead><tr>",
+        "".join(f"<th>{text(h)}</th>" for h in header), f"</tr></thead><tbody>{body}</tbody></table></section>",
+        "</main><footer>Made by <code>reconciler review report</code>. The same rows are in evidence.csv beside "
+        "this file.</footer></body></html>\n"])

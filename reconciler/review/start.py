@@ -1,0 +1,124 @@
+"""``review start``'s campaign as a pure function of one company read.
+
+Every row of the company (``CompanyAccess``: each live entry with why it is
+there, the same ``why`` text ``who`` and ``report`` show) in the campaign's
+scope becomes an item of each of its workspace's reviewers: the workspace's
+owners (users with role owner; a workspace with none goes to the fallback),
+or, with a team, one member per workspace in turn (workspaces in id order,
+members in the team's order) so the work is shared evenly.  Items are
+ordered by workspace id, then kind (users, then domains), then key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import NamedTuple
+
+from reconciler.company.model import AccessRow, CompanyAccess
+from reconciler.errors import ConfigError
+from reconciler.manifest.desired import Desired, ReviewItem
+from reconciler.manifest.location import SourceLocation
+from reconciler.review.yaml_out import campaign_yaml, decisions_yaml
+from reconciler.text import plural, printable
+
+_KIND_ORDER = {"user": 0, "domain": 1}
+
+
+class StartOptions(NamedTuple):
+    name: str
+    due: date
+    today: date
+    external: bool = False
+    reviewers: str = "owners"  # or "team:NAME"
+    fallback: str | None = None
+    on_due: str = "flag"
+
+
+class Started(NamedTuple):
+    """The files to write (name → text) and what they hold."""
+
+    files: dict[str, str]
+    items: int
+    workspaces: int
+    reviewers: int
+
+
+def check_options(desired: Desired, options: StartOptions) -> None:
+    """Everything that can be refused before the company is read."""
+    if options.due < options.today:
+        raise ConfigError(f"review start {options.name}: --due {options.due.isoformat()} is before today "
+                          f"({options.today.isoformat()}); give the date the reviewers must decide by.")
+    if options.reviewers.startswith("team:"):
+        team = options.reviewers.partition(":")[2]
+        teams = {t.key: t for t in desired.teams}
+        if team not in teams or not teams[team].members:
+            known = ", ".join(sorted(teams)) or "none"
+            raise ConfigError(f"review start {options.name}: --reviewers team:{printable(team)}: no such team with "
+                              f"members in the manifests (teams defined: {known}).")
+    elif options.reviewers != "owners":
+        raise ConfigError(f"review start {options.name}: --reviewers {printable(options.reviewers)}: "
+                          "give owners or team:NAME.")
+    if options.external and _allowed(desired) is None:
+        raise ConfigError(f"review start {options.name}: --scope-external needs policy.allowedDomains in the "
+                          "manifests (external means outside them).")
+
+
+def _allowed(desired: Desired) -> tuple[str, ...] | None:
+    policy = desired.policy
+    if policy is None or policy.allowed_domains is None:
+        return None
+    return tuple(str(v.value) for v in policy.allowed_domains)
+
+
+def is_external(row_kind: str, key: str, allowed: Sequence[str]) -> bool:
+    """Outside ``allowed`` (a subdomain of an allowed domain is inside), as the policy judges it."""
+    domain = key.rpartition("@")[2] if row_kind == "user" else key
+    return not any(domain == a or domain.endswith(f".{a}") for a in allowed)
+
+
+def start_campaign(desired: Desired, company: CompanyAccess, options: StartOptions) -> Started:
+    """The campaign file and one file per reviewer, from ``company``."""
+    allowed = _allowed(desired) or ()
+    rows = sorted((r for r in company.rows if not options.external or is_external(r.kind, r.key, allowed)),
+                  key=lambda r: (r.workspace_id, _KIND_ORDER[r.kind], r.key))
+    by_workspace: dict[str, list[AccessRow]] = {}
+    for row in rows:
+        by_workspace.setdefault(row.workspace_id, []).append(row)
+    assigned = _reviewers(desired, company, sorted(by_workspace), options)
+    per_reviewer: dict[str, list[ReviewItem]] = {}
+    for workspace_id in sorted(by_workspace):
+        for reviewer in assigned[workspace_id]:
+            per_reviewer.setdefault(reviewer, []).extend(_item(options.name, reviewer, r)
+                                                         for r in by_workspace[workspace_id])
+    files = {"campaign.yaml": campaign_yaml(
+        options.name, started=options.today, due=options.due, on_due=options.on_due, external=options.external,
+        reviewers=options.reviewers, fallback=options.fallback)}
+    for reviewer in sorted(per_reviewer):
+        files[f"{reviewer}.yaml"] = decisions_yaml(options.name, options.due, reviewer, per_reviewer[reviewer])
+    return Started(files=files, items=sum(len(v) for v in per_reviewer.values()), workspaces=len(by_workspace),
+                   reviewers=len(per_reviewer))
+
+
+def _reviewers(desired: Desired, company: CompanyAccess, workspace_ids: list[str],
+               options: StartOptions) -> dict[str, list[str]]:
+    if options.reviewers.startswith("team:"):
+        team = next(t for t in desired.teams if t.key == options.reviewers.partition(":")[2])
+        members = team.emails()
+        return {w: [members[i % len(members)]] for i, w in enumerate(workspace_ids)}
+    owners: dict[str, list[str]] = {}
+    for row in company.rows:
+        if row.kind == "user" and row.role == "owner":
+            owners.setdefault(row.workspace_id, []).append(row.key)
+    ownerless = [w for w in workspace_ids if not owners.get(w)]
+    if ownerless and options.fallback is None:
+        listed = ", ".join(printable(w) for w in ownerless[:10]) + (" ..." if len(ownerless) > 10 else "")
+        raise ConfigError(f"review start {options.name}: {plural(len(ownerless), 'workspace')} in scope "
+                          f"{'has' if len(ownerless) == 1 else 'have'} no owner to review it ({listed}); "
+                          "give --fallback EMAIL to review those.")
+    return {w: sorted(owners[w]) if owners.get(w) else [str(options.fallback)] for w in workspace_ids}
+
+
+def _item(campaign: str, reviewer: str, row: AccessRow) -> ReviewItem:
+    return ReviewItem(campaign=campaign, reviewer=reviewer, workspace=row.workspace_id, kind=row.kind, key=row.key,
+                      role=row.role, location=SourceLocation("", 0), name=row.workspace_name, why=row.why.text())  # type: ignore[arg-type]

@@ -1,0 +1,111 @@
+"""A small company on the emulator for review tests, run through the real CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.e2e.conftest import run_cli
+
+EPOCH = "1800000000"  # 2027-01-15 08:00:00 UTC
+TODAY = "2027-01-15"
+
+MANIFEST = """version: 1
+policy:
+  allowedDomains: [acme.com]
+teams:
+  security: [sam@acme.com, sue@acme.com]
+workspaces:
+  alpha:
+    id: ws_a
+    access:
+      authoritative: false
+      users:
+        - {email: jane@acme.com, role: owner}
+"""
+
+
+def workspaces() -> list[dict[str, Any]]:
+    return [
+        {"id": "ws_a", "name": "Alpha", "published": True,
+         "users": [{"email": "jane@acme.com", "role": "owner"}, {"email": "bob@ext.com", "role": "editor"}],
+         "domains": [{"domain": "ext.com", "role": "viewer"}]},
+        {"id": "ws_b", "name": "Beta", "published": True,
+         "users": [{"email": "carl@acme.com", "role": "viewer"}]},
+        {"id": "ws_c", "name": "Gamma", "published": True,
+         "users": [{"email": "joe@acme.com", "role": "owner"}, {"email": "jane@acme.com", "role": "owner"},
+                   {"email": "dee@acme.com", "role": "editor"}]},
+    ]
+
+
+def seed(spaces: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"companies": {"acme": {"token": "dev-token-acme", "verified": True, "plan": "paid", "credits": 10,
+                                   "workspaces": spaces}}}
+
+
+class Company:
+    """Manifests in ``root``, the emulator's files beside them (not manifests: the loader skips them)."""
+
+    def __init__(self, root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.root = root
+        self.capsys = capsys
+
+    def emulator_args(self) -> list[str]:
+        data = self.root / "emulator.yaml"
+        return ["--emulator", str(data)] + ([] if data.exists() else ["--seed", str(self.root / "seed.yaml")])
+
+    def run(self, *argv: str, service: bool = True) -> tuple[int, str, str]:
+        args = list(argv) + (self.emulator_args() if service else [])
+        return run_cli(args, self.capsys)
+
+    def file(self, name: str, campaign: str = "q4") -> Path:
+        return self.root / "reviews" / campaign / name
+
+    def decide(self, reviewer: str, decisions: dict[int, tuple[str, str | None]], campaign: str = "q4") -> None:
+        """Set item ``index``'s decision and reason in the reviewer's file, as a person would."""
+        path = self.file(f"{reviewer}.yaml", campaign)
+        lines = path.read_text(encoding="utf-8").split("\n")
+        found = -1
+        for number, line in enumerate(lines):
+            if line.startswith("  - "):
+                found += 1
+            if found in decisions and line.startswith("    decision: "):
+                lines[number] = f"    decision: {decisions[found][0]}"
+            if found in decisions and line.startswith("    reason: ") and decisions[found][1] is not None:
+                lines[number] = f"    reason: {decisions[found][1]}"
+        path.write_text("\n".join(lines), encoding="utf-8")
+
+
+@pytest.fixture
+def make_company(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                 monkeypatch: pytest.MonkeyPatch) -> Callable[..., Company]:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    monkeypatch.delenv("RECONCILER_BASE_URL", raising=False)
+    monkeypatch.delenv("RECONCILER_TOKEN", raising=False)
+
+    def make(spaces: list[dict[str, Any]] | None = None, manifest: str = MANIFEST) -> Company:
+        root = tmp_path / "company"
+        root.mkdir()
+        (root / "m.yaml").write_text(manifest, encoding="utf-8")
+        (root / "seed.yaml").write_text(yaml.safe_dump(seed(spaces if spaces is not None else workspaces()),
+                                                       sort_keys=False), encoding="utf-8")
+        return Company(root, capsys)
+
+    return make
+
+
+@pytest.fixture
+def started(make_company: Callable[..., Company]) -> Company:
+    """The small company with campaign q4 started (due 2027-02-01; ws_b, with no owner, to sec@acme.com)."""
+    return start_q4(make_company())
+
+
+def start_q4(company: Company, *extra: str) -> Company:
+    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
+                               "--fallback", "sec@acme.com", *extra)
+    assert code == 0, err
+    return company

@@ -1,0 +1,118 @@
+"""``reconciler review close``: the manifest lines the revocations contradict removed (every other line
+and comment kept), ``closed: <date>`` set; the plan refused before it accepts the revocation after."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from tests.review.conftest import Company
+
+MANIFEST = """version: 1
+# Alpha is the customer's portal.
+teams:
+  partners: [dee@acme.com, carl@acme.com]  # who helps customers
+workspaces:
+  alpha:
+    id: ws_a
+    access:
+      authoritative: false
+      users:
+        - {email: jane@acme.com, role: owner}
+        - {email: bob@ext.com, role: editor}  # the contractor, until the project ends
+      domains:
+        - {domain: ext.com, role: viewer}
+  gamma:
+    id: ws_c
+    access:
+      authoritative: false
+      users:
+        - {email: jane@acme.com, role: owner}
+      teams:
+        - {team: partners, role: editor}
+"""
+
+
+@pytest.fixture
+def started(make_company: Callable[..., Company]) -> Company:
+    company = make_company(manifest=MANIFEST)
+    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
+                               "--fallback", "sec@acme.com")
+    assert code == 0, err
+    return company
+
+
+def close(company: Company) -> tuple[int, str, str]:
+    return company.run("review", "close", "q4", str(company.root), service=False)
+
+
+# jane's file: 0 bob@ext.com (ws_a), 1 jane (ws_a), 2 ext.com (ws_a), 3 dee (ws_c), 4 jane (ws_c), 5 joe (ws_c)
+def test_a_revoke_of_an_explicit_entry_is_refused_until_close_removes_the_line(started: Company) -> None:
+    started.decide("jane@acme.com", {0: ("revoke", "project ended")})
+    code, _, err = started.run("plan", str(started.root))
+    assert code == 1
+    assert f"which an explicit entry grants as editor at {started.root}/m.yaml:12" in err
+    code, out, err = close(started)
+    assert code == 0, err
+    code, out, err = started.run("plan", str(started.root), "--format", "json")
+    assert code == 0, err
+    (change,) = [c for c in json.loads(out)["changes"] if c["address"] == "workspace.alpha"]
+    assert [(e["key"], e["action"], e["source"]["kind"]) for e in change["entries"]] == [
+        ("bob@ext.com", "delete", "review")]
+
+
+def test_close_removes_only_the_revoked_line_and_keeps_every_comment(started: Company) -> None:
+    started.decide("jane@acme.com", {0: ("revoke", None), 2: ("revoke", None)})
+    code, out, err = close(started)
+    assert code == 0, err
+    assert (started.root / "m.yaml").read_text() == MANIFEST.replace(
+        "        - {email: bob@ext.com, role: editor}  # the contractor, until the project ends\n", "").replace(
+        "      domains:\n        - {domain: ext.com, role: viewer}\n", "      domains: []\n")
+    assert out == (
+        "Closed review q4 on 2027-01-15: 2 manifest lines removed:\n"
+        f"  {started.root}/m.yaml:12: user bob@ext.com from workspace.alpha (revoked by jane@acme.com)\n"
+        f"  {started.root}/m.yaml:14: domain ext.com from workspace.alpha (revoked by jane@acme.com)\n"
+        "Commit the diff with the decisions; the next plan carries out the revocations.\n")
+
+
+def test_close_marks_the_campaign_closed(started: Company) -> None:
+    close(started)
+    text = started.file("campaign.yaml").read_text()
+    assert text.startswith("# An access review campaign (reconciler review start)")
+    assert text.endswith("fallback: sec@acme.com\nclosed: 2027-01-15\n")
+    code, _, err = close(started)
+    assert (code, err) == (1, f"Error: review close q4: the campaign was closed on 2027-01-15 already "
+                              f"({started.root}/reviews/q4/campaign.yaml).\n")
+
+
+def test_close_keeps_a_team_membership_unless_the_reviewer_asked_to_remove_it(started: Company) -> None:
+    started.decide("jane@acme.com", {3: ("revoke", None)})
+    code, out, _ = close(started)
+    assert (started.root / "m.yaml").read_text() == MANIFEST
+    assert (f"Left as they are: {started.root}/reviews/q4/jane@acme.com.yaml:34: dee@acme.com on ws_c is granted "
+            f"by team partners ({started.root}/m.yaml:4); kept in the team (set removeFromTeam: true on the item to "
+            "remove them from it)\n") in out
+
+
+def test_close_removes_a_team_membership_where_the_reviewer_chose_so(started: Company) -> None:
+    started.decide("jane@acme.com", {3: ("revoke", None)})
+    path = started.file("jane@acme.com.yaml")
+    path.write_text(path.read_text().replace("    decision: revoke\n", "    decision: revoke\n    removeFromTeam: true\n"))
+    code, out, err = close(started)
+    assert code == 0, err
+    # ruamel.yaml keeps the comment at the column it was written at.
+    assert (started.root / "m.yaml").read_text() == MANIFEST.replace(
+        "partners: [dee@acme.com, carl@acme.com]  #", "partners: [carl@acme.com]                #")
+
+
+def test_a_revoke_of_a_team_grant_is_refused_naming_the_team_line(started: Company) -> None:
+    started.decide("jane@acme.com", {3: ("revoke", None)})
+    code, _, err = started.run("plan", str(started.root))
+    assert code == 1
+    assert err == (
+        "Error: The plan cannot be made: a review revokes what the manifests grant.\n"
+        f"  {started.root}/reviews/q4/jane@acme.com.yaml:34: review q4 by jane@acme.com revokes user dee@acme.com "
+        f"on ws_c, which team partners grants as editor at {started.root}/m.yaml:22; set removeFromTeam: true on "
+        "the item and run reconciler review close, or change the team, or decide keep.\n")

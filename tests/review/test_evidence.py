@@ -1,0 +1,74 @@
+"""``reconciler review report``: evidence.csv and evidence.html, decisions dated by git, revocations
+marked applied from the state."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.review.conftest import Company
+
+
+def git(root: Path, *argv: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Jane", "GIT_AUTHOR_EMAIL": "jane@acme.com", "GIT_COMMITTER_NAME": "Jane",
+           "GIT_COMMITTER_EMAIL": "jane@acme.com", "GIT_AUTHOR_DATE": "2027-01-20T10:00:00Z",
+           "GIT_COMMITTER_DATE": "2027-01-20T10:00:00Z"}
+    return subprocess.run(["git", *argv], cwd=root, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def rows(company: Company) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO((company.root / "out" / "evidence.csv").read_text(), newline="")))
+
+
+def figures(company: Company) -> dict[str, str]:
+    page = (company.root / "out" / "evidence.html").read_text()
+    return dict(re.findall(r'data-figure="([a-z-]+)"><span class="value">([^<]*)<', page))
+
+
+def test_the_evidence_dates_each_decision_by_its_commit_and_marks_applied_revocations(started: Company) -> None:
+    git(started.root, "init", "-q")
+    started.decide("jane@acme.com", {0: ("revoke", "contractor left"), 1: ("keep", None), 3: ("revoke", None)})
+    git(started.root, "add", "m.yaml", "reviews")
+    git(started.root, "commit", "-qm", "decisions")
+    commit = git(started.root, "rev-parse", "HEAD").strip()
+    code, _, err = started.run("apply", str(started.root), "--auto-approve")
+    assert code == 0, err
+    code, out, err = started.run("review", "report", "q4", str(started.root), "--out",
+                                 str(started.root / "out"), service=False)
+    assert code == 0, err
+    assert out.startswith(f"Wrote evidence.csv, evidence.html to {started.root}/out: 10 items, 3 decided (1 kept, "
+                          "2 revoked, 2 revoked and applied), 0 overdue.\n")
+    bob = next(r for r in rows(started) if r["email_or_domain"] == "bob@ext.com")
+    assert (bob["decision"], bob["reason"], bob["decided_on"], bob["decided_commit"], bob["applied"],
+            bob["applied_on"], bob["applied_state_serial"]) == (
+        "revoke", "contractor left", "2027-01-20", commit, "applied", bob["applied_on"], "1")
+    assert figures(started) == {"items": "10", "decided": "3", "kept": "1", "revoked": "2", "revoked-applied": "2",
+                                "overdue": "0"}
+
+
+def test_the_evidence_says_when_the_files_are_not_in_git_and_a_revocation_is_not_applied(started: Company) -> None:
+    started.decide("jane@acme.com", {0: ("revoke", None)})
+    (started.root / "reconciler.state.json").write_text('{"version": 1, "lineage": "x", "serial": 1, '
+                                                         '"resources": {}}')
+    code, out, err = started.run("review", "report", "q4", str(started.root), "--out",
+                                 str(started.root / "out"), service=False)
+    assert code == 0, err
+    assert out.endswith("The review files are not in a git repository: decision dates and commits are not known.\n")
+    bob = next(r for r in rows(started) if r["email_or_domain"] == "bob@ext.com")
+    assert (bob["decided_on"], bob["decided_commit"], bob["applied"]) == ("", "", "not applied")
+    assert "not in a git repository" in (started.root / "out" / "evidence.html").read_text()
+
+
+def test_the_evidence_counts_items_nobody_decided_by_the_due_date_as_overdue(started: Company, monkeypatch: pytest.MonkeyPatch) -> None:
+    started.decide("jane@acme.com", {i: ("keep", None) for i in range(6)})
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(1800000000 + 20 * 86400))  # 2027-02-04
+    started.run("review", "report", "q4", str(started.root), "--out", str(started.root / "out"), service=False)
+    # joe's three items are jane's too (both own ws_c), so jane's keep decided them: only carl is open.
+    assert figures(started)["overdue"] == "1"
+    assert [r["email_or_domain"] for r in rows(started) if r["overdue"]] == ["carl@acme.com"]

@@ -1,0 +1,139 @@
+"""``reconciler review start``: one read of the company, the campaign's files written."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tests.review.conftest import Company, workspaces
+
+JANE = """# Access review q4, due 2027-02-01: set each decision to keep or revoke (a reason is optional).
+reviewer: jane@acme.com
+items:
+  - workspace: ws_a
+    name: Alpha
+    kind: user
+    key: bob@ext.com
+    role: editor
+    why: "not managed: granted in the web app"
+    decision: null
+    reason: null
+  - workspace: ws_a
+    name: Alpha
+    kind: user
+    key: jane@acme.com
+    role: owner
+    why: "workspace.alpha at {root}/m.yaml:12"
+    decision: null
+    reason: null
+  - workspace: ws_a
+    name: Alpha
+    kind: domain
+    key: ext.com
+    role: viewer
+    why: "not managed: granted in the web app"
+    decision: null
+    reason: null
+  - workspace: ws_c
+    name: Gamma
+    kind: user
+    key: dee@acme.com
+    role: editor
+    why: "not managed: granted in the web app"
+    decision: null
+    reason: null
+  - workspace: ws_c
+    name: Gamma
+    kind: user
+    key: jane@acme.com
+    role: owner
+    why: "not managed: granted in the web app"
+    decision: null
+    reason: null
+  - workspace: ws_c
+    name: Gamma
+    kind: user
+    key: joe@acme.com
+    role: owner
+    why: "not managed: granted in the web app"
+    decision: null
+    reason: null
+"""
+
+
+def start(company: Company, *extra: str) -> tuple[int, str, str]:
+    return company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01", *extra)
+
+
+def test_start_writes_each_owners_items_ordered_by_workspace_kind_and_key(make_company: Callable[..., Company]) -> None:
+    company = make_company()
+    code, out, err = start(company, "--fallback", "sec@acme.com")
+    assert code == 0, err
+    assert company.file("jane@acme.com.yaml").read_text() == JANE.format(root=company.root)
+
+
+def test_start_gives_a_workspace_without_owner_to_the_fallback(make_company: Callable[..., Company]) -> None:
+    company = make_company()
+    start(company, "--fallback", "sec@acme.com")
+    text = company.file("sec@acme.com.yaml").read_text()
+    assert [line for line in text.split("\n") if line.startswith(("  - ", "    key"))] == [
+        "  - workspace: ws_b", "    key: carl@acme.com"]
+
+
+def test_start_refuses_a_workspace_without_owner_and_no_fallback(make_company: Callable[..., Company]) -> None:
+    company = make_company()
+    code, out, err = start(company)
+    assert code == 1
+    assert err == ("Error: review start q4: 1 workspace in scope has no owner to review it (ws_b); give --fallback "
+                   "EMAIL to review those.\n")
+    assert not (company.root / "reviews").exists()
+
+
+def test_start_with_a_team_shares_the_workspaces_among_its_members(make_company: Callable[..., Company]) -> None:
+    company = make_company()
+    code, _, err = start(company, "--reviewers", "team:security")
+    assert code == 0, err
+    sam = company.file("sam@acme.com.yaml").read_text()
+    sue = company.file("sue@acme.com.yaml").read_text()
+    assert {line for line in sam.split("\n") if line.startswith("  - ")} == {"  - workspace: ws_a",
+                                                                            "  - workspace: ws_c"}
+    assert {line for line in sue.split("\n") if line.startswith("  - ")} == {"  - workspace: ws_b"}
+    assert "reviewers: {team: security}\n" in company.file("campaign.yaml").read_text()
+
+
+def test_start_with_scope_external_lists_only_entries_outside_the_allowed_domains(
+        make_company: Callable[..., Company]) -> None:
+    company = make_company()
+    start(company, "--scope-external")
+    text = company.file("jane@acme.com.yaml").read_text()
+    assert [line for line in text.split("\n") if line.startswith("    key")] == ["    key: bob@ext.com",
+                                                                                "    key: ext.com"]
+    assert sorted(p.name for p in company.file("").iterdir()) == ["campaign.yaml", "jane@acme.com.yaml"]
+
+
+def test_start_reads_the_company_in_ceil_n_over_100_calls(make_company: Callable[..., Company]) -> None:
+    spaces = workspaces() + [{"id": f"ws_x{i:03}", "name": f"X{i}", "published": True,
+                              "users": [{"email": "jane@acme.com", "role": "owner"}]} for i in range(200)]
+    company = make_company(spaces)
+    code, out, err = start(company, "--fallback", "sec@acme.com")
+    assert out == ("Started review q4 in " + str(company.root) + "/reviews/q4: 210 items on 203 workspaces for 3 "
+                   "reviewers, due 2027-02-01; the company was read in 3 calls.\n"), err
+
+
+def test_start_writes_a_campaign_the_manifests_load(make_company: Callable[..., Company]) -> None:
+    company = make_company()
+    start(company, "--fallback", "sec@acme.com")
+    code, out, err = company.run("validate", str(company.root), service=False)
+    assert code == 0, err
+    assert company.file("campaign.yaml").read_text() == (
+        "# An access review campaign (reconciler review start); each reviewer decides in their file beside it.\n"
+        "campaign: q4\nstarted: 2027-01-15\ndue: 2027-02-01\nonDue: flag\nscope:\n  entries: all\n"
+        "reviewers: owners\nfallback: sec@acme.com\n")
+
+
+def test_start_refuses_a_campaign_already_started(make_company: Callable[..., Company]) -> None:
+    company = make_company()
+    start(company, "--fallback", "sec@acme.com")
+    code, _, err = start(company, "--fallback", "sec@acme.com")
+    assert code == 1
+    assert err == (f"Error: review start q4: {company.root}/reviews/q4 exists already; a campaign is started once "
+                   "(give another name, or remove the directory to start it again).\n")
