@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 
-from reconciler.company.model import CompanyAccess, CompanyWorkspace, Why
+from reconciler.company.model import CompanyAccess, CompanyWorkspace, Leaver, Why
 from reconciler.report import model
 from reconciler.report.model import AccessReport, ReportRow, make_report
 from tests.report.conftest import ENTRY, GENERATED, report_of, row
@@ -70,8 +70,11 @@ def test_access_json_is_the_access_report_document_as_pydantic_dumps_it() -> Non
     made = report_of(*(row(f"ws_{i}", "user", f"p{i}@acme.com", "owner", ENTRY, workspace_name=name,
                            expires=datetime.date(2027, 2, i + 1)) for i, name in enumerate(tricky)),
                      row("ws_9", "domain", "acme.com", "viewer"))
+    # The fields after the rows too: the rows are spliced in where the document's empty rows stand.
+    made = made._replace(leavers=(Leaver(kind="user", key='a"rows":[]@acme.com', rule="r", location="m.yaml:1"),),
+                         min_owners=2)
     document = AccessReport(generated_at=made.generated_at, internal_domains=made.internal_domains,
-                            workspaces=made.workspaces,
+                            workspaces=made.workspaces, leavers=made.leavers, min_owners=2,
                             rows=tuple(ReportRow(**{**line._asdict(), "why": line.why._asdict()})
                                       for line in made.rows)).model_dump_json()
     assert made.model_dump_json() == document
