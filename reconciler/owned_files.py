@@ -28,6 +28,7 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from reconciler.errors import ReconcilerError
@@ -134,8 +135,10 @@ def open_append_owned(path: Path, *, what: str, error: type[ReconcilerError], mo
         raise error(f"Cannot open the {what} {path}: {exc.strerror or exc}.") from exc
 
 
-def write_owned(path: Path, data: bytes, *, what: str, error: type[ReconcilerError], mode: int = 0o600) -> None:
-    """Write ``data`` as the whole of ``path``, atomically: a temp file beside
+def write_owned(path: Path, data: bytes | Iterable[bytes], *, what: str, error: type[ReconcilerError],
+                mode: int = 0o600) -> None:
+    """Write ``data`` (bytes, or parts made as they are written) as the whole of ``path``,
+    atomically: a temp file beside
     it (``mode``), fsynced, then ``os.replace``d over it and the directory
     fsynced.  A link (or anything but a regular file) at ``path`` is refused;
     one planted between the check and the replace is replaced, not followed."""
@@ -151,9 +154,10 @@ def write_owned(path: Path, data: bytes, *, what: str, error: type[ReconcilerErr
     try:
         try:
             os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            for part in (data,) if isinstance(data, bytes) else data:
+                view = memoryview(part)
+                while view:
+                    view = view[os.write(fd, view):]
             os.fsync(fd)
         finally:
             os.close(fd)

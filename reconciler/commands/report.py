@@ -20,7 +20,7 @@ from reconciler.text import plural
 if TYPE_CHECKING:
     from reconciler.report.diff import ChangeSet
     from reconciler.report.files import ReportFiles
-    from reconciler.report.model import AccessReport
+    from reconciler.report.model import MadeReport
     from reconciler.service import Service
 
 
@@ -33,22 +33,26 @@ def report(path: Path, *, service: Service, out: Path, state_path: Path | None =
     Internal domains are the manifests' ``policy.allowedDomains`` and
     ``internal_domains`` (added to them, not instead); with neither, everyone
     counts as external (the summary says so)."""
-    from reconciler.company.read import load_and_read
+    from reconciler.company.build import attributed, leavers
+    from reconciler.company.read import load_and_list
     from reconciler.report.diff import changes_since, load_baseline
     from reconciler.report.files import write_report
-    from reconciler.report.model import make_report
+    from reconciler.report.model import report_of_parts
 
     check_out_dir(out)
     baseline = load_baseline(since) if since is not None else None
-    read = load_and_read(path, service=service, state_path=state_path)
-    policy = read.desired.policy
+    listing = load_and_list(path, service=service, state_path=state_path)
+    policy = listing.desired.policy
     allowed = policy.allowed_domains if policy is not None else None
     domains = (*(str(v.value) for v in allowed or ()), *internal_domains)
     min_owners = policy.min_owners.value if policy is not None and policy.min_owners is not None else 1
     moment = now or datetime.datetime.now(datetime.UTC)
-    made = make_report(read.company, generated_at=moment, internal_domains=domains, min_owners=min_owners)
-    calls = read.company.calls
-    del read  # the company read is in the report now: its memory is free for the files' text
+    # Each workspace's rows go into the report as they are attributed: the company's own rows
+    # (CompanyAccess) are never made, so the company is held once, as the report's rows.
+    made = report_of_parts(attributed(listing.desired, listing.live, listing.state), generated_at=moment,
+                           internal_domains=domains, leavers=leavers(listing.desired), min_owners=min_owners)
+    calls = listing.live.pages_read
+    del listing  # the listing is in the report now: its memory is free for the files' text
     changes = changes_since(baseline, made) if baseline is not None else None
     written = write_report(out, made, changes=changes, today=moment.date())
     return summary(made, written, calls=calls, changes=changes)
@@ -71,7 +75,7 @@ def check_out_dir(out: Path) -> None:
         raise ConfigError(f"--out {out} is a file; give a directory (created when missing) for the report's files.")
 
 
-def summary(made: AccessReport, written: ReportFiles, *, calls: int, changes: ChangeSet | None) -> str:
+def summary(made: MadeReport, written: ReportFiles, *, calls: int, changes: ChangeSet | None) -> str:
     from reconciler.report.figures import leavers_holding
 
     people = {r.key for r in made.rows if r.kind == "user"}

@@ -18,6 +18,7 @@ the workspaces that show the homepage's access entries (connected by hand;
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date
 from typing import NamedTuple
 
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why
@@ -39,28 +40,57 @@ class ListReach(NamedTuple):
     probable: bool = False
 
 
+class EntryFacts(NamedTuple):
+    """An ``AccessRow``'s values, before any row is made of them: ``company_access`` makes the
+    company's rows of them, and the report its own rows, without holding the company's too."""
+
+    workspace_id: str
+    workspace_name: str | None
+    account_id: str | None
+    account_name: str | None
+    group_homepage: str | None
+    probable_member: bool
+    kind: EntryKind
+    key: str
+    role: str
+    expires: date | None
+    why: Why
+
+
 def company_access(desired: Desired, live: Live, state: State) -> CompanyAccess:
     """Every workspace of ``live`` (a complete listing) and every entry on it, with why."""
+    workspaces: list[CompanyWorkspace] = []
+    rows: list[AccessRow] = []
+    for workspace, entries in attributed(desired, live, state):
+        workspaces.append(workspace)
+        rows += (AccessRow(**facts._asdict()) for facts in entries)
+    return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=live.pages_read,
+                         leavers=leavers(desired))
+
+
+def attributed(desired: Desired, live: Live, state: State) -> Iterator[tuple[CompanyWorkspace, list[EntryFacts]]]:
+    """Each workspace of ``live`` (a complete listing), in listing order, with the entries on it and why."""
     reaches = list_reaches(desired, live, state)
     teams = {team.key: team for team in desired.teams}
     rules = _list_rules(desired, live, reaches)
-    workspaces: list[CompanyWorkspace] = []
-    rows: list[AccessRow] = []
     for ws in live.workspaces.values():
         reach = reaches.get(ws.id)
         matching = rules[reach.address] if reach is not None else matching_rules(desired.rules, ws)
-        workspaces.append(CompanyWorkspace(
+        workspace = CompanyWorkspace(
             id=ws.id, name=ws.name, account_id=ws.account_id, account_name=ws.account_name,
             template_id=ws.template_id, group_homepage=reach.homepage if reach else None,
             probable_member=reach.probable if reach else False, address=reach.address if reach else None,
             managed="manifest" if reach is not None else "rules" if matching else "none",
-            rules=tuple(r.key for r in matching)))
-        rows += _rows(ws, reach, expand_access(reach.access if reach else None, teams, matching))
-    leavers = tuple(Leaver(kind=kind, key=entry.key, rule=rule.key, location=location_text(entry.location))
-                    for rule in desired.rules
-                    for kind, entries in _revoked(rule)
-                    for entry in entries)
-    return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=live.pages_read, leavers=leavers)
+            rules=tuple(r.key for r in matching))
+        yield workspace, _rows(ws, reach, expand_access(reach.access if reach else None, teams, matching))
+
+
+def leavers(desired: Desired) -> tuple[Leaver, ...]:
+    """The people and domains any revoke rule names, with the rule and its line."""
+    return tuple(Leaver(kind=kind, key=entry.key, rule=rule.key, location=location_text(entry.location))
+                 for rule in desired.rules
+                 for kind, entries in _revoked(rule)
+                 for entry in entries)
 
 
 def _revoked(rule: DesiredRule) -> tuple[tuple[EntryKind, tuple[RevokedEntry, ...]], ...]:
@@ -130,17 +160,15 @@ def _kinds(ws: LiveWorkspace, expanded: ExpandedAccess) -> Iterator[
 
 
 
-def _rows(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess) -> list[AccessRow]:
+def _rows(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess) -> list[EntryFacts]:
     homepage = reach.homepage if reach is not None else None
     probable = reach.probable if reach is not None else False
     address = reach.address if reach is not None else None
-    rows: list[AccessRow] = []
+    rows: list[EntryFacts] = []
     for kind, entries, granted, _ in _kinds(ws, expanded):
         for key in sorted(entries):
             grant = granted.get(key)
-            rows.append(AccessRow(
-                workspace_id=ws.id, workspace_name=ws.name, account_id=ws.account_id,
-                account_name=ws.account_name, group_homepage=homepage, probable_member=probable, kind=kind, key=key,
-                role=entries[key].role, expires=grant.expires if grant else None,
-                why=why(grant.source, grant.role, address) if grant else _UNMANAGED))
+            rows.append(EntryFacts(ws.id, ws.name, ws.account_id, ws.account_name, homepage, probable, kind, key,
+                                   entries[key].role, grant.expires if grant else None,
+                                   why(grant.source, grant.role, address) if grant else _UNMANAGED))
     return rows

@@ -47,9 +47,17 @@ class CompanyRead(NamedTuple):
     company: CompanyAccess
 
 
-def load_and_read(path: Path, *, service: Service, state_path: Path | None = None) -> CompanyRead:
+class CompanyListing(NamedTuple):
+    """The manifests, the state and the listing, before any entry is attributed."""
+
+    desired: Desired
+    state: State
+    live: Live
+
+
+def load_and_list(path: Path, *, service: Service, state_path: Path | None = None) -> CompanyListing:
     """Load the manifests in ``path`` and the state (read, never written or
-    locked), then read the company through ``service``."""
+    locked), then list the company through ``service``."""
     from reconciler.manifest import load_desired
     from reconciler.state import default_state_path, load_state
     from reconciler.service import open_client
@@ -58,4 +66,10 @@ def load_and_read(path: Path, *, service: Service, state_path: Path | None = Non
     state = load_state(state_path or default_state_path(path))
     with open_client(service) as client:
         live = read_live(client)
+    return CompanyListing(desired, state, live)
+
+
+def load_and_read(path: Path, *, service: Service, state_path: Path | None = None) -> CompanyRead:
+    """``load_and_list``, then the company read from it (``company_access``)."""
+    desired, state, live = load_and_list(path, service=service, state_path=state_path)
     return CompanyRead(desired, state, live, company_access(desired, live, state))

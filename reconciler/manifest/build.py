@@ -82,18 +82,15 @@ class _Builder:
         if spec is None:
             return None
         raw = parent["access"]
-        users, domains = raw.get("users", []), raw.get("domains", [])
+        file = self.file
+        # Positional and zipped with the lines: a manifest of 10,000 lists has 250,000 entries.
+        user_lines = raw["users"].item_lines if spec.users else ()
+        domain_lines = raw["domains"].item_lines if spec.domains else ()
         return AccessList(
-            users=tuple(
-                UserAccess(email=u.email, role=u.role, expires=u.expires,
-                           location=SourceLocation(self.file, users.item_lines[i]))
-                for i, u in enumerate(spec.users)
-            ),
-            domains=tuple(
-                DomainAccess(domain=d.domain, role=d.role, expires=d.expires,
-                             location=SourceLocation(self.file, domains.item_lines[i]))
-                for i, d in enumerate(spec.domains)
-            ),
+            users=tuple(UserAccess(u.email, u.role, SourceLocation(file, line), u.expires)
+                        for u, line in zip(spec.users, user_lines, strict=True)),
+            domains=tuple(DomainAccess(d.domain, d.role, SourceLocation(file, line), d.expires)
+                          for d, line in zip(spec.domains, domain_lines, strict=True)),
             teams=self.team_refs(spec.teams, raw),
             authoritative=spec.authoritative,
             notify=spec.notify,

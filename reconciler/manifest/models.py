@@ -11,6 +11,7 @@ Values are normalised here: emails and domains are lower-cased, dates parsed.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
@@ -57,15 +58,21 @@ def _refused(value: str, what: str, problem: str, *, ascii_only: bool = False) -
                                {"what": what, "why": problem, "value": shown(value, ascii_only=ascii_only)})
 
 
+# The same people and domains are named on many lists of a manifest: each distinct value is
+# checked once (why it is refused, None when it is not).
+_checked_email = functools.lru_cache(maxsize=8192)(email_problem)
+_checked_hostname = functools.lru_cache(maxsize=8192)(hostname_problem)
+
+
 def _email(value: str) -> str:
-    problem = email_problem(value)
+    problem = _checked_email(value)
     if problem is not None:
         raise _refused(value, "an email address", problem, ascii_only=True)
     return value.lower()
 
 
 def _hostname(value: str) -> str:
-    problem = hostname_problem(value)
+    problem = _checked_hostname(value)
     if problem is not None:
         raise _refused(value, "a hostname (e.g. customer.com)", problem, ascii_only=True)
     return value.lower()

@@ -116,6 +116,7 @@ _CORE = "tag:yaml.org,2002:"
 _STR, _NULL, _BOOL, _INT, _FLOAT = (_CORE + t for t in ("str", "null", "bool", "int", "float"))
 _MAP, _SEQ, _MERGE, _VALUE, _TIMESTAMP = (_CORE + t for t in ("map", "seq", "merge", "value", "timestamp"))
 _PLAIN_KEYS = (str, int, float, bool, type(None))
+_PLAIN_KEY_TYPES = frozenset(_PLAIN_KEYS)
 
 _RESOLVER = yaml.resolver.Resolver()
 # The first characters some implicit type (null, bool, int, float, timestamp,
@@ -157,18 +158,17 @@ class _Fatal(Exception):
 class _Open:
     """A list or mapping whose end event has not come yet."""
 
-    __slots__ = ("is_mapping", "line", "anchor", "items", "lines", "keys", "key_lines", "plain", "count", "refused")
+    __slots__ = ("is_mapping", "line", "anchor", "items", "lines", "start", "refused")
 
-    def __init__(self, is_mapping: bool, line: int, anchor: str | None) -> None:
+    def __init__(self, is_mapping: bool, line: int, anchor: str | None, start: int) -> None:
         self.is_mapping = is_mapping
         self.line = line
         self.anchor = anchor
-        self.items: list[Any] = []  # a list's items; a mapping's values
+        # A list's items; a mapping's keys and values, alternating (split when it closes, so
+        # that no event has to ask which of the two it is).
+        self.items: list[Any] = []
         self.lines: list[int] = []  # their lines
-        self.keys: list[Any] = []  # a mapping's keys, as long as items or one longer
-        self.key_lines: list[int] = []
-        self.plain = True  # every key is a plain value and none is <<
-        self.count = 1  # values at and under it, aliases expanded
+        self.start = start  # values read before it: those at and under it are the ones read until it closes
         self.refused: _Refused | None = None
 
 
@@ -178,7 +178,6 @@ class _Anchored:
     line: int
     count: int
     is_collection: bool
-    is_merge_key: bool
 
 
 class _Reader:
@@ -193,8 +192,7 @@ class _Reader:
         self.recursive: int | None = None  # line of the first anchor aliased inside itself
         self.anchors: dict[str, _Anchored | _Open] = {}
         self.uses: dict[str, int] = {}  # anchored lists and mappings -> times aliased
-        self.collections = 0
-        self.scalars = 0  # scalars as written, and each alias of one
+        self.merges = False  # a << merge key was read: the mark _MERGE_KEY may stand where a value is
         self.bomb: int | None = None  # line of the anchor aliased most when aliases repeat too much
         # Values aliases and merges repeat so far: an alias of a list or mapping
         # repeats all its values; a merge (<<) copies each key of the mappings it
@@ -211,7 +209,7 @@ class _Reader:
         event = get_event()
         if type(event) is StreamEndEvent:
             return None
-        root, _ = self._root(get_event)
+        root = self._root(get_event)
         get_event()  # document end
         event = get_event()
         if type(event) is not StreamEndEvent:
@@ -220,49 +218,58 @@ class _Reader:
         self._check_aliases()
         return root
 
-    def _root(self, get_event: Any) -> tuple[Any, int]:
-        """The document's value and how many values it holds with aliases expanded."""
+    def _root(self, get_event: Any) -> Any:
+        """The document's value.
+
+        Text written plainly or quoted, without tag or anchor (nearly every
+        scalar of a manifest), is taken here; any other scalar goes through
+        ``_scalar``.  ``values`` counts the values read, each alias counting
+        the values it repeats, so a list or mapping holds the values read
+        between its start and its end (alias bombs are weighed by it).
+        """
         stack: list[_Open] = []
+        parent: _Open | None = None
+        shared = self.shared
+        resolved_starts = _RESOLVED_STARTS
+        short = _SHARED_TEXT_LENGTH
+        values = 0
         while True:
             event = get_event()
             kind = type(event)
             if kind is ScalarEvent:
+                values += 1
                 line = event.start_mark.line + 1
-                self.scalars += 1
-                value, merge_key = self._scalar(event, line)
-                count = 1
-                if event.anchor is not None:
-                    self._anchor(event.anchor, _Anchored(value, line, 1, False, merge_key), line)
+                value = event.value
+                if event.tag is not None or event.anchor is not None or (
+                        event.implicit[0] and (_ALWAYS_RESOLVE or value[:1] in resolved_starts)):
+                    value = self._scalar(event, line)
+                    if event.anchor is not None:
+                        self._anchor(event.anchor, _Anchored(value, line, 1, False), line)
+                elif len(value) <= short:
+                    value = shared.setdefault(value, value)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
-                stack.append(self._open(event, kind is MappingStartEvent, len(stack) + 1))
+                parent = self._open(event, kind is MappingStartEvent, len(stack) + 1, values)
+                stack.append(parent)
+                values += 1
                 continue
             elif kind is MappingEndEvent or kind is SequenceEndEvent:
                 done = stack.pop()
-                value, line, count, merge_key = self._close(done), done.line, done.count, False
+                parent = stack[-1] if stack else None
+                value, line = self._close(done), done.line
                 if done.anchor is not None:
-                    self.anchors[done.anchor] = _Anchored(value, line, count, True, False)
+                    self.anchors[done.anchor] = _Anchored(value, line, values - done.start, True)
             elif kind is AliasEvent:
-                value, line, count, merge_key = self._alias(event)
+                value, line, count = self._alias(event)
+                values += count
             else:  # pragma: no cover - the parser only gives these events inside a document
                 raise _Fatal(event.start_mark.line + 1, f"invalid YAML: unexpected {kind.__name__}")
-            if not stack:
-                return value, count
-            parent = stack[-1]
-            parent.count += count
-            if not parent.is_mapping or len(parent.keys) > len(parent.items):
-                parent.items.append(value)
-                parent.lines.append(line)
-            else:
-                if merge_key:
-                    value = _MERGE_KEY
-                    parent.plain = False
-                elif type(value) not in _PLAIN_KEYS:
-                    parent.plain = False
-                parent.keys.append(value)
-                parent.key_lines.append(line)
+            if parent is None:
+                return "<<" if value is _MERGE_KEY else value
+            parent.items.append(value)
+            parent.lines.append(line)
 
-    def _scalar(self, event: Any, line: int) -> tuple[Any, bool]:
-        """The value of a scalar, and whether it is a ``<<`` merge key."""
+    def _scalar(self, event: Any, line: int) -> Any:
+        """The value of a scalar (``_MERGE_KEY`` for a ``<<`` merge key)."""
         tag, text = event.tag, event.value
         if tag is None or tag == "!":
             if not event.implicit[0]:
@@ -274,25 +281,25 @@ class _Reader:
                 tag = _STR
         elif tag not in ALLOWED_EXPLICIT_TAGS:
             self.tags.append(Problem(SourceLocation(self.file, line), tag_message(tag)))
-            return None, False
+            return None
         if tag == _STR or tag == _VALUE:  # '=' written as a value is text (YAML 1.1 gives it a tag of its own)
-            return (self.shared.setdefault(text, text) if len(text) <= _SHARED_TEXT_LENGTH else text), False
+            return self.shared.setdefault(text, text) if len(text) <= _SHARED_TEXT_LENGTH else text
         if tag == _NULL:
-            return None, False
+            return None
         if tag == _MERGE:
-            return "<<", True
+            self.merges = True
+            return _MERGE_KEY
         try:
-            return _typed(tag, text, line), False
+            return _typed(tag, text, line)
         except _Refused as refused:
             self.refused.append(refused)
-            return None, False
+            return None
 
-    def _open(self, event: Any, is_mapping: bool, depth: int) -> _Open:
+    def _open(self, event: Any, is_mapping: bool, depth: int, start: int) -> _Open:
         line = event.start_mark.line + 1
-        self.collections += 1
         if depth > MAX_DEPTH and self.too_deep is None:
             self.too_deep = line
-        opened = _Open(is_mapping, line, event.anchor)
+        opened = _Open(is_mapping, line, event.anchor, start)
         if event.anchor is not None:
             self._anchor(event.anchor, opened, line)
         tag = event.tag
@@ -310,7 +317,7 @@ class _Reader:
 
     def _close(self, done: _Open) -> Any:
         if not done.is_mapping:
-            items = LineList(done.items)
+            items = LineList(done.items if not self.merges else _unmarked(done.items))
             items.line = done.line
             items.item_lines = array("L", done.lines)
             return items
@@ -321,24 +328,31 @@ class _Reader:
             return None
 
     def _mapping(self, done: _Open) -> LineDict:
-        keys, key_lines = done.keys, done.key_lines
-        if done.plain:
-            mapping = LineDict(zip(keys, done.items, strict=True))
-            if len(mapping) == len(keys):  # the usual case: no duplicate, no merge
+        items, lines = done.items, done.lines
+        if not self.merges:  # the usual case first: plain keys, no duplicate, no merge
+            pairs = iter(items)
+            try:
+                mapping = LineDict(zip(pairs, pairs, strict=True))  # keys and values alternate
+            except TypeError:  # a list or mapping as a key: refused below
+                mapping = LineDict()
+            if 2 * len(mapping) == len(items) and _PLAIN_KEY_TYPES.issuperset(map(type, mapping)):
                 mapping.line = line = done.line
-                if key_lines.count(line) != len(key_lines):
-                    mapping._key_lines = tuple(key_lines)
+                if lines.count(line) != len(lines):
+                    mapping._key_lines = tuple(lines[0::2])
                 return mapping
+        keys, key_lines = items[0::2], lines[0::2]
+        values, value_lines = items[1::2], lines[1::2]
+        if self.merges:
+            values = _unmarked(values)
         self._report_duplicates(keys, key_lines)
-        pairs = self._flattened(done)
-        mapping, lines = LineDict(), {}
-        for key, value, line in pairs:
+        mapping, found_lines = LineDict(), {}
+        for key, value, line in self._flattened(keys, values, key_lines, value_lines):
             if type(key) not in _PLAIN_KEYS:
                 raise _Refused(line, "a mapping key must be a plain value")
             mapping[key] = value
-            lines[key] = line
+            found_lines[key] = line
         mapping.line = done.line
-        mapping._key_lines = lines
+        mapping._key_lines = found_lines
         return mapping
 
     def _report_duplicates(self, keys: list[Any], key_lines: list[int]) -> None:
@@ -357,14 +371,15 @@ class _Reader:
             else:
                 first_keys[key] = (key, line)
 
-    def _flattened(self, done: _Open) -> list[tuple[Any, Any, int]]:
+    def _flattened(self, keys: list[Any], items: list[Any], key_lines: list[int],
+                   lines: list[int]) -> list[tuple[Any, Any, int]]:
         """(key, value, key line) of a mapping with its ``<<`` merges done, as
         YAML 1.1 defines them: keys written in the mapping win over merged ones,
         and of a list of merged mappings the earlier wins.  Merged keys come
         first, in the order they are first met."""
         merged: dict[Any, tuple[Any, Any, int]] = {}
         written: list[tuple[Any, Any, int]] = []
-        for key, value, key_line, value_line in zip(done.keys, done.items, done.key_lines, done.lines, strict=True):
+        for key, value, key_line, value_line in zip(keys, items, key_lines, lines, strict=True):
             if key is not _MERGE_KEY:
                 written.append((key, value, key_line))
                 continue
@@ -385,9 +400,9 @@ class _Reader:
             if self.repeated > MAX_ALIAS_VALUES:
                 raise _Fatal(key_line, merge_bomb_message(value_line))
             for source in sources:
-                lines = source.key_lines
+                source_lines = source.key_lines
                 for merged_key, merged_value in source.items():
-                    merged.setdefault(merged_key, (merged_key, merged_value, lines[merged_key]))
+                    merged.setdefault(merged_key, (merged_key, merged_value, source_lines[merged_key]))
         return [*merged.values(), *written]
 
     def _anchor(self, name: str, anchored: _Anchored | _Open, line: int) -> None:
@@ -398,7 +413,7 @@ class _Reader:
                 "rename one"))
         self.anchors[name] = anchored
 
-    def _alias(self, event: Any) -> tuple[Any, int, int, bool]:
+    def _alias(self, event: Any) -> tuple[Any, int, int]:
         name = event.anchor
         anchored = self.anchors.get(name)
         if anchored is None:
@@ -407,13 +422,11 @@ class _Reader:
         if isinstance(anchored, _Open):
             if self.recursive is None:
                 self.recursive = anchored.line
-            return None, anchored.line, 1, False
+            return None, anchored.line, 1
         if anchored.is_collection:
             self.uses[name] = self.uses.get(name, 0) + 1
             self.repeated += anchored.count
-        else:
-            self.scalars += 1
-        return anchored.value, anchored.line, anchored.count, anchored.is_merge_key
+        return anchored.value, anchored.line, anchored.count
 
     def _check_aliases(self) -> None:
         """Refuse aliases that, with merges, repeat more than MAX_ALIAS_VALUES values in all.
@@ -422,7 +435,7 @@ class _Reader:
         expanded less the values written; merges crossing the limit were
         refused as they were built.)"""
         if self.recursive is None and self.repeated > MAX_ALIAS_VALUES:
-            worst = max(self.uses, key=lambda name: self.uses[name] * self.anchors[name].count)
+            worst = max(self.uses, key=lambda name: self.uses[name] * _count(self.anchors[name]))
             self.bomb = self.anchors[worst].line
 
     def outcome(self, document: Any) -> LoadedYaml:
@@ -437,6 +450,16 @@ class _Reader:
             first = min(self.refused, key=lambda refused: refused.line)
             return _fatal(self.file, first.line, f"invalid YAML: {first.reason}")
         return LoadedYaml(document, tuple(self.duplicates))
+
+
+def _count(anchored: _Anchored | _Open) -> int:
+    """The values an anchored list or mapping holds (1 while it is still open: aliased inside itself)."""
+    return anchored.count if isinstance(anchored, _Anchored) else 1
+
+
+def _unmarked(values: list[Any]) -> list[Any]:
+    """``values`` with each ``<<`` merge key that stands where a value is written back as the text ``<<``."""
+    return ["<<" if value is _MERGE_KEY else value for value in values]
 
 
 def _kind(value: Any) -> str:

@@ -22,7 +22,15 @@ from pydantic import ValidationError
 from reconciler.text import parse_json
 from reconciler.company.model import EntryKind, Leaver
 from reconciler.errors import ConfigError
-from reconciler.report.model import REPORT_KIND, AccessReport, ReportRow, is_internal, managed_by, subject_domain
+from reconciler.report.model import (
+    REPORT_KIND,
+    AccessReport,
+    MadeReport,
+    ReportLine,
+    is_internal,
+    managed_by,
+    subject_domain,
+)
 from reconciler.vocabulary import Privilege, privilege
 
 # The order the page and changes.csv list them in: what a reviewer looks for first.
@@ -106,7 +114,7 @@ def report_baseline(report: AccessReport, *, label: str) -> Baseline:
     return Baseline("report", f"{label} of {when}", roles, names, None)
 
 
-def _revoked_by(report: AccessReport) -> Callable[[EntryAddress], str]:
+def _revoked_by(report: MadeReport) -> Callable[[EntryAddress], str]:
     """For an entry gone since: the rule matching its workspace that revokes it (``rule offboarded at
     rules.yaml:14``), as the "managed by" line of the revocation; "" when no rule does."""
     leavers: dict[tuple[EntryKind, str], list[Leaver]] = {}
@@ -123,10 +131,10 @@ def _revoked_by(report: AccessReport) -> Callable[[EntryAddress], str]:
     return line
 
 
-def changes_since(baseline: Baseline, report: AccessReport) -> ChangeSet:
+def changes_since(baseline: Baseline, report: MadeReport) -> ChangeSet:
     """Every entry whose role differs between ``baseline`` and ``report``, in ``CHANGE_ORDER``,
     then by workspace id, kind and email or domain."""
-    now: dict[EntryAddress, ReportRow] = {
+    now: dict[EntryAddress, ReportLine] = {
         (r.workspace_id, r.kind, r.key): r for r in report.rows
         if baseline.covers is None or r.workspace_id in baseline.covers
     }

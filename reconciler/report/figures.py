@@ -1,6 +1,6 @@
 """The headline figures and the pictures' data, computed from the report alone.
 
-Pure functions of an ``AccessReport``: the page draws them, the command
+Pure functions of an ``MadeReport``: the page draws them, the command
 prints a summary line from them, and the tests check them by hand.
 """
 
@@ -10,7 +10,7 @@ import datetime
 from collections import Counter, defaultdict
 from typing import NamedTuple
 
-from reconciler.report.model import AccessReport, ReportRow
+from reconciler.report.model import MadeReport, ReportLine
 from reconciler.vocabulary import ROLE_ORDER
 
 # Within this many days an expiring grant is counted (and listed) as due.
@@ -53,13 +53,13 @@ class Headline(NamedTuple):
     # One owner: shown, and a problem only when policy.minOwners asks for more (``one_owner_alert``).
     one_owner: tuple[OwnerFlag, ...]
     one_owner_alert: bool
-    expiring: tuple[ReportRow, ...]  # within EXPIRY_WINDOW_DAYS of today, soonest first
+    expiring: tuple[ReportLine, ...]  # within EXPIRY_WINDOW_DAYS of today, soonest first
     unmanaged_workspaces: int  # in no manifest (company.model.ManagedBy), whether or not a rule reaches them
     rules_only_workspaces: int  # of those, the ones a rule reaches
     leavers: tuple[LeaverAccess, ...]
 
 
-def headline(report: AccessReport, *, today: datetime.date) -> Headline:
+def headline(report: MadeReport, *, today: datetime.date) -> Headline:
     """The figures at the top of the page."""
     people = {r.key for r in report.rows if r.kind == "user"}
     external = {r.key for r in report.rows if r.kind == "user" and r.external}
@@ -84,7 +84,7 @@ def headline(report: AccessReport, *, today: datetime.date) -> Headline:
     )
 
 
-def leavers_holding(report: AccessReport) -> tuple[LeaverAccess, ...]:
+def leavers_holding(report: MadeReport) -> tuple[LeaverAccess, ...]:
     """Every row through which someone a rule revokes still holds a role: their own
     entry (a rule not yet applied, or not matching there) or a domain entry of their
     email's domain, which no user revoke can remove."""
@@ -103,7 +103,7 @@ def leavers_holding(report: AccessReport) -> tuple[LeaverAccess, ...]:
     return tuple(sorted(found, key=lambda a: (a.key, a.workspace_id)))
 
 
-def owner_counts(report: AccessReport) -> dict[str, int]:
+def owner_counts(report: MadeReport) -> dict[str, int]:
     """Workspace id → how many users and domains hold the owner role on it (every workspace, 0 included)."""
     counts = dict.fromkeys((w.id for w in report.workspaces), 0)
     for row in report.rows:
@@ -112,7 +112,7 @@ def owner_counts(report: AccessReport) -> dict[str, int]:
     return counts
 
 
-def roles_by_reach(report: AccessReport) -> list[tuple[str, int, int]]:
+def roles_by_reach(report: MadeReport) -> list[tuple[str, int, int]]:
     """(role, internal rows, external rows) for every role present, highest role first."""
     internal: Counter[str] = Counter()
     external: Counter[str] = Counter()
@@ -123,7 +123,7 @@ def roles_by_reach(report: AccessReport) -> list[tuple[str, int, int]]:
     return [(role, internal[role], external[role]) for role in order]
 
 
-def external_histogram(report: AccessReport) -> list[tuple[str, int]]:
+def external_histogram(report: MadeReport) -> list[tuple[str, int]]:
     """(bin label, workspaces) of workspaces by how many external people have access."""
     per_workspace: dict[str, set[str]] = {w.id: set() for w in report.workspaces}
     for row in report.rows:
@@ -142,7 +142,7 @@ def _bin_label(low: int, high: int | None) -> str:
     return str(low) if low == high else f"{low}–{high}"
 
 
-def widest_reach(report: AccessReport, *, limit: int = TOP_REACH) -> list[tuple[str, int]]:
+def widest_reach(report: MadeReport, *, limit: int = TOP_REACH) -> list[tuple[str, int]]:
     """(email, workspaces) of the ``limit`` people with access to the most workspaces; ties by email."""
     reach: defaultdict[str, set[str]] = defaultdict(set)
     for row in report.rows:

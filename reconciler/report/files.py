@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
 from reconciler.errors import ConfigError
 from reconciler.report.diff import ChangeSet
-from reconciler.report.model import AccessReport
+from reconciler.report.model import MadeReport, utf8
 
 ACCESS_CSV, ACCESS_JSON, INDEX_HTML, CHANGES_CSV = "access.csv", "access.json", "index.html", "changes.csv"
 
@@ -21,28 +22,25 @@ class ReportFiles(NamedTuple):
     names: tuple[str, ...]
 
 
-def write_report(out: Path, made: AccessReport, *, changes: ChangeSet | None, today: datetime.date) -> ReportFiles:
+def write_report(out: Path, made: MadeReport, *, changes: ChangeSet | None, today: datetime.date) -> ReportFiles:
     """Write the files, each atomically and never through a link planted at its name."""
     from reconciler.owned_files import write_owned
     from reconciler.report.html import render_page
     from reconciler.report.spreadsheet import access_csv, changes_csv
 
-    # Made and written one at a time, so only one file's text is in memory (30-100 MiB each at
-    # 10,000 workspaces).
-    files: dict[str, Callable[[], str]] = {
-        ACCESS_CSV: lambda: access_csv(made),
-        # Compact: at 10,000 workspaces an indented document is twice the size, for machines that do not care.
-        ACCESS_JSON: lambda: made.model_dump_json() + "\n",
-        INDEX_HTML: lambda: render_page(made, today=today, changes=changes),
+    # Made and written one at a time, so only one file's text is in memory (30 MiB each at
+    # 10,000 workspaces; access.json a part at a time).
+    files: dict[str, Callable[[], Iterable[bytes]]] = {
+        ACCESS_CSV: lambda: (utf8(access_csv(made)),),
+        ACCESS_JSON: lambda: itertools.chain(made.json_parts(), (b"\n",)),
+        INDEX_HTML: lambda: (utf8(render_page(made, today=today, changes=changes)),),
     }
     if changes is not None:
-        files[CHANGES_CSV] = lambda: changes_csv(changes.changes)
+        files[CHANGES_CSV] = lambda: (utf8(changes_csv(changes.changes)),)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(f"Cannot create the report directory {out}: {exc.strerror or exc}.") from exc
     for name, render in files.items():
-        # A value the service sent may hold a lone surrogate, which UTF-8 cannot carry: replaced, not fatal.
-        write_owned(out / name, render().encode("utf-8", errors="replace"), what="report file", error=ConfigError,
-                    mode=0o644)
+        write_owned(out / name, render(), what="report file", error=ConfigError, mode=0o644)
     return ReportFiles(out, tuple(files))

@@ -29,7 +29,7 @@ from typing import Any
 from reconciler.report import figures as fig
 from reconciler.report import svg
 from reconciler.report.diff import CHANGE_ORDER, ChangeSet
-from reconciler.report.model import AccessReport, ReportRow
+from reconciler.report.model import MadeReport, ReportLine
 from reconciler.text import plural, printable
 
 # The lists that need attention show this many lines; the rest is in the views and the CSV.
@@ -62,7 +62,7 @@ def script_json(value: Any) -> str:
     return dumped
 
 
-def view_data(report: AccessReport) -> dict[str, Any]:
+def view_data(report: MadeReport) -> dict[str, Any]:
     """The compact block the script reads: workspaces and rows as arrays, the "why" lines once each.
 
     ``w``: [id, name, account, group homepage, managed 0/1, owners]; ``r``: [workspace index,
@@ -94,7 +94,7 @@ def view_data(report: AccessReport) -> dict[str, Any]:
     return {"w": workspaces, "r": rows, "why": list(whys), "unmanaged": 0}
 
 
-def render_page(report: AccessReport, *, today: datetime.date, changes: ChangeSet | None = None) -> str:
+def render_page(report: MadeReport, *, today: datetime.date, changes: ChangeSet | None = None) -> str:
     """The whole page."""
     head = fig.headline(report, today=today)
     generated = report.generated_at.strftime("%Y-%m-%d %H:%M UTC")
@@ -185,7 +185,7 @@ def _attention(head: fig.Headline) -> str:
     return "".join(parts)
 
 
-def _expiring(r: ReportRow) -> tuple[str, str, str, str, str]:
+def _expiring(r: ReportLine) -> tuple[str, str, str, str, str]:
     return (r.expires.isoformat() if r.expires else "", r.workspace_id, r.key, r.role, r.managed_by)
 
 
@@ -202,7 +202,7 @@ def _changes(changes: ChangeSet) -> str:
     return head + table + "</section>"
 
 
-def _pictures(report: AccessReport) -> str:
+def _pictures(report: MadeReport) -> str:
     roles = fig.roles_by_reach(report)
     role_chart = svg.grouped_bars(
         "Access rows by role, internal and external", [r for r, _, _ in roles],

@@ -12,15 +12,20 @@ the plan's renderers read one plan).
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import to_json
 
-from reconciler.company.model import CompanyAccess, EntryKind, Leaver, Why
+from reconciler.company.build import EntryFacts
+from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhySource
 
 # 1: the first report document.
 REPORT_FORMAT_VERSION = 1
 REPORT_KIND = "reconciler-access-report"
+# Rows of access.json serialised at a time (``MadeReport.json_parts``).
+JSON_ROWS_AT_ONCE = 5000
 
 
 class _Frozen(BaseModel):
@@ -83,40 +88,144 @@ class AccessReport(_Frozen):
     min_owners: int = Field(default=1, ge=1, description="policy.minOwners: fewer owners than this is flagged.")
 
 
+
+class WhyLine(NamedTuple):
+    """A ``Why`` as the report holds it: its fields in a tuple (a model of them takes 700 bytes,
+    and every row has one)."""
+
+    source: WhySource
+    location: str | None
+    address: str | None
+    team: str | None
+    rule: str | None
+    role: str | None
+
+    def text(self) -> str:
+        return Why(**self._asdict()).text()
+
+
+class ReportLine(NamedTuple):
+    """A ``ReportRow`` as the report holds it in memory: a tuple, a tenth of a model's size (a
+    company of 10,000 workspaces has 250,000 rows).  ``access.json`` writes each as the
+    ``ReportRow`` it is (``reconciler.report.files``); the fields are the same, in the same order."""
+
+    workspace_id: str
+    workspace_name: str | None
+    account_id: str | None
+    account_name: str | None
+    group_homepage: str | None
+    kind: EntryKind
+    key: str
+    role: str
+    external: bool
+    managed_by: str
+    why: WhyLine
+    expires: datetime.date | None
+
+    @property
+    def managed(self) -> bool:
+        return self.why.source != "unmanaged"
+
+    def sort_key(self) -> tuple[str, int, str]:
+        """Workspace id, then users before domains, then the email or domain."""
+        return (self.workspace_id, 0 if self.kind == "user" else 1, self.key)
+
+
+class MadeReport(NamedTuple):
+    """The report ``make_report`` made: the ``AccessReport`` document's values, its rows as
+    ``ReportLine`` tuples (``document_head`` is the document without its rows)."""
+
+    generated_at: datetime.datetime
+    internal_domains: tuple[str, ...]
+    workspaces: tuple[ReportWorkspace, ...]
+    rows: tuple[ReportLine, ...]
+    leavers: tuple[Leaver, ...] = ()
+    min_owners: int = 1
+
+    def json_parts(self) -> Iterator[bytes]:
+        """The ``AccessReport`` document as compact JSON (at 10,000 workspaces an indented one is
+        twice the size, for machines that do not care), in parts of ``JSON_ROWS_AT_ONCE`` rows,
+        so that its text (105 MiB at 10,000 workspaces) is never whole in memory.
+
+        The rest is pydantic's own dump of the document without rows, cut where its empty
+        ``rows`` stands (inside a JSON string a quote is escaped, so ``"rows":[]`` is only ever
+        that key); each row is dumped from its fields, in ``ReportRow``'s order, as that model
+        dumps itself (``tests/report/test_model.py`` holds the two to the same bytes)."""
+        document = utf8(AccessReport(generated_at=self.generated_at, internal_domains=self.internal_domains,
+                                      workspaces=self.workspaces, leavers=self.leavers,
+                                      min_owners=self.min_owners).model_dump_json())
+        head, empty, tail = document.partition(b'"rows":[]')
+        if not empty:  # pragma: no cover - AccessReport always writes its rows
+            raise AssertionError("AccessReport's dump has no rows key")
+        yield head + b'"rows":['
+        rows = self.rows
+        for start in range(0, len(rows), JSON_ROWS_AT_ONCE):
+            part = to_json([{**row._asdict(), "why": row.why._asdict()}
+                            for row in rows[start:start + JSON_ROWS_AT_ONCE]])
+            yield (b"," if start else b"") + part[1:-1]
+        yield b"]" + tail
+
+    def model_dump_json(self) -> str:
+        """The whole document as ``AccessReport.model_dump_json`` writes it (for a small report)."""
+        return b"".join(self.json_parts()).decode("utf-8")
+
+
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8 for a report file."""
+    # A value the service sent may hold a lone surrogate, which UTF-8 cannot carry: replaced, not fatal.
+    return text.encode("utf-8", errors="replace")
+
+
 def make_report(company: CompanyAccess, *, generated_at: datetime.datetime,
-                internal_domains: Iterable[str], min_owners: int = 1) -> AccessReport:
+                internal_domains: Iterable[str], min_owners: int = 1) -> MadeReport:
     """The report of ``company``: each row judged internal or external by ``internal_domains``
     (an email's domain, or a domain entry, equal to one of them or below it)."""
+    return report_of_parts(((w, ()) for w in company.workspaces), generated_at=generated_at,
+                           internal_domains=internal_domains, leavers=company.leavers, min_owners=min_owners,
+                           rows=company.rows)
+
+
+def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Iterable[AccessRow | EntryFacts]]], *,
+                    generated_at: datetime.datetime, internal_domains: Iterable[str],
+                    leavers: tuple[Leaver, ...] = (), min_owners: int = 1,
+                    rows: Iterable[AccessRow | EntryFacts] = ()) -> MadeReport:
+    """The report of the company's workspaces, each with its rows (``reconciler.company.build.attributed``
+    gives them one workspace at a time, so the company's own rows are never all held), and of
+    ``rows`` besides."""
     internal = tuple(sorted({normal_domain(d) for d in internal_domains}))
-    workspaces = [
-        ReportWorkspace(id=w.id, name=w.name, account_id=w.account_id, account_name=w.account_name,
-                        group_homepage=w.group_homepage, address=w.address,
-                        managed=w.managed == "manifest", rules_only=w.managed == "rules", rules=w.rules)
-        for w in company.workspaces
-    ]
-    # Each domain judged once, each Why's line written once: both repeat on every workspace.
+    # Each domain judged once, each Why kept and its line written once: they repeat on every
+    # workspace a group's list, a team or a rule reaches.
     external: dict[str, bool] = {}
-    lines: dict[Why, str] = {}
-    ordered = sorted(company.rows, key=lambda r: (r.workspace_id, r.kind != "user", r.key))
-    rows = []
-    for r in ordered:
+    whys: dict[WhyLine, tuple[WhyLine, str]] = {}
+
+    def line_of(r: AccessRow | EntryFacts) -> ReportLine:
         domain = subject_domain(r.kind, r.key)
         outside = external.get(domain)
         if outside is None:
             outside = external[domain] = not is_internal(domain, internal)
-        line = lines.get(r.why)
-        if line is None:
-            line = lines[r.why] = managed_by(r.why)
-        rows.append(ReportRow(
-            workspace_id=r.workspace_id, workspace_name=r.workspace_name, account_id=r.account_id,
-            account_name=r.account_name, group_homepage=r.group_homepage, kind=r.kind, key=r.key, role=r.role,
-            external=outside, managed_by=line, why=r.why, expires=r.expires))
-    return AccessReport(generated_at=generated_at, internal_domains=internal,
-                        workspaces=tuple(sorted(workspaces, key=lambda w: w.id)), rows=tuple(rows),
-                        leavers=company.leavers, min_owners=min_owners)
+        why = r.why
+        reason = WhyLine(why.source, why.location, why.address, why.team, why.rule, why.role)
+        kept = whys.get(reason)
+        if kept is None:
+            kept = whys[reason] = (reason, managed_by(why))
+        return ReportLine(r.workspace_id, r.workspace_name, r.account_id, r.account_name, r.group_homepage, r.kind,
+                          r.key, r.role, outside, kept[1], kept[0], r.expires)
+
+    workspaces: list[ReportWorkspace] = []
+    made: list[ReportLine] = []
+    for w, entries in parts:
+        workspaces.append(ReportWorkspace(
+            id=w.id, name=w.name, account_id=w.account_id, account_name=w.account_name,
+            group_homepage=w.group_homepage, address=w.address,
+            managed=w.managed == "manifest", rules_only=w.managed == "rules", rules=w.rules))
+        made += map(line_of, entries)
+    made += map(line_of, rows)
+    made.sort(key=lambda r: (r.workspace_id, r.kind != "user", r.key))
+    return MadeReport(generated_at, internal, tuple(sorted(workspaces, key=lambda w: w.id)), tuple(made),
+                      leavers, min_owners)
 
 
-def managed_by(why: Why) -> str:
+def managed_by(why: Why | WhyLine) -> str:
     """The "how is it managed" line: ``Why.text()``, with the unmanaged case in the review's words."""
     return "not managed" if why.source == "unmanaged" else why.text()
 

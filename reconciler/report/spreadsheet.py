@@ -17,7 +17,7 @@ import io
 from collections.abc import Iterable, Sequence
 
 from reconciler.report.diff import AccessChange
-from reconciler.report.model import AccessReport
+from reconciler.report.model import MadeReport
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -53,7 +53,7 @@ def _reach(external: bool) -> str:
     return "external" if external else "internal"
 
 
-def access_csv(report: AccessReport) -> str:
+def access_csv(report: MadeReport) -> str:
     """One line per (workspace, person or domain), in the report's order."""
     return csv_text(ACCESS_HEADER, (
         (r.workspace_id, r.workspace_name, r.account_name or r.account_id, r.group_homepage, r.kind, r.key, r.role,

@@ -67,3 +67,14 @@ def test_startup_rows_name_each_process_and_every_process_succeeds() -> None:
     assert all(r.exit_code == 0 for r in results)
     table = startup_table(results)
     assert len(table) == 2 + len(results)
+
+
+def test_the_load_floor_reads_every_event_of_the_manifest_in_python_and_in_c() -> None:
+    from bench.load_floor import event_parse, raw_parse
+    from bench.scenario import build
+
+    text = build(4).manifest
+    # Per workspace: 106 scalars, 29 lists and mappings (two events each); then the root
+    # mapping, "version", 1, "workspaces" and its mapping; stream and document start and end.
+    expected = 4 * (106 + 2 * 29) + 2 + 3 + 2 + 4
+    assert event_parse(text) == raw_parse(text) == expected

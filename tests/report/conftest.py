@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Why
-from reconciler.report.model import AccessReport, make_report
+from reconciler.report.model import MadeReport, make_report
 
 GENERATED = datetime.datetime(2027, 1, 15, 9, 30, tzinfo=datetime.UTC)
 TODAY = GENERATED.date()
@@ -31,5 +31,5 @@ def company(*rows: AccessRow, workspaces: tuple[str, ...] = ()) -> CompanyAccess
 
 
 def report_of(*rows: AccessRow, workspaces: tuple[str, ...] = (),
-              internal: tuple[str, ...] = ("acme.com",)) -> AccessReport:
+              internal: tuple[str, ...] = ("acme.com",)) -> MadeReport:
     return make_report(company(*rows, workspaces=workspaces), generated_at=GENERATED, internal_domains=internal)

@@ -10,7 +10,7 @@ import pytest
 from reconciler.company.model import AccessRow, Leaver
 from reconciler.errors import ConfigError
 from reconciler.report.diff import changes_since, load_baseline, report_baseline
-from reconciler.report.model import AccessReport
+from reconciler.report.model import MadeReport
 from reconciler.state import AccessRecord, ResourceState, State
 from tests.report.conftest import ENTRY, report_of, row
 
@@ -94,11 +94,11 @@ def test_rows_of_a_workspace_the_state_does_not_record_are_not_counted_as_grants
     assert _changes(load_baseline(path), now) == []
 
 
-def _offboarded(*rows: AccessRow, rules: tuple[str, ...] = ("offboarded",)) -> AccessReport:
+def _offboarded(*rows: AccessRow, rules: tuple[str, ...] = ("offboarded",)) -> MadeReport:
     made = report_of(*rows, workspaces=("ws_1", "ws_2"))
-    return made.model_copy(update={
-        "leavers": (Leaver(kind="user", key="ana@acme.com", rule="offboarded", location="rules.yaml:14"),),
-        "workspaces": tuple(w.model_copy(update={"rules": rules if w.id == "ws_2" else ()}) for w in made.workspaces)})
+    return made._replace(
+        leavers=(Leaver(kind="user", key="ana@acme.com", rule="offboarded", location="rules.yaml:14"),),
+        workspaces=tuple(w.model_copy(update={"rules": rules if w.id == "ws_2" else ()}) for w in made.workspaces))
 
 
 def test_a_revocation_a_rule_made_names_the_rule_as_managed_by() -> None:

@@ -36,7 +36,7 @@ def test_one_owner_is_an_alert_only_when_policy_min_owners_asks_for_two() -> Non
     rows = (row("ws_1", "user", "a@acme.com", "owner"),)
     made = report_of(*rows)
     assert headline(made, today=TODAY).one_owner_alert is False
-    assert headline(made.model_copy(update={"min_owners": 2}), today=TODAY).one_owner_alert is True
+    assert headline(made._replace(min_owners=2), today=TODAY).one_owner_alert is True
 
 
 def test_a_workspace_nobody_can_see_counts_with_no_owner() -> None:
@@ -82,8 +82,8 @@ def test_widest_reach_ranks_people_by_workspaces_then_email() -> None:
 def test_a_leaver_still_holding_access_is_listed_by_their_own_entry_and_through_their_domain() -> None:
     made = report_of(row("ws_1", "user", "ana@acme.com", "editor"), row("ws_2", "domain", "acme.com", "viewer"),
                      row("ws_3", "user", "bo@acme.com", "owner"))
-    made = made.model_copy(update={"leavers": (
-        Leaver(kind="user", key="ana@acme.com", rule="offboarded", location="rules.yaml:14"),)})
+    made = made._replace(leavers=(
+        Leaver(kind="user", key="ana@acme.com", rule="offboarded", location="rules.yaml:14"),))
     assert headline(made, today=TODAY).leavers == (
         LeaverAccess("ana@acme.com", "offboarded", "rules.yaml:14", "ws_1", "Name ws_1", "editor", None),
         LeaverAccess("ana@acme.com", "offboarded", "rules.yaml:14", "ws_2", "Name ws_2", "viewer", "acme.com"),

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from reconciler.company.model import CompanyAccess, CompanyWorkspace, Why
-from reconciler.report.model import make_report
+import datetime
+
+import pytest
+
+from reconciler.company.model import CompanyAccess, CompanyWorkspace, Leaver, Why
+from reconciler.report import model
+from reconciler.report.model import AccessReport, ReportRow, make_report
 from tests.report.conftest import ENTRY, GENERATED, report_of, row
 
 
@@ -49,10 +54,6 @@ def test_a_workspace_is_managed_when_a_manifest_names_it_and_a_rule_alone_does_n
 
 
 def test_source_date_epoch_dates_the_report_and_a_bad_one_is_refused() -> None:
-    import datetime
-
-    import pytest
-
     from reconciler.errors import ConfigError
     from reconciler.commands.report import source_date
 
@@ -61,3 +62,28 @@ def test_source_date_epoch_dates_the_report_and_a_bad_one_is_refused() -> None:
     assert source_date({}) is None
     with pytest.raises(ConfigError, match=r"SOURCE_DATE_EPOCH='soon' is not a number of seconds"):
         source_date({"SOURCE_DATE_EPOCH": "soon"})
+
+
+
+def test_access_json_is_the_access_report_document_as_pydantic_dumps_it() -> None:
+    tricky = ('Q"uo\\te', "tab\there", "line\nbreak", "\x7f\x01", "é 漢 \u2028", "</script>")
+    made = report_of(*(row(f"ws_{i}", "user", f"p{i}@acme.com", "owner", ENTRY, workspace_name=name,
+                           expires=datetime.date(2027, 2, i + 1)) for i, name in enumerate(tricky)),
+                     row("ws_9", "domain", "acme.com", "viewer"))
+    # The fields after the rows too: the rows are spliced in where the document's empty rows stand.
+    made = made._replace(leavers=(Leaver(kind="user", key='a"rows":[]@acme.com', rule="r", location="m.yaml:1"),),
+                         min_owners=2)
+    document = AccessReport(generated_at=made.generated_at, internal_domains=made.internal_domains,
+                            workspaces=made.workspaces, leavers=made.leavers, min_owners=2,
+                            rows=tuple(ReportRow(**{**line._asdict(), "why": line.why._asdict()})
+                                      for line in made.rows)).model_dump_json()
+    assert made.model_dump_json() == document
+
+
+def test_access_json_written_in_parts_is_the_same_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = report_of(*(row(f"ws_{i}", "user", f"p{i}@acme.com", "owner", ENTRY) for i in range(5)))
+    whole = made.model_dump_json()
+    monkeypatch.setattr(model, "JSON_ROWS_AT_ONCE", 2)
+    parts = list(made.json_parts())
+    assert len(parts) == 5  # the head, three parts of rows (2, 2, 1), the end
+    assert b"".join(parts).decode() == whole
