@@ -109,6 +109,17 @@ class AuditLog:
 
         return working_on
 
+    def event(self, kind: str, message: str) -> None:
+        """A line for what happened that is no call (``"event"`` names it; ``"method"`` is null):
+        a dead holder's state lock taken over.  Written at once, before the calls it precedes."""
+        self._flush_pending()
+        self._pending = {
+            "time": self.now().isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "event": kind, "message": message, "address": None, "method": None, "path": None, "status": None,
+            "privilege": None, **self.ci,
+        }
+        self._flush_pending()
+
     # -- what the HTTP client tells it ------------------------------------------
     def install(self, http: httpx.Client) -> None:
         """Add this log's hooks to ``http`` (after any already there)."""

@@ -37,11 +37,12 @@ def apply(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     allow: Mapping[str, int] | None = None,
     require_state: bool = False,
+    lock_timeout: float = 0.0,
 ) -> str:
     """Plan, confirm, apply.  ``progress`` is an ``ApplyProgress`` (opened and
     closed by the caller) or a function given one line per change; an
     ``AuditLog`` in ``service.audit`` logs every call, with the address of the
-    change it belongs to."""
+    change it belongs to.  ``lock_timeout`` seconds are waited for the state's lock."""
     saved, path = _saved_plan(plan_file, path, targets)
     if saved is not None:
         # A saved plan is compared with a fresh one made the same way: its targets, its --reassert.
@@ -53,7 +54,7 @@ def apply(
         return _apply_locked(path, store, saved=saved, plan_file=plan_file, service=service, state_path=state_path,
                              targets=targets, max_removals=max_removals, confirm=confirm, color=color,
                              progress=progress, reassert=reassert, wait=wait, max_file_bytes=max_file_bytes,
-                             allow=allow, require_state=require_state)
+                             allow=allow, require_state=require_state, lock_timeout=lock_timeout)
     finally:
         store.close()
 
@@ -62,7 +63,7 @@ def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_f
                   state_path: Path | str | StateBackend | None, targets: tuple[str, ...], max_removals: int | None,
                   confirm: Callable[[str], bool], color: bool, progress: Callable[[str], None] | ApplyProgress,
                   reassert: bool, wait: bool, max_file_bytes: int, allow: Mapping[str, int] | None,
-                  require_state: bool) -> str:
+                  require_state: bool, lock_timeout: float) -> str:
     """``apply`` once the state's backend is open: the lock, the plan, the changes."""
     from reconciler.apply import apply_plan
     from reconciler.plan import render_text
@@ -70,7 +71,9 @@ def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_f
 
     if require_state:
         store.require()  # before the lock: a missing state leaves nothing behind
-    with store.lock("reconciler apply"):
+    with store.lock("reconciler apply", timeout=lock_timeout) as lock:
+        if lock.taken_over is not None:
+            _say_taken_over(lock.taken_over, service)
         state = store.load()
         desired = load_desired(path, max_file_bytes=max_file_bytes)
         check_targets(desired, targets)
@@ -97,6 +100,14 @@ def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_f
     # The total is what the progress bar counted: the re-reads of the lists are calls too.
     reads = f" ({result.reads} of them re-reading the lists before and after writing)" if result.reads else ""
     return f"Apply complete: {applied_line(chosen)}, in {plural(result.calls, 'API call')}{reads}."
+
+
+def _say_taken_over(message: str, service: Service) -> None:
+    """A dead holder's lock taken over: said on stderr and in the audit log, before any call."""
+    if service.notice is not None:
+        service.notice(message)
+    if service.audit is not None:
+        service.audit.event("lock-taken-over", message)
 
 
 def applied_line(result: Plan) -> str:

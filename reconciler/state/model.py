@@ -132,6 +132,12 @@ class State(BaseModel):
         resources = {a: r for a, r in self.resources.items() if a != address}
         return self.model_copy(update={"resources": resources})
 
+    def moved(self, source: str, destination: str) -> State:
+        """A copy where what ``source`` records is recorded under ``destination``
+        instead (``state mv``, a manifest's ``moved:``); the caller checks both."""
+        resources = {destination if a == source else a: r for a, r in self.resources.items()}
+        return self.model_copy(update={"resources": resources})
+
 
 def _bound(old: ResourceState | None, workspace_id: str, facts: Mapping[str, object]) -> ResourceState:
     """``old`` bound to ``workspace_id`` with ``facts`` merged in (a different id starts afresh)."""
