@@ -130,14 +130,15 @@ def _env() -> dict[str, str]:
 
 
 @contextmanager
-def emulator_serving(work: Workdir) -> Iterator[None]:
-    """``reconciler emulator serve`` in a subprocess; its address is the first line it prints."""
+def emulator_serving(work: Workdir, faults: tuple[str, ...] = ()) -> Iterator[None]:
+    """``reconciler emulator serve`` in a subprocess; its address is the first line it prints.
+    ``faults`` are more ``--fault`` specs."""
     latency = f"kind=latency,seconds={CREATION_LATENCY * TIME_SCALE},times=always"
     server = subprocess.Popen(
         [*RECONCILER, "emulator", "serve", "--port", "0", "--seed", str(work.project / "seed.yaml"),
          "--data", str(work.data), "--time-scale", str(TIME_SCALE),
          "--fault", f"method=POST,path=/connected-workspaces$,{latency}",
-         "--fault", f"method=POST,path=^/v1/assets$,{latency}"],
+         "--fault", f"method=POST,path=^/v1/assets$,{latency}", *(f"--fault={f}" for f in faults)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=work.root)
     try:
         assert server.stdout is not None
@@ -206,23 +207,29 @@ def _kill_and_recover(root: Path, delay: float, make: type[Workdir] = Workdir) -
         run.killed = apply.poll() is None
         apply.kill()
         apply.wait()  # reaped, as a CI runner reaps it: a zombie would still look alive
-        # A creation in flight still completes on the service; recovery starts
-        # once it has (a listing made before would not see it).
-        time.sleep(2 * CREATION_LATENCY)
-        _check_state(work, run)
-        work.break_stale_lock(run, apply.pid)
-        _apply_until_done(work, run)
-        plan = work.reconciler("plan", str(work.project), "--base-url", work.base_url, "--state", work.state_arg())
-        if _resolve_asset_doubts(work, run, plan.stdout):
-            _apply_until_done(work, run)
-            plan = work.reconciler("plan", str(work.project), "--base-url", work.base_url, "--state",
-                                   work.state_arg())
-        assert plan.returncode == 0 and "No changes." in plan.stdout, plan.stdout + plan.stderr
-        assert "earlier apply" not in plan.stdout, plan.stdout
-        _check_service(work, run)
+        recover(work, run, apply.pid)
     work.assert_unlocked()
     run.seconds = time.monotonic() - began
     return run
+
+
+def recover(work: Workdir, run: Run, killed_pid: int) -> None:
+    """What a person does after ``kill -9`` of an apply, checked at each step,
+    until the plan says "No changes." and the service holds everything once."""
+    # A creation in flight still completes on the service; recovery starts
+    # once it has (a listing made before would not see it).
+    time.sleep(2 * CREATION_LATENCY)
+    _check_state(work, run)
+    work.break_stale_lock(run, killed_pid)
+    _apply_until_done(work, run)
+    plan = work.reconciler("plan", str(work.project), "--base-url", work.base_url, "--state", work.state_arg())
+    if _resolve_asset_doubts(work, run, plan.stdout):
+        _apply_until_done(work, run)
+        plan = work.reconciler("plan", str(work.project), "--base-url", work.base_url, "--state",
+                               work.state_arg())
+    assert plan.returncode == 0 and "No changes." in plan.stdout, plan.stdout + plan.stderr
+    assert "earlier apply" not in plan.stdout, plan.stdout
+    _check_service(work, run)
 
 
 def _check_state(work: Workdir, run: Run) -> None:
