@@ -126,6 +126,8 @@ def applied_line(result: Plan) -> str:
                                            (s.assets_updated, "updated")) if n]
     if assets:
         parts.append(f"assets: {', '.join(assets)}")
+    if result.moved:
+        parts.append(f"{plural(len(result.moved), 'address', 'addresses')} moved in the state")
     return "; ".join(parts)
 
 

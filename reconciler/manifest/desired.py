@@ -266,6 +266,14 @@ class DesiredRule(NamedTuple):
         return f"rule.{self.key}"
 
 
+class DesiredMove(NamedTuple):
+    """An entry of ``moved:``: the address ``source`` is now ``destination`` (Terraform's moved block)."""
+
+    source: str
+    destination: str
+    location: SourceLocation
+
+
 class Desired(NamedTuple):
     """Everything the manifests under ``root`` ask for, in manifest order.
 
@@ -282,6 +290,7 @@ class Desired(NamedTuple):
     policy: DesiredPolicy | None = None
     teams: tuple[DesiredTeam, ...] = ()
     rules: tuple[DesiredRule, ...] = ()
+    moves: tuple[DesiredMove, ...] = ()
     # Warnings found while reading (lint, grants already expired); validate
     # --strict makes them errors.
     notes: tuple[str, ...] = ()

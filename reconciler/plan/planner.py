@@ -24,7 +24,8 @@ from reconciler.plan.assets import CommandPaths, plan_assets
 from reconciler.plan.cost import plan_cost
 from reconciler.plan.groups import company_governed, company_groups_without_list, plan_groups
 from reconciler.plan.company import CompanyPlanner
-from reconciler.plan.model import AccessChange, AssetChange, Change, Cost, CreateChange, NeedsPerson, Plan
+from reconciler.plan.model import AccessChange, AssetChange, Change, Cost, CreateChange, Moved, NeedsPerson, Plan
+from reconciler.plan.moves import apply_moves
 from reconciler.plan.refusals import refuse_ownerless, refuse_unplannable
 from reconciler.plan.steps import Inputs, Planned
 from reconciler.plan.workspaces import plan_standalone
@@ -56,6 +57,8 @@ def make_plan(
     list and then its settings; then assets.  Otherwise manifest order, so
     two plans of the same manifests list their changes alike.
     """
+    # The manifests' moved: entries first: every step below reads the addresses as they are now.
+    state, moves = apply_moves(desired, state)
     # Teams and rules (plan/company.py): every list expanded, then the workspaces no list governs.
     company = CompanyPlanner(desired, live, state, today=today, member_id=lambda a: _recorded_id(state, a))
     inputs = Inputs(live=live, state=state, scope=lambda address: _targeted(address, targets),
@@ -78,13 +81,13 @@ def make_plan(
     forgotten = facts.forgotten(desired, state, targets)
     planned.warnings += facts.warnings(desired, live, state, planned.changes, forgotten, today=today,
                                        expiry_warning_days=expiry_warning_days)
-    return _plan(desired, live, state, planned, lists, needs_person, forgotten, company,
+    return _plan(desired, live, state, planned, lists, needs_person, forgotten, company, moves,
                  targets=targets, limits=limits, reassert=reassert, show_unmanaged=show_unmanaged)
 
 
 def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: facts.Lists,
-          needs_person: Sequence[NeedsPerson], forgotten: tuple[str, ...], company: CompanyPlanner, *,
-          targets: Sequence[str],
+          needs_person: Sequence[NeedsPerson], forgotten: tuple[str, ...], company: CompanyPlanner,
+          moves: tuple[Moved, ...], *, targets: Sequence[str],
           limits: Mapping[str, int] | None, reassert: bool, show_unmanaged: bool) -> Plan:
     """The Plan of what the steps found, with its facts, cost and provenance."""
     changes = planned.changes
@@ -97,6 +100,7 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
                  *company.unmanaged_managed),
         addresses=tuple(a for a in desired.addresses() if _targeted(a, targets)),
         forgotten=forgotten,
+        moved=moves,
         reassert=reassert,
         live_workspaces=live.total,
         unmanaged_count=unmanaged_count,
