@@ -224,6 +224,7 @@ def cli() -> None:
 
     \b
     validate  check manifests (no token, no network)
+    fmt       rewrite manifests in one canonical layout, comments kept (--check for CI)
     plan      show what differs from the live service
     apply     make the service match the manifests
     demo      validate, plan, apply and re-plan the quickstart on the embedded emulator
@@ -255,6 +256,34 @@ def validate(path: Path, max_file_mib: int, strict: bool) -> None:
     from reconciler.commands.validate import validate as validate_command
 
     click.echo(validate_command(path, max_file_bytes=max_file_mib * 2**20, strict=strict), nl=False)
+
+
+@cli.command("fmt")
+@manifest_argument
+@click.option("--check", is_flag=True,
+              help="Write nothing; list the files that are not in the canonical layout and exit 1 if there "
+                   "are any (for CI).")
+def fmt(path: Path, check: bool) -> None:
+    """Rewrite the manifests in PATH (a file or directory) in one canonical layout, comments kept.
+
+    \b
+    The layout: mappings indented by 2 spaces; a list's dash by 2 under its key;
+    a flow entry such as {email: ana@acme.com, role: owner} on one line, evenly
+    spaced; no line wrapped; quotes as written; no trailing spaces; one final newline.
+    Comments (each on its line, at its column), key order, and block or flow style stay as
+    written. The result always means what the file meant, or nothing is
+    written. Emulator seed and data files beside the manifests are left alone.
+
+    Exit 0 when every file is (or now is) in the layout; with --check, exit 1 when
+    some file would change, listing it, and nothing is written. Like terraform fmt.
+    """
+    from reconciler.commands.fmt import fmt as fmt_command
+    from reconciler.commands.fmt import render
+
+    out, refusal = render(fmt_command(path, check=check), check=check, path=path)
+    click.echo(out, nl=False)
+    if refusal is not None:
+        raise ConfigError(refusal)
 
 
 @cli.command()
