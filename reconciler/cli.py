@@ -491,12 +491,14 @@ def apply(path: Path | None, service: Service, state_path: Path | str | None, ta
 
 
 @cli.command()
-@click.argument("path", type=click.Path(path_type=Path), required=False)
+@click.argument("path", type=click.Path(path_type=Path), required=False, metavar="[NAME|PATH]")
 def demo(path: Path | None) -> None:
     """Validate, plan, apply and plan again PATH on the embedded emulator.
 
-    Without PATH: examples/quickstart when the current directory has it (a checkout of reconciler),
-    else the same quickstart shipped with reconciler. Then someone changes access in the web app
+    NAME is one of the examples shipped with reconciler (company, gitops, onboarding, quickstart),
+    found from any directory: 'reconciler demo company'. Without NAME or PATH: examples/quickstart
+    when the current directory has it (a checkout of reconciler), else the shipped quickstart.
+    Then someone changes access in the web app
     (straight on the emulator), and the plan shows that drift and the apply repairs it. Uses a fresh
     emulator and state in a temporary directory each time, so the demo always starts from the seed
     beside the manifest (seed.yaml) or the built-in demo company.

@@ -17,6 +17,7 @@ import pytest
 from reconciler.errors import StateError
 from reconciler.state import State, StateWriteError
 from reconciler.state.backend import StateBackend, open_backend
+from reconciler.state.address import PostgresAddress
 from reconciler.state.postgres import SCHEMA_VERSION, PostgresBackend
 from tests.pg_cluster import DATABASE, PASSWORD, Cluster
 
@@ -450,3 +451,18 @@ def test_state_mv_moves_an_address_in_the_postgresql_state(pg_state: str, backen
     moved = store.load()
     assert (moved.serial, {a: r.id for a, r in moved.resources.items()}) == (written.serial + 1,
                                                                               {"workspace.b": "ws_1"})
+
+
+def test_a_unix_socket_address_keeps_its_empty_host_for_libpq() -> None:
+    address = PostgresAddress.parse("postgresql:///reconciler?host=/var/run/postgresql&key=acme")
+    assert (address.conninfo, address.schema, address.key) == (
+        "postgresql:///reconciler?host=/var/run/postgresql", "reconciler", "acme")
+
+
+def test_a_state_reached_over_the_servers_unix_socket(pg_cluster: Cluster, pg_state: str,
+                                                      backends: list[StateBackend]) -> None:
+    """As the README shows it: no host in the address, the socket's directory as host=."""
+    url = f"postgresql:///{DATABASE}?host={pg_cluster.root}&port={pg_cluster.port}&user=admin&key=socket-{uuid.uuid4().hex[:8]}"
+    store = _open(url, backends)
+    written = store.write(State().with_resource("group.a", "ws_1"))
+    assert _open(url, backends).load() == written
