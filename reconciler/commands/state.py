@@ -103,11 +103,14 @@ def state_mv(*, path: Path, state_path: StateAddress | None, source: str, destin
             store.lock("reconciler state mv", timeout=lock_timeout) as lock:
         state = store.load()
         resource = _resource(state, source, store.address)
-        check_move(source, destination, state.resources, where=f"the state {store.address}")
+        pairs = state.moves(source, destination)  # a group's members move with it
+        for moving, to in pairs:
+            check_move(moving, to, state.resources, where=f"the state {store.address}")
         store.write(state.moved(source, destination))
     what = f"asset {resource.id}" if resource.asset is not None else f"workspace {resource.id}"
-    return (f"{taken_over(lock)}Moved {source} ({what}) to {destination} in the state {store.address}. The service "
-            f"was not changed. The next plan manages it as {destination}; it should not create or remove "
+    members = "".join(f" {a} moved to {b} with it." for a, b in pairs if a != source)
+    return (f"{taken_over(lock)}Moved {source} ({what}) to {destination} in the state {store.address}.{members} The "
+            f"service was not changed. The next plan manages it as {destination}; it should not create or remove "
             "anything for this move.\n")
 
 

@@ -273,5 +273,5 @@ def build_file(spec: ManifestSpec, document: LineDict, file: str, base_dir: Path
     rules_raw = document.get("rules", LineDict())
     rules = tuple(b.rule(key, r, rules_raw) for key, r in spec.rules.items())
     moves = tuple(DesiredMove(source=m.from_, destination=m.to, location=at)
-                  for m, at in zip(spec.moved, b.items(document, "moved"), strict=False))  # a piece: none
+                  for m, at in zip(spec.moved, b.items(document, "moved"), strict=False))  # a group or workspace piece has none
     return FileParts(groups, workspaces, assets, b.policy(spec.policy, document), teams, rules, moves)

@@ -23,19 +23,19 @@ def apply_moves(desired: Desired, state: State) -> tuple[State, tuple[Moved, ...
     the two is right is for a person to say."""
     made: list[Moved] = []
     for move in desired.moves:
-        recorded = state.resources.get(move.source)
-        if recorded is None:
-            continue
-        there = state.resources.get(move.destination)
-        if there is not None:
-            raise ConfigError(
-                f"{move.location}: moved: {move.source} to {move.destination}: the state records both "
-                f"({move.source} as {recorded.id or 'no id'}, {move.destination} as {there.id or 'no id'}), so the "
-                f"move cannot be made. Forget the stale one ('reconciler state rm {move.source}' or 'reconciler "
-                f"state rm {move.destination}'), then plan again. Nothing was called.")
-        state = state.moved(move.source, move.destination)
-        made.append(Moved(address=move.destination, previous_address=move.source, id=recorded.id or None,
-                          location=str(move.location)))
+        pairs = state.moves(move.source, move.destination)  # a group's members move with it
+        for source, destination in pairs:
+            recorded, there = state.resources[source], state.resources.get(destination)
+            if there is not None:
+                raise ConfigError(
+                    f"{move.location}: moved: {move.source} to {move.destination}: the state records both "
+                    f"({source} as {recorded.id or 'no id'}, {destination} as {there.id or 'no id'}), so the "
+                    f"move cannot be made. Forget the stale one ('reconciler state rm {source}' or 'reconciler "
+                    f"state rm {destination}'), then plan again. Nothing was called.")
+            made.append(Moved(address=destination, previous_address=source, id=recorded.id or None,
+                              location=str(move.location)))
+        if pairs:
+            state = state.moved(move.source, move.destination)
     return state, tuple(made)
 
 

@@ -177,3 +177,39 @@ def test_a_moved_entry_whose_two_ends_the_state_records_is_refused(
                    f"{workspace}, {NEW} as ws_stale), so the move cannot be made. Forget the stale one ('reconciler "
                    f"state rm {OLD} {applied}' or 'reconciler state rm {NEW} {applied}'), then plan again. Nothing "
                    "was called.\n")
+
+
+# -- a group moves with its members ---------------------------------------------------------
+
+
+def rename_group(root: Path, *, moved: bool) -> None:
+    groups = root / "groups.yaml"
+    text = groups.read_text(encoding="utf-8").replace("\n  customer-inc:  ", "\n  customer:      ")
+    if moved:
+        text += "moved:\n  - {from: group.customer-inc, to: group.customer}\n"
+    groups.write_text(text, encoding="utf-8")
+
+
+def test_a_moved_group_moves_its_members_with_it_and_nothing_is_created_again(
+        applied: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = load_state(applied / "reconciler.state.json").resources
+    rename_group(applied, moved=True)
+    code, out, _ = run_cli(["plan", str(applied), *emu(applied), "--format", "json"], capsys)
+    moved = {m["previous_address"]: m["address"] for m in json.loads(out)["moved"]}
+    assert code == 0 and json.loads(out)["changes"] == []
+    assert moved == {a: a.replace("group.customer-inc", "group.customer", 1) for a in before
+                     if a.startswith("group.customer-inc")}
+    assert run_cli(["apply", str(applied), *emu(applied), "--auto-approve"], capsys)[0] == 0
+    after = load_state(applied / "reconciler.state.json").resources
+    assert {moved.get(a, a): r.id for a, r in before.items()} == {a: r.id for a, r in after.items()}
+    code, out, _ = run_cli(["plan", str(applied), *emu(applied)], capsys)
+    assert code == 0 and out.startswith("No changes.")
+
+
+def test_state_mv_of_a_group_moves_its_members_with_it(applied: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["state", "mv", "group.customer-inc", "group.customer", str(applied)], capsys)
+    assert code == 0
+    assert f" {OLD} moved to group.customer.workspace.kickoff with it." in out
+    rename_group(applied, moved=False)
+    code, out, _ = run_cli(["plan", str(applied), *emu(applied)], capsys)
+    assert code == 0 and out.startswith("No changes.")
