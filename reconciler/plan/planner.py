@@ -18,13 +18,25 @@ from datetime import date
 
 from reconciler.gcpause import gc_paused
 from reconciler.live import Live
-from reconciler.manifest import Desired
+from reconciler.manifest import Desired, DesiredGroup, DesiredMember
 from reconciler.plan import facts
 from reconciler.plan.assets import CommandPaths, plan_assets
 from reconciler.plan.cost import plan_cost
-from reconciler.plan.groups import company_governed, company_groups_without_list, plan_groups
+from reconciler.plan.groups import company_governed, company_groups_without_list, member_id, plan_groups
 from reconciler.plan.company import CompanyPlanner
-from reconciler.plan.model import AccessChange, AssetChange, Change, Cost, CreateChange, Moved, NeedsPerson, Plan
+from reconciler.plan.effects import effects, simulate, with_joins
+from reconciler.plan.model import (
+    AccessChange,
+    AssetChange,
+    Change,
+    ConnectChange,
+    Cost,
+    CreateChange,
+    Effect,
+    Moved,
+    NeedsPerson,
+    Plan,
+)
 from reconciler.plan.moves import apply_moves
 from reconciler.plan.refusals import refuse_ownerless, refuse_unplannable
 from reconciler.plan.steps import Inputs, Planned
@@ -68,30 +80,45 @@ def make_plan(
     by_address = {address: access for address, _, access in lists}
     planned = plan_groups(desired.groups, by_address, set(wanted_workspaces(desired, state)), inputs)
     planned += plan_standalone(desired.workspaces, by_address, inputs)
+    named = set(wanted_workspaces(desired, state))
     if company.active:
-        named = set(wanted_workspaces(desired, state))
-        planned.changes += company.unmanaged_changes(
-            company_governed(desired, live, state, named), company_groups_without_list(desired, live, state, named),
-            lambda address: not targets or inputs.scope(address))
+        governed = company_governed(desired, live, state, named)
+        without_list = company_groups_without_list(desired, live, state, named)
+        planned.changes += company.unmanaged_changes(governed, without_list,
+                                                     lambda address: not targets or inputs.scope(address))
         planned.warnings += company.unmatched_warnings()
+        # One definition of "named by a manifest" for every count: also the
+        # members of a named group found by their shared entries.
+        named |= governed | {m for members in without_list.values() for m in members}
     assets, needs_person = plan_assets(desired.assets, state, scope=inputs.scope, reassert=reassert,
                                        paths=paths or CommandPaths(manifest=str(desired.root)))
     planned.changes += assets
-    refuse_ownerless(planned.changes)
+    # A workspace no manifest names that would be left without an owner waits
+    # for a person; a manifest's list so left refuses the plan.
+    planned.changes, ownerless = company.set_aside_ownerless(planned.changes)
+    needs_person = [*ownerless, *needs_person]
+    # What the calls do to each workspace's access (plan/effects.py): a join's
+    # loss and gain become an access change of its own, reviewed like any other.
+    sim = simulate(planned.changes, live, _named_groups(desired, state, planned.changes))
+    planned.changes = with_joins(planned.changes, sim, live)
+    refuse_ownerless(planned.changes, desired.rules)
     forgotten = facts.forgotten(desired, state, targets)
     planned.warnings += facts.warnings(desired, live, state, planned.changes, forgotten, today=today,
-                                       expiry_warning_days=expiry_warning_days)
-    return _plan(desired, live, state, planned, lists, needs_person, forgotten, company, moves,
+                                       expiry_warning_days=expiry_warning_days,
+                                       state_in_postgres=paths is not None and paths.state_in_postgres)
+    return _plan(desired, live, state, planned, lists, needs_person, forgotten, company, named, effects(sim, live),
+                 moves,
                  targets=targets, limits=limits, reassert=reassert, show_unmanaged=show_unmanaged)
 
 
 def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: facts.Lists,
           needs_person: Sequence[NeedsPerson], forgotten: tuple[str, ...], company: CompanyPlanner,
-          moves: tuple[Moved, ...], *, targets: Sequence[str],
+          named: set[str], effects_found: tuple[Effect, ...], moves: tuple[Moved, ...], *,
+          targets: Sequence[str],
           limits: Mapping[str, int] | None, reassert: bool, show_unmanaged: bool) -> Plan:
     """The Plan of what the steps found, with its facts, cost and provenance."""
     changes = planned.changes
-    managed_ids = set(wanted_workspaces(desired, state)) & live.workspaces.keys()
+    managed_ids = named & live.workspaces.keys()
     unmanaged_count, unmanaged = facts.unmanaged(managed_ids, live, targets=targets, show=show_unmanaged)
     return Plan(
         changes=tuple(changes),
@@ -104,12 +131,15 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
         reassert=reassert,
         live_workspaces=live.total,
         unmanaged_count=unmanaged_count,
+        rules_only_count=company.rules_only(managed_ids) if unmanaged_count is not None else None,
+        rules_checked=company.checked,
         unmanaged=unmanaged,
         summary=facts.summary(changes),
         cost=_cost(changes, live, limits),
         warnings=tuple(planned.warnings),
         left_alone=facts.left_alone(lists, live, state, company.listed),
         needs_person=tuple(needs_person),
+        effects=effects_found,
         targets=tuple(targets),
         manifest_digest=desired.digest,
         live_fingerprint=live.fingerprint([*(wid for _, wid, _ in lists),
@@ -153,6 +183,20 @@ def wanted_workspaces(desired: Desired, state: State) -> list[str]:
             if m.id is None and m.address in state.resources]
     ids += [w.id for w in desired.workspaces]
     return ids
+
+
+def _named_groups(desired: Desired, state: State, changes: Sequence[Change]) -> list[tuple[str, list[str]]]:
+    """Each group's homepage and the members the manifests name that are in
+    the group already: recorded as connected to it (a connect re-sent with
+    --reassert changes nothing), or not connected by this plan."""
+    connecting = {c.address for c in changes if isinstance(c, ConnectChange)}
+
+    def joined(group: DesiredGroup, member: DesiredMember) -> bool:
+        recorded = state.resources.get(member.address)
+        return member.address not in connecting or (recorded is not None and recorded.connected_to == group.homepage)
+
+    return [(g.homepage, [i for i in (member_id(m, state) for m in g.members if joined(g, m)) if i is not None])
+            for g in desired.groups]
 
 
 def _recorded_id(state: State, address: str) -> str | None:
