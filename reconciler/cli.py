@@ -155,6 +155,40 @@ state_option = click.option(
          "manifests), or postgresql://USER@HOST:PORT/DB?schema=NAME&key=NAME, the password from PGPASSWORD, "
          "~/.pgpass or a service file (never in the address).",
 )
+if TYPE_CHECKING:
+    _DurationParamType = click.ParamType[float, Any]
+else:
+    _DurationParamType = click.ParamType
+
+
+class DurationType(_DurationParamType):
+    """``--lock-timeout``: Terraform's spelling of a duration (``30s``, ``5m``, ``1h30m``, ``500ms``),
+    or plain seconds (``90``), as seconds."""
+
+    name = "duration"
+    _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, int | float):
+            return float(value)
+        import re
+
+        text = str(value).strip()
+        if re.fullmatch(r"\d+(\.\d+)?", text):
+            return float(text)
+        parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h)", text)
+        if not parts or "".join(n + u for n, u in parts) != text:
+            self.fail(f"{text!r} is not a duration: write it as 30s, 5m, 1h30m, 500ms, or a number of seconds.",
+                      param, ctx)
+        return sum(float(n) * self._UNITS[u] for n, u in parts)
+
+
+lock_timeout_option = click.option(
+    "--lock-timeout", type=DurationType(), default="0s", show_default=True, metavar="DURATION",
+    help="How long to wait for the state's lock when another command holds it (e.g. 30s, 5m), before "
+         "refusing as without it; the wait ends as soon as the lock is released. A lock whose holder is "
+         "gone on this host is taken over at once, and said so.",
+)
 max_removals_option = click.option(
     "--max-removals", type=click.IntRange(0), metavar="N",
     help="Refuse the plan if it removes more than N access entries.",
@@ -193,12 +227,14 @@ reassert_option = click.option(
 # by click's own short help, so none is ever left out or shown twice).
 COMMAND_SUMMARIES: dict[str, str] = {
     "validate": "check manifests (no token, no network)",
+    "fmt": "rewrite manifests in one canonical layout, comments kept (--check for CI)",
     "plan": "show what differs from the live service",
     "apply": "make the service match the manifests",
-    "demo": "validate, plan, apply and re-plan the quickstart on the embedded emulator",
+    "demo": "validate, plan, apply and re-plan an example (company, gitops, onboarding, quickstart) or PATH "
+            "on the embedded emulator",
     "schema": "print the JSON Schema of a manifest (for editors) or of a JSON plan",
     "import": "bind a manifest address to an existing workspace",
-    "state": "list, show or forget what the state file records",
+    "state": "list, show, move or forget what the state records; push or pull it",
     "force-unlock": "remove a lock left by a killed apply (by its lock ID)",
     "export": "write manifests from the live service (to adopt an existing setup)",
     "who": "where a person or a domain has access now, and why",
@@ -245,6 +281,34 @@ def validate(path: Path, max_file_mib: int, strict: bool) -> None:
     from reconciler.commands.validate import validate as validate_command
 
     click.echo(validate_command(path, max_file_bytes=max_file_mib * 2**20, strict=strict), nl=False)
+
+
+@cli.command("fmt")
+@manifest_argument
+@click.option("--check", is_flag=True,
+              help="Write nothing; list the files that are not in the canonical layout and exit 1 if there "
+                   "are any (for CI).")
+def fmt(path: Path, check: bool) -> None:
+    """Rewrite the manifests in PATH (a file or directory) in one canonical layout, comments kept.
+
+    \b
+    The layout: mappings indented by 2 spaces; a list's dash by 2 under its key;
+    a flow entry such as {email: ana@acme.com, role: owner} on one line, evenly
+    spaced; no line wrapped; quotes as written; no trailing spaces; one final newline.
+    Comments (each on its line, at its column), key order, and block or flow style stay as
+    written. The result always means what the file meant, or nothing is
+    written. Emulator seed and data files beside the manifests are left alone.
+
+    Exit 0 when every file is (or now is) in the layout; with --check, exit 1 when
+    some file would change, listing it, and nothing is written. Like terraform fmt.
+    """
+    from reconciler.commands.fmt import fmt as fmt_command
+    from reconciler.commands.fmt import render
+
+    out, refusal = render(fmt_command(path, check=check), check=check, path=path)
+    click.echo(out, nl=False)
+    if refusal is not None:
+        raise ConfigError(refusal)
 
 
 @cli.command()
@@ -407,11 +471,13 @@ def _saved_plan_notice(out: Path, path: Path, targets: tuple[str, ...], reassert
 @click.option("--auto-approve", is_flag=True, help="Do not ask for confirmation (needed without a terminal).")
 @click.option("--audit-log", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="Append one JSON line per HTTP call to FILE: time, address, method, path, status, privilege "
-                   "class, and the CI commit, branch and pull request. Never the token or an upload signature.")
+                   "class, and the CI commit, branch and pull request (and a line for a dead holder's lock "
+                   "taken over). Never the token or an upload signature.")
+@lock_timeout_option
 def apply(path: Path | None, service: Service, state_path: Path | str | None, targets: tuple[str, ...],
           max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, wait: bool,
           plan_file: Path | None, auto_approve: bool, audit_log: Path | None, require_state: bool,
-          expect_digest: str | None) -> None:
+          expect_digest: str | None, lock_timeout: float) -> None:
     """Make the live service match the manifests in PATH (default: the current directory), after
     showing the plan. With --plan, PATH is required and must be the manifests the plan was made
     from, and --target and --reassert must be the ones it was made with: the file decides nothing."""
@@ -443,7 +509,7 @@ def apply(path: Path | None, service: Service, state_path: Path | str | None, ta
                                      confirm=confirm, color=_color(), progress=shown, reassert=reassert, wait=wait,
                                      allow=parse_allow(allow), require_state=require_state,
                                      expect_digest=expect_digest or None,
-                                     max_file_bytes=max_file_mib * 2**20)
+                                     max_file_bytes=max_file_mib * 2**20, lock_timeout=lock_timeout)
         except PlanRefused as refused:
             # Shown before the refusal, as plan does: the reviewer sees what was refused.
             _say(render(refused.plan, fmt="text", color=_color()), nl=False)  # type: ignore[arg-type]  # as above
@@ -454,12 +520,14 @@ def apply(path: Path | None, service: Service, state_path: Path | str | None, ta
 
 
 @cli.command()
-@click.argument("path", type=click.Path(path_type=Path), required=False)
+@click.argument("path", type=click.Path(path_type=Path), required=False, metavar="[NAME|PATH]")
 def demo(path: Path | None) -> None:
     """Validate, plan, apply and plan again PATH on the embedded emulator.
 
-    Without PATH: examples/quickstart when the current directory has it (a checkout of reconciler),
-    else the same quickstart shipped with reconciler. Then someone changes access in the web app
+    NAME is one of the examples shipped with reconciler (company, gitops, onboarding, quickstart),
+    found from any directory: 'reconciler demo company'. Without NAME or PATH: examples/quickstart
+    when the current directory has it (a checkout of reconciler), else the shipped quickstart.
+    Then someone changes access in the web app
     (straight on the emulator), and the plan shows that drift and the apply repairs it. Uses a fresh
     emulator and state in a temporary directory each time, so the demo always starts from the seed
     beside the manifest (seed.yaml) or the built-in demo company.
@@ -568,7 +636,8 @@ def state_verify(path: Path, service: Service, state_path: Path | str | None) ->
 @click.argument("address")
 @manifest_argument
 @state_option
-def state_rm(address: str, path: Path, state_path: Path | str | None) -> None:
+@lock_timeout_option
+def state_rm(address: str, path: Path, state_path: Path | str | None, lock_timeout: float) -> None:
     """Forget ADDRESS without touching the service.
 
     The next plan treats it as new: a workspace made from a template is created again (a credit),
@@ -576,14 +645,35 @@ def state_rm(address: str, path: Path, state_path: Path | str | None) -> None:
     """
     from reconciler.commands.state import state_rm as rm_state
 
-    click.echo(rm_state(path=path, state_path=state_path, address=address), nl=False)
+    click.echo(rm_state(path=path, state_path=state_path, address=address, lock_timeout=lock_timeout), nl=False)
+
+
+@state.command("mv")
+@click.argument("source", metavar="FROM")
+@click.argument("destination", metavar="TO")
+@manifest_argument
+@state_option
+@lock_timeout_option
+def state_mv(source: str, destination: str, path: Path, state_path: Path | str | None, lock_timeout: float) -> None:
+    """Record what the state knows of FROM under TO, without touching the service.
+
+    For an address renamed in the manifest (workspace.a became workspace.b): without it the next plan
+    would create TO afresh (a credit for a template member) and drop FROM. Refused when TO is already
+    recorded, when FROM is not, and between an asset.* address and a workspace's. A manifest can say
+    the same with a moved: list, which the plan carries out (Terraform's moved blocks).
+    """
+    from reconciler.commands.state import state_mv as mv
+
+    click.echo(mv(path=path, state_path=state_path, source=source, destination=destination,
+                  lock_timeout=lock_timeout), nl=False)
 
 
 @state.command("push")
 @click.argument("source", metavar="FILE")
 @state_option
 @click.option("--force", is_flag=True, help="Replace the state even if it holds another lineage or a newer serial.")
-def state_push(source: str, state_path: Path | str | None, force: bool) -> None:
+@lock_timeout_option
+def state_push(source: str, state_path: Path | str | None, force: bool, lock_timeout: float) -> None:
     """Copy the state file FILE to where --state (or RECONCILER_STATE) keeps the state.
 
     Moves a state between backends: 'reconciler state push reconciler.state.json --state
@@ -595,14 +685,15 @@ def state_push(source: str, state_path: Path | str | None, force: bool) -> None:
 
     if state_path is None:
         raise ConfigError("state push needs --state (or RECONCILER_STATE): where to copy FILE to.")
-    click.echo(push(Path(source), state_path, force=force), nl=False)
+    click.echo(push(Path(source), state_path, force=force, lock_timeout=lock_timeout), nl=False)
 
 
 @state.command("pull")
 @click.argument("out", metavar="[FILE]", required=False, type=click.Path(path_type=Path, dir_okay=False))
 @state_option
 @click.option("--force", is_flag=True, help="Overwrite FILE even if it holds another lineage or a newer serial.")
-def state_pull(out: Path | None, state_path: Path | str | None, force: bool) -> None:
+@lock_timeout_option
+def state_pull(out: Path | None, state_path: Path | str | None, force: bool, lock_timeout: float) -> None:
     """Print the state kept at --state (or RECONCILER_STATE) as a state file's JSON, or write it to FILE.
 
     'reconciler state pull --state postgresql://... > reconciler.state.json'. With FILE, refused
@@ -612,7 +703,7 @@ def state_pull(out: Path | None, state_path: Path | str | None, force: bool) -> 
 
     if state_path is None:
         raise ConfigError("state pull needs --state (or RECONCILER_STATE): where to read the state from.")
-    click.echo(pull(state_path, out, force=force), nl=False)
+    click.echo(pull(state_path, out, force=force, lock_timeout=lock_timeout), nl=False)
 
 
 @cli.command("import")
@@ -621,7 +712,9 @@ def state_pull(out: Path | None, state_path: Path | str | None, force: bool) -> 
 @manifest_argument
 @connection_options
 @state_option
-def import_(address: str, workspace_id: str, path: Path, service: Service, state_path: Path | str | None) -> None:
+@lock_timeout_option
+def import_(address: str, workspace_id: str, path: Path, service: Service, state_path: Path | str | None,
+            lock_timeout: float) -> None:
     """Bind ADDRESS (a group member or a standalone workspace of the manifests in PATH) to the
     existing workspace ID, after checking that it exists and fits (same id as the manifest, same
     template, same account as the group's homepage); or an asset.* address to the asset ID.
@@ -632,7 +725,8 @@ def import_(address: str, workspace_id: str, path: Path, service: Service, state
     """
     from reconciler.commands.import_ import import_workspace
 
-    click.echo(import_workspace(path, address, workspace_id, service=service, state_path=state_path), nl=False)
+    click.echo(import_workspace(path, address, workspace_id, service=service, state_path=state_path,
+                                lock_timeout=lock_timeout), nl=False)
 
 
 @cli.command("force-unlock")

@@ -1,37 +1,48 @@
 """What the package ships for use outside a checkout, and the repository's copies of it.
 
-The quickstart lives twice: ``reconciler/quickstart/`` (package data, what
-``reconciler demo`` runs after a plain ``pip install``) and
-``examples/quickstart/`` (what the README walks through). The schemas live
-once, in the models: ``reconciler schema`` generates them, as
-``schemas/*.json`` and the examples' ``manifest.schema.json`` are generated.
-These tests fail the moment a copy drifts, naming the command that repairs it.
+Every example ships in the wheel as ``reconciler/examples/`` (pyproject.toml
+maps the repository's examples/ there, no copy), and ``reconciler demo NAME``
+finds it by name. The schemas live once, in the models: ``reconciler schema``
+generates them, as ``schemas/*.json`` and the examples' ``manifest.schema.json``
+are generated. These tests fail the moment a copy drifts, naming the command
+that repairs it.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from reconciler.commands.demo import BUNDLED_QUICKSTART
+from reconciler.commands.demo import bundled_examples
 from reconciler.manifest.schema import manifest_json_schema_text
 from reconciler.plan.schema import plan_json_schema_text
 from tests.e2e.conftest import QUICKSTART, ROOT, run_cli
 
+BUNDLED_QUICKSTART = bundled_examples() / "quickstart"
 MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)$")
 EXAMPLE_MANIFESTS = sorted(p for p in (ROOT / "examples").rglob("*.yaml") if p.name != "seed.yaml")
 
 
-def test_the_bundled_quickstart_is_the_examples_quickstart_byte_for_byte() -> None:
-    shipped = sorted(p.name for p in BUNDLED_QUICKSTART.glob("*.yaml"))
-    assert shipped == sorted(p.name for p in QUICKSTART.glob("*.yaml")) == ["manifest.yaml", "seed.yaml"]
-    for name in shipped:
-        assert (BUNDLED_QUICKSTART / name).read_bytes() == (QUICKSTART / name).read_bytes(), (
-            f"reconciler/quickstart/{name} and examples/quickstart/{name} differ; they must be identical: "
-            f"copy the one you edited over the other (cp examples/quickstart/{name} reconciler/quickstart/)")
+def test_in_a_checkout_the_shipped_examples_are_the_repositorys() -> None:
+    assert bundled_examples() == ROOT / "examples" and BUNDLED_QUICKSTART == QUICKSTART
+
+
+def test_every_package_of_reconciler_is_listed_in_pyproject() -> None:
+    """pyproject.toml lists the packages (examples/ is mapped in, which a search would not find):
+    a package missing there would be missing from the wheel."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "reconciler").rglob("__init__.py")}
+    assert listed == found | {"reconciler.examples"}
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in (ROOT / "examples").iterdir() if p.is_dir()))
+def test_every_example_has_a_readme(example: str) -> None:
+    readme = ROOT / "examples" / example / "README.md"
+    assert readme.is_file() and readme.read_text(encoding="utf-8").startswith("# ")
 
 
 @pytest.mark.parametrize("manifest", [p for p in EXAMPLE_MANIFESTS if MODELINE.match(p.read_text(encoding="utf-8").split("\n")[0])],
@@ -106,3 +117,33 @@ def test_demo_without_path_in_a_checkout_runs_examples_quickstart_as_the_readme_
     assert out.startswith("$ reconciler validate examples/quickstart\n")
     assert "(examples/quickstart/manifest.yaml:11)" in out  # as in the README's demo output
     assert _last_step(out).startswith("No changes.")
+
+
+def test_demo_finds_a_shipped_example_by_name_from_any_directory(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RECONCILER_TOKEN", raising=False)
+    code, out, err = run_cli(["demo", "company"], capsys)
+    assert code == 0, err
+    assert out.startswith(f"$ reconciler validate {bundled_examples() / 'company'}\n")
+    assert _last_step(out).startswith("No changes.")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_demo_of_examples_slash_name_outside_a_checkout_finds_the_shipped_example(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # as the README writes it, where there is no examples/ directory
+    code, out, err = run_cli(["demo", "examples/gitops"], capsys)
+    assert code == 0, err
+    assert out.startswith(f"$ reconciler validate {bundled_examples() / 'gitops' / 'manifests'}\n")
+    assert _last_step(out).startswith("No changes.")
+
+
+def test_demo_of_an_unknown_name_lists_the_examples(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(["demo", "compnay"], capsys)
+    assert (code, out) == (1, "")
+    assert err == ("Error: compnay: no such file or directory, and no example of reconciler is named so. The examples "
+                   "shipped are company, gitops, onboarding, quickstart ('reconciler demo NAME' runs one from any "
+                   "directory); or give the path of your own manifests.\n")

@@ -68,17 +68,163 @@ def test_each_lock_has_its_own_id_written_in_the_lock_file(tmp_path: Path) -> No
     assert ids[0] != ids[1] and all(len(i) >= 8 for i in ids)
 
 
-def test_a_lock_left_by_a_killed_process_on_this_host_is_named_as_dead(
+def test_a_lock_left_by_a_killed_process_on_this_host_is_taken_over_and_said_so(
         killed_holder: tuple[Path, int, str]) -> None:
     state, pid, lock_id = killed_holder
-    assert _lock_file(state).exists()
-    with pytest.raises(StateError) as err:
-        with StateLock(state, command="reconciler apply"):
+    since = json.loads(_lock_file(state).read_text(encoding="utf-8"))["since"]
+    with StateLock(state, command="reconciler apply") as lock:
+        assert json.loads(_lock_file(state).read_text(encoding="utf-8"))["id"] == lock.id
+    assert lock.taken_over == (
+        f'Took over the lock of the state {state} left by "reconciler apply" (lock ID {lock_id}, since {since}): '
+        f"pid {pid} on this host is no longer running, so it was killed or crashed. A change it was making may be "
+        "missing from the state; this command goes on from what the state records.")
+    assert list(state.parent.iterdir()) == [], "neither the dead lock nor the new one is left behind"
+
+
+def test_a_lock_taken_without_a_dead_holder_says_nothing_of_a_takeover(tmp_path: Path) -> None:
+    with StateLock(tmp_path / "s.json", command="reconciler apply") as lock:
+        pass
+    assert lock.taken_over is None
+
+
+def test_a_dead_holders_lock_replaced_meanwhile_by_a_live_one_is_put_back_not_taken(
+        killed_holder: tuple[Path, int, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two commands take over one dead lock at once: the slower renames aside
+    the lock the faster has just taken; it sees that, puts it back, and is
+    refused as by any live holder."""
+    state, _pid, _lock_id = killed_holder
+    live = {"id": "faster", "pid": os.getpid(), "host": socket.gethostname(), "command": "reconciler apply",
+            "since": "now"}
+    real_rename = os.rename
+
+    def faster_took_it_first(src: str | Path, dst: str | Path) -> None:
+        _lock_file(state).write_text(json.dumps(live), encoding="utf-8")
+        real_rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", faster_took_it_first)
+    with pytest.raises(StateError, match="locked by \"reconciler apply\" \\(pid"):
+        with StateLock(state, command="slower apply"):
             pass
-    message = str(err.value)
-    assert f"held by pid {pid} on this host, which is no longer running" in message
-    assert f"reconciler force-unlock {lock_id}" in message
-    assert _lock_file(state).exists(), "a dead holder's lock is reported, never broken silently"
+    assert json.loads(_lock_file(state).read_text(encoding="utf-8"))["id"] == "faster"
+    assert [p.name for p in state.parent.iterdir()] == [_lock_file(state).name]
+
+
+def test_an_apply_takes_over_a_dead_holders_lock_and_says_so_on_stderr_and_in_the_audit_log(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    project = tmp_path / "quickstart"
+    shutil.copytree(ROOT / "examples" / "quickstart", project)
+    state = tmp_path / "s.json"
+    pid, lock_id = leave_lock_of_killed_process(state)
+    since = json.loads(_lock_file(state).read_text(encoding="utf-8"))["since"]
+    log = tmp_path / "audit.jsonl"
+    code, _out, err = run_cli(["apply", str(project), "--emulator", str(tmp_path / "emu.json"), "--seed",
+                               str(project / "seed.yaml"), "--state", str(state), "--auto-approve",
+                               "--audit-log", str(log)], capsys)
+    said = (f'Took over the lock of the state {state} left by "reconciler apply" (lock ID {lock_id}, since {since}): '
+            f"pid {pid} on this host is no longer running, so it was killed or crashed. A change it was making may be "
+            "missing from the state; this command goes on from what the state records.")
+    assert code == 0 and said in err.splitlines()
+    first = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
+    assert (first["event"], first["message"], first["method"]) == ("lock-taken-over", said, None)
+    assert not _lock_file(state).exists()
+
+
+def test_state_rm_after_a_killed_command_says_it_took_the_lock_over(
+        killed_holder: tuple[Path, int, str], capsys: pytest.CaptureFixture[str]) -> None:
+    state, pid, lock_id = killed_holder
+    state.write_text(json.dumps({"version": 1, "lineage": "l", "serial": 3,
+                                 "resources": {"workspace.a": {"id": "ws_1"}}}), encoding="utf-8")
+    code, out, _err = run_cli(["state", "rm", "workspace.a", "--state", str(state)], capsys)
+    assert code == 0
+    assert out.splitlines()[0].startswith(f'Took over the lock of the state {state} left by "reconciler apply" '
+                                          f"(lock ID {lock_id}, since ")
+    assert out.splitlines()[1].startswith("Removed workspace.a (workspace ws_1)")
+
+
+# -- --lock-timeout ----------------------------------------------------------------
+
+
+def test_a_lock_timeout_waits_for_the_holder_to_release_then_takes_the_lock(tmp_path: Path) -> None:
+    """The wait is observed through the pauses it makes (no clock read by
+    the test): the holder releases during the second pause."""
+    state = tmp_path / "s.json"
+    holder = StateLock(state, command="first apply").__enter__()
+    pauses: list[float] = []
+
+    def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        if len(pauses) == 2:
+            holder.__exit__(None, None, None)
+
+    with StateLock(state, command="second apply", timeout=60, pause=pause) as second:
+        assert json.loads(_lock_file(state).read_text(encoding="utf-8"))["id"] == second.id
+    assert pauses == [0.1, 0.2]
+
+
+def test_without_a_lock_timeout_a_held_lock_is_refused_at_once(tmp_path: Path) -> None:
+    state = tmp_path / "s.json"
+    pauses: list[float] = []
+    with StateLock(state, command="first apply"):
+        with pytest.raises(StateError):
+            with StateLock(state, command="second apply", pause=pauses.append):
+                pass
+    assert pauses == []
+
+
+def test_when_the_lock_timeout_runs_out_the_refusal_is_the_one_without_it(tmp_path: Path) -> None:
+    state = tmp_path / "s.json"
+    with StateLock(state, command="first apply") as held:
+        with pytest.raises(StateError) as at_once:
+            with StateLock(state, command="second apply"):
+                pass
+        with pytest.raises(StateError) as waited:
+            with StateLock(state, command="second apply", timeout=0.3):
+                pass
+    assert str(waited.value) == str(at_once.value)
+    assert str(waited.value).startswith(f'The state {state} is locked by "first apply" (pid {os.getpid()} on ')
+    assert f"lock ID {held.id}): another command is running against it." in str(waited.value)
+
+
+@pytest.mark.parametrize(("given", "seconds"), [("30s", 30.0), ("5m", 300.0), ("1h30m", 5400.0),
+                                                ("500ms", 0.5), ("90", 90.0), ("0s", 0.0)])
+def test_lock_timeout_durations_are_read_as_terraform_writes_them(given: str, seconds: float) -> None:
+    from reconciler.cli import DurationType
+
+    assert DurationType().convert(given, None, None) == seconds
+
+
+def test_a_lock_timeout_that_is_no_duration_is_refused_in_one_line(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["state", "rm", "workspace.a", "--state", str(tmp_path / "s.json"),
+                              "--lock-timeout", "soon"], capsys)
+    assert (code, out) == (1, "")
+    assert err == ("Error: Invalid value for '--lock-timeout': 'soon' is not a duration: write it as 30s, 5m, "
+                   "1h30m, 500ms, or a number of seconds.\nRun 'reconciler state rm --help' for usage.\n")
+
+
+@pytest.mark.parametrize("argv", [
+    ["apply"], ["import", "workspace.a", "ws_1"], ["state", "rm", "workspace.a"],
+    ["state", "mv", "workspace.a", "workspace.b"], ["state", "push", "FILE"], ["state", "pull"]])
+def test_every_command_that_takes_the_lock_has_lock_timeout(argv: list[str]) -> None:
+    from click.testing import CliRunner
+
+    from reconciler.cli import cli
+
+    words = [w for w in argv if w in ("apply", "import", "state", "rm", "mv", "push", "pull")]
+    result = CliRunner().invoke(cli, [*words, "--help"])
+    assert "--lock-timeout DURATION" in result.output, result.output
+
+
+def test_state_rm_waits_with_lock_timeout_then_refuses_as_without_it(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    state = tmp_path / "s.json"
+    with StateLock(state, command="reconciler apply") as held:
+        code, out, err = run_cli(["state", "rm", "workspace.a", "--state", str(state), "--lock-timeout", "200ms"],
+                                 capsys)
+    assert (code, out) == (1, "")
+    assert f"lock ID {held.id}): another command is running against it." in err
 
 
 def test_a_running_holder_is_not_called_dead_and_force_unlock_is_offered(tmp_path: Path) -> None:

@@ -109,18 +109,23 @@ class AuditLog:
 
         return working_on
 
+    def event(self, kind: str, message: str) -> None:
+        """A line for what happened that is no call (``"event"`` names it; ``"method"`` is null):
+        a dead holder's state lock taken over.  Written at once, before the calls it precedes."""
+        self._write_event({"event": kind, "message": message, "address": None, "method": None, "path": None,
+                           "status": None, "privilege": None})
+
     def prediction_differs(self, differences: list[str]) -> None:
         """After the last write, the lists read back differ from the plan's
         predicted ``effects``: one line, ``"event": "prediction-differs"``,
         with each workspace's difference."""
+        self._write_event({"address": None, "event": "prediction-differs", "differences": differences})
+
+    def _write_event(self, fields: dict[str, Any]) -> None:
+        """One line that is no call, after the call waiting for its answer, stamped and with the CI context."""
         self._flush_pending()
-        self._pending = {
-            "time": self.now().isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            "address": None,
-            "event": "prediction-differs",
-            "differences": differences,
-            **self.ci,
-        }
+        self._pending = {"time": self.now().isoformat(timespec="milliseconds").replace("+00:00", "Z"), **fields,
+                         **self.ci}
         self._flush_pending()
 
     # -- what the HTTP client tells it ------------------------------------------

@@ -170,6 +170,7 @@ def apply_plan(
     )
     try:
         try:
+            _record_moves(run)
             done = _apply_changes(run, shown, on_change)
         except BaseException as exc:
             _fold_after_stop(run, exc)
@@ -239,6 +240,18 @@ def _apply_changes(run: _Run, shown: ApplyProgress,
     if on_change is not None:
         on_change(None)
     return done
+
+
+def _record_moves(run: _Run) -> None:
+    """The manifests' moved: entries, recorded before any change: they need no call,
+    and every change after them names the addresses as they are now."""
+    for move in run.plan.moved:
+        recorded = run.state.get(move.previous_address)
+        if recorded is not None:
+            run.state.put(move.address, recorded)
+            run.state.remove(move.previous_address)
+    if run.plan.moved:
+        run.save()
 
 
 def _fold_after_stop(run: _Run, stop: BaseException) -> None:

@@ -38,11 +38,12 @@ def apply(
     allow: Mapping[str, int] | None = None,
     require_state: bool = False,
     expect_digest: str | None = None,
+    lock_timeout: float = 0.0,
 ) -> str:
     """Plan, confirm, apply.  ``progress`` is an ``ApplyProgress`` (opened and
     closed by the caller) or a function given one line per change; an
     ``AuditLog`` in ``service.audit`` logs every call, with the address of the
-    change it belongs to."""
+    change it belongs to.  ``lock_timeout`` seconds are waited for the state's lock."""
     # A saved plan decides nothing: PATH, --target and --reassert are this
     # command line's, and a file made with others is refused before any call.
     saved, path = _saved_plan(plan_file, path, targets, reassert)
@@ -54,7 +55,8 @@ def apply(
         return _apply_locked(path, store, saved=saved, plan_file=plan_file, service=service, state_path=state_path,
                              targets=targets, max_removals=max_removals, confirm=confirm, color=color,
                              progress=progress, reassert=reassert, wait=wait, max_file_bytes=max_file_bytes,
-                             allow=allow, require_state=require_state, expected=expected)
+                             allow=allow, require_state=require_state, expected=expected,
+                             lock_timeout=lock_timeout)
     finally:
         store.close()
 
@@ -63,7 +65,7 @@ def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_f
                   state_path: Path | str | StateBackend | None, targets: tuple[str, ...], max_removals: int | None,
                   confirm: Callable[[str], bool], color: bool, progress: Callable[[str], None] | ApplyProgress,
                   reassert: bool, wait: bool, max_file_bytes: int, allow: Mapping[str, int] | None,
-                  require_state: bool, expected: str | None) -> str:
+                  require_state: bool, expected: str | None, lock_timeout: float) -> str:
     """``apply`` once the state's backend is open: the lock, the plan, the changes."""
     from reconciler.apply import apply_plan
     from reconciler.plan import render_text
@@ -71,7 +73,9 @@ def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_f
 
     if require_state:
         store.require()  # before the lock: a missing state leaves nothing behind
-    with store.lock("reconciler apply"):
+    with store.lock("reconciler apply", timeout=lock_timeout) as lock:
+        if lock.taken_over is not None:
+            _say_taken_over(lock.taken_over, service)
         state = store.load()
         desired = load_desired(path, max_file_bytes=max_file_bytes)
         check_targets(desired, targets)
@@ -125,6 +129,14 @@ def refuse_other_digest(fresh: Plan, expected: str) -> None:
                      "in the web app). Make a new plan and have it reviewed.")
 
 
+def _say_taken_over(message: str, service: Service) -> None:
+    """A dead holder's lock taken over: said on stderr and in the audit log, before any call."""
+    if service.notice is not None:
+        service.notice(message)
+    if service.audit is not None:
+        service.audit.event("lock-taken-over", message)
+
+
 def applied_line(result: Plan) -> str:
     """What an apply did, in the words of the plan's summary."""
     s = result.summary
@@ -141,6 +153,8 @@ def applied_line(result: Plan) -> str:
                                            (s.assets_updated, "updated")) if n]
     if assets:
         parts.append(f"assets: {', '.join(assets)}")
+    if result.moved:
+        parts.append(f"{plural(len(result.moved), 'address', 'addresses')} moved in the state")
     return "; ".join(parts)
 
 

@@ -8,17 +8,56 @@ from typing import TYPE_CHECKING
 
 from reconciler.commands.demo_steps import plan_and_apply
 from reconciler.commands.validate import validate
-from reconciler.errors import ApplyError
+from reconciler.errors import ApplyError, ConfigError
 from reconciler.manifest import load_desired
 
 if TYPE_CHECKING:
     from reconciler.service import Service
 
-# What `reconciler demo` runs without PATH: the checkout's copy when the current
-# directory has one (so `make demo` shows the paths the README shows), else the
-# identical copy shipped inside the package (tests/test_bundled_files.py keeps them equal).
+# What `reconciler demo` runs without PATH: the checkout's quickstart when the current
+# directory has one (so `make demo` shows the paths the README shows), else the one shipped.
 CHECKOUT_QUICKSTART = Path("examples/quickstart")
-BUNDLED_QUICKSTART = Path(__file__).resolve().parent.parent / "quickstart"
+
+
+def bundled_examples() -> Path:
+    """The examples shipped with reconciler: inside the installed package
+    (``reconciler/examples``, mapped from the repository's examples/ by
+    pyproject.toml), or the checkout's examples/ for an editable install."""
+    package = Path(__file__).resolve().parent.parent
+    installed = package / "examples"
+    return installed if installed.is_dir() else package.parent / "examples"
+
+
+def example_names() -> list[str]:
+    """The names ``reconciler demo NAME`` takes: every shipped example."""
+    return sorted(p.name for p in bundled_examples().iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+
+
+def demo_path(given: Path | None) -> Path:
+    """The manifests the demo runs: PATH when it exists; else the shipped example of
+    that name (``company``, or ``examples/company`` outside a checkout); without PATH
+    the quickstart.  ``ConfigError`` naming the examples when it is neither."""
+    if given is None:
+        return CHECKOUT_QUICKSTART if (CHECKOUT_QUICKSTART / "manifest.yaml").is_file() else \
+            bundled_examples() / "quickstart"
+    if given.exists():
+        return given
+    name = given.name if given.parent in (Path("."), Path("examples")) else None
+    if name is not None and name in example_names():
+        found = bundled_examples() / name
+        # An example whose manifests sit in a directory of their own beside its seed (gitops).
+        return found / "manifests" if (found / "manifests").is_dir() else found
+    raise ConfigError(f"{given}: no such file or directory, and no example of reconciler is named so. The examples "
+                      f"shipped are {', '.join(example_names())} ('reconciler demo NAME' runs one from any "
+                      "directory); or give the path of your own manifests.")
+
+
+def _seed(path: Path) -> Path | None:
+    """The emulator seed beside the manifests, or beside their manifests/ directory."""
+    for place in (path, path.parent) if path.name == "manifests" else (path,):
+        if (place / "seed.yaml").exists():
+            return place / "seed.yaml"
+    return None
 
 
 def demo(*, path: Path | None, color: bool, show_title: Callable[[str], None], show: Callable[[str], None]) -> None:
@@ -30,11 +69,10 @@ def demo(*, path: Path | None, color: bool, show_title: Callable[[str], None], s
 
     from reconciler.service import Service
 
-    if path is None:
-        path = CHECKOUT_QUICKSTART if (CHECKOUT_QUICKSTART / "manifest.yaml").is_file() else BUNDLED_QUICKSTART
+    path = demo_path(path)
     workdir = Path(tempfile.mkdtemp(prefix="reconciler-demo-"))
     try:
-        seed = path / "seed.yaml" if (path / "seed.yaml").exists() else None
+        seed = _seed(path)
         # env={}: a RECONCILER_TOKEN of a real company in the shell must not reach the demo's emulator.
         service = Service(emulator_file=workdir / "emulator.yaml", emulator_seed=seed, env={})
         steps = demo_steps(path, service=service, state_path=workdir / "reconciler.state.json", color=color)

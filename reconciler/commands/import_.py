@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reconciler.commands.state import closest
+from reconciler.commands.state import closest, taken_over
 from reconciler.errors import ConfigError
 from reconciler.live import PLAN_PROPERTIES, LiveWorkspace, fetch_live
 from reconciler.manifest import Desired, DesiredAsset, DesiredGroup, DesiredMember, DesiredWorkspace, load_desired
@@ -21,24 +21,26 @@ from reconciler.service import Service, open_client
 
 
 def import_workspace(path: Path, address: str, workspace_id: str, *, service: Service,
-                     state_path: Path | str | StateBackend | None) -> str:
+                     state_path: Path | str | StateBackend | None, lock_timeout: float = 0.0) -> str:
     """Bind ``address`` to the existing workspace ``workspace_id`` (or, for
     an ``asset.*`` address, to the asset of that id).  The state is
-    ``state_path``, else the default one beside the manifests in ``path``."""
+    ``state_path``, else the default one beside the manifests in ``path``; its lock
+    is waited for ``lock_timeout`` seconds."""
     store = backend_for(state_path, path)
     try:
-        return _import(path, address, workspace_id, service=service, store=store)
+        return _import(path, address, workspace_id, service=service, store=store, lock_timeout=lock_timeout)
     finally:
         store.close()
 
 
-def _import(path: Path, address: str, workspace_id: str, *, service: Service, store: StateBackend) -> str:
+def _import(path: Path, address: str, workspace_id: str, *, service: Service, store: StateBackend,
+            lock_timeout: float) -> str:
     desired = load_desired(path)
     asset = next((a for a in desired.assets if a.address == address), None)
     if asset is not None:
-        return _import_asset(asset, workspace_id, store)
+        return _import_asset(asset, workspace_id, store, lock_timeout)
     node, group = _node(desired, address)
-    with store.lock("reconciler import"):
+    with store.lock("reconciler import", timeout=lock_timeout) as lock:
         state = store.load()
         _refuse_rebinding(state, address, workspace_id)
         wanted = [workspace_id] + ([group.homepage] if group is not None else [])
@@ -55,17 +57,17 @@ def _import(path: Path, address: str, workspace_id: str, *, service: Service, st
     name = f' "{ws.name}"' if ws.name else ""
     joins = (" The next plan connects it to the group (if it is in it already, nothing changes)."
              if group is not None else "")
-    return f"Imported workspace {workspace_id}{name} as {address} ({node.location}).{joins}\n"
+    return f"{taken_over(lock)}Imported workspace {workspace_id}{name} as {address} ({node.location}).{joins}\n"
 
 
-def _import_asset(asset: DesiredAsset, asset_id: str, store: StateBackend) -> str:
+def _import_asset(asset: DesiredAsset, asset_id: str, store: StateBackend, lock_timeout: float) -> str:
     """Assets cannot be read back, so the id is taken as given; only the type
     is recorded, and the next plan PATCHes the fields the manifest sets."""
-    with store.lock("reconciler import"):
+    with store.lock("reconciler import", timeout=lock_timeout) as lock:
         state = store.load()
         _refuse_rebinding(state, asset.address, asset_id)
         store.write(state.with_resource(asset.address, asset_id, asset={"type": asset.type}))
-    return (f"Imported asset {asset_id} as {asset.address} ({asset.location}). The API cannot read assets back, "
+    return (f"{taken_over(lock)}Imported asset {asset_id} as {asset.address} ({asset.location}). The API cannot read assets back, "
             "so the id was not checked; the next plan sets its name, description, tags and internal flag "
             "as the manifest says.\n")
 

@@ -106,11 +106,13 @@ def plan_with_client(client: WorkspaceClient, desired: Desired, state: State, *,
     """
     from reconciler.live import PLAN_PROPERTIES, fetch_live
     from reconciler.plan import make_plan
+    from reconciler.plan.moves import moved_state
     from reconciler.plan.planner import needs_complete_listing, wanted_workspaces
 
-    live = fetch_live(client, wanted_workspaces(desired, state), properties=PLAN_PROPERTIES,
-                      complete=show_unmanaged or needs_complete_listing(desired, state, targets))
-    refuse_unverified(state, live, desired)
+    read = moved_state(desired, state)  # the addresses as the manifests' moved: entries make them
+    live = fetch_live(client, wanted_workspaces(desired, read), properties=PLAN_PROPERTIES,
+                      complete=show_unmanaged or needs_complete_listing(desired, read, targets))
+    refuse_unverified(read, live, desired)
     return make_plan(desired, live, state, targets=targets, limits=limits, reassert=reassert,
                      show_unmanaged=show_unmanaged, today=today or utc_today(),
                      expiry_warning_days=expiry_warning_days, paths=paths)

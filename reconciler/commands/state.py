@@ -1,15 +1,18 @@
-"""``state list|show|rm|push|pull`` and ``force-unlock``: read, edit and move what the state knows.
+"""``state list|show|rm|mv|push|pull`` and ``force-unlock``: read, edit and move what the state knows.
 
 None of these changes the service.  ``rm`` forgets an address (the next plan
-treats it as new: a template member would be created again); ``push`` and
+treats it as new: a template member would be created again); ``mv`` records
+what one address knows under another (a renamed manifest key, without
+creating the workspace again: Terraform's ``state mv``); ``push`` and
 ``pull`` copy a state between backends (a file, PostgreSQL), lineage and
 serial kept; ``force-unlock`` breaks a lock left by a command that is gone,
 given the lock's ID (Terraform's ``force-unlock LOCK_ID``).
 
 The state is ``--state`` (a file path or a ``postgresql://`` URL), else the
 file beside the manifests.  It is read with the journal a stopped apply may
-have left: ``list`` and ``show`` only read, while ``rm`` folds it in as it
-writes.
+have left: ``list`` and ``show`` only read, while ``rm`` and ``mv`` fold it in
+as they write.  The commands that write wait ``lock_timeout`` seconds for the
+state's lock (``--lock-timeout``).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from reconciler.errors import ConfigError, StateError
 from reconciler.state import ResourceState, State
 from reconciler.state.address import PostgresAddress, postgres_url
 from reconciler.state.address import names_postgres as names_postgres  # for the command line's --state
-from reconciler.state.backend import StateBackend, backend_for, open_backend
+from reconciler.state.backend import HeldLock, StateBackend, backend_for, open_backend
 
 if TYPE_CHECKING:
     from reconciler.service import Service
@@ -104,13 +107,22 @@ def state_verify(*, path: Path, state_path: StateAddress | None, service: Servic
             "'reconciler import ADDRESS ID'.\n"), False
 
 
-def state_rm(*, path: Path, state_path: StateAddress | None, address: str) -> str:
+def taken_over(lock: HeldLock) -> str:
+    """The line saying a dead holder's lock was taken over, to print first; empty when none was."""
+    return f"{lock.taken_over}\n" if lock.taken_over is not None else ""
+
+
+def state_rm(*, path: Path, state_path: StateAddress | None, address: str, lock_timeout: float = 0.0) -> str:
     """Forget ``address`` in the state; the service is not touched."""
-    with _opened(backend_for(state_path, path)) as store, store.lock("reconciler state rm"):
+    with _opened(backend_for(state_path, path)) as store, \
+            store.lock("reconciler state rm", timeout=lock_timeout) as lock:
         state = store.load()
         resource = _resource(state, address, store.address)
         store.write(state.without(address))
-    state_path = store.address
+    return taken_over(lock) + _removed(address, resource, store.address)
+
+
+def _removed(address: str, resource: ResourceState, state_path: str) -> str:
     if resource.asset is not None:
         return _asset_removed(address, resource, state_path)
     return (
@@ -118,6 +130,37 @@ def state_rm(*, path: Path, state_path: StateAddress | None, address: str) -> st
         f"changed. The next plan treats {address} as unknown: a workspace made from a template would be "
         "created again, and write-only values would be sent again.\n"
     )
+
+
+def state_mv(*, path: Path, state_path: StateAddress | None, source: str, destination: str,
+             lock_timeout: float = 0.0) -> str:
+    """Record what the state knows of ``source`` under ``destination``; the service is not touched."""
+    with _opened(backend_for(state_path, path)) as store, \
+            store.lock("reconciler state mv", timeout=lock_timeout) as lock:
+        state = store.load()
+        resource = _resource(state, source, store.address)
+        pairs = state.moves(source, destination)  # a group's members move with it
+        for moving, to in pairs:
+            check_move(moving, to, state.resources, where=f"the state {store.address}")
+        store.write(state.moved(source, destination))
+    what = f"asset {resource.id}" if resource.asset is not None else f"workspace {resource.id}"
+    members = "".join(f" {a} moved to {b} with it." for a, b in pairs if a != source)
+    return (f"{taken_over(lock)}Moved {source} ({what}) to {destination} in the state {store.address}.{members} The "
+            f"service was not changed. The next plan manages it as {destination}; it should not create or remove "
+            "anything for this move.\n")
+
+
+def check_move(source: str, destination: str, known: Iterable[str], *, where: str) -> None:
+    """``ConfigError`` when ``source`` cannot become ``destination`` in ``where``: the same address,
+    a destination already bound, or an asset moved to a workspace's address (or back)."""
+    if source == destination:
+        raise ConfigError(f"Cannot move {source} to itself; nothing was changed.")
+    if (source.split(".", 1)[0] == "asset") != (destination.split(".", 1)[0] == "asset"):
+        raise ConfigError(f"Cannot move {source} to {destination}: an asset.* address holds an asset and any "
+                          "other address a workspace, so one cannot become the other. Nothing was changed.")
+    if destination in set(known):
+        raise ConfigError(f"Cannot move {source} to {destination}: {where} already records {destination}. Remove "
+                          f"it first ('reconciler state rm {destination}') if it is stale. Nothing was changed.")
 
 
 def _asset_removed(address: str, resource: ResourceState, state_path: str) -> str:
@@ -156,7 +199,8 @@ def _lineage_serial(state: State) -> str:
     return f"serial {state.serial} of lineage {state.lineage or '(none)'}"
 
 
-def state_push(source: StateAddress, destination: StateAddress, *, force: bool = False) -> str:
+def state_push(source: StateAddress, destination: StateAddress, *, force: bool = False,
+               lock_timeout: float = 0.0) -> str:
     """Copy the state at ``source`` (a state file) to ``destination`` (``--state``), lineage and serial kept.
 
     Refused, unless ``force``, when the destination holds another lineage,
@@ -168,22 +212,23 @@ def state_push(source: StateAddress, destination: StateAddress, *, force: bool =
             raise StateError(f"There is no state at {origin.address} to push (no file, or one never written by an "
                              "apply). Nothing was changed.")
         where = origin.address
-    with _opened(destination) as store, store.lock("reconciler state push"):
+    with _opened(destination) as store, store.lock("reconciler state push", timeout=lock_timeout) as lock:
         there = store.exists()
         current = store.load() if there else None
         if current is not None and not force:
             refusal = _refuse_overwrite(current, state, destination=store.address, source=where)
             if refusal == "same":
-                return (f"{store.address} already holds {_lineage_serial(state)}, exactly as {where}; nothing "
-                        "was changed.\n")
+                return (f"{taken_over(lock)}{store.address} already holds {_lineage_serial(state)}, exactly as "
+                        f"{where}; nothing was changed.\n")
             if refusal:
                 raise StateError(refusal)
         store.replace(state)
     replaced = f" (it held {_lineage_serial(current)})" if current is not None else ""
-    return f"Pushed {_lineage_serial(state)} from {where} to {store.address}{replaced}.\n"
+    return f"{taken_over(lock)}Pushed {_lineage_serial(state)} from {where} to {store.address}{replaced}.\n"
 
 
-def state_pull(source: StateAddress, out: Path | None = None, *, force: bool = False) -> str:
+def state_pull(source: StateAddress, out: Path | None = None, *, force: bool = False,
+               lock_timeout: float = 0.0) -> str:
     """The state at ``source`` as the state file's JSON: returned (for stdout), or written to ``out``,
     refused, unless ``force``, when ``out`` holds another lineage or a newer serial."""
     with _opened(source) as store:
@@ -193,15 +238,15 @@ def state_pull(source: StateAddress, out: Path | None = None, *, force: bool = F
         where = store.address
     if out is None:
         return state.model_dump_json(indent=2, exclude_none=True) + "\n"
-    with _opened(out) as target, target.lock("reconciler state pull"):
+    with _opened(out) as target, target.lock("reconciler state pull", timeout=lock_timeout) as lock:
         if target.exists() and not force:
             refusal = _refuse_overwrite(target.load(), state, destination=target.address, source=where)
             if refusal == "same":
-                return f"{target.address} already holds {_lineage_serial(state)}; nothing was changed.\n"
+                return f"{taken_over(lock)}{target.address} already holds {_lineage_serial(state)}; nothing was changed.\n"
             if refusal:
                 raise StateError(refusal)
         target.replace(state)
-    return f"Pulled {_lineage_serial(state)} from {where} into {target.address}.\n"
+    return f"{taken_over(lock)}Pulled {_lineage_serial(state)} from {where} into {target.address}.\n"
 
 
 def _refuse_overwrite(current: State, new: State, *, destination: str, source: str) -> str:

@@ -21,6 +21,7 @@ from reconciler.manifest.desired import (
     DesiredAsset,
     DesiredGroup,
     DesiredMember,
+    DesiredMove,
     DesiredPolicy,
     DesiredRule,
     DesiredTeam,
@@ -67,6 +68,7 @@ class FileParts(NamedTuple):
     policy: DesiredPolicy | None = None
     teams: tuple[DesiredTeam, ...] = ()
     rules: tuple[DesiredRule, ...] = ()
+    moves: tuple[DesiredMove, ...] = ()
 
 
 class _Builder:
@@ -271,4 +273,6 @@ def build_file(spec: ManifestSpec, document: LineDict, file: str, base_dir: Path
     teams = tuple(b.team(key, emails, teams_raw) for key, emails in spec.teams.items())
     rules_raw = document.get("rules", LineDict())
     rules = tuple(b.rule(key, r, rules_raw) for key, r in spec.rules.items())
-    return FileParts(groups, workspaces, assets, b.policy(spec.policy, document), teams, rules)
+    moves = tuple(DesiredMove(source=m.from_, destination=m.to, location=at)
+                  for m, at in zip(spec.moved, b.items(document, "moved"), strict=False))  # a group or workspace piece has none
+    return FileParts(groups, workspaces, assets, b.policy(spec.policy, document), teams, rules, moves)

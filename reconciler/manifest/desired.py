@@ -319,6 +319,14 @@ class DesiredCampaign(NamedTuple):
         return today > self.due
 
 
+class DesiredMove(NamedTuple):
+    """An entry of ``moved:``: the address ``source`` is now ``destination`` (Terraform's moved block)."""
+
+    source: str
+    destination: str
+    location: SourceLocation
+
+
 class Desired(NamedTuple):
     """Everything the manifests under ``root`` ask for, in manifest order.
 
@@ -335,6 +343,7 @@ class Desired(NamedTuple):
     policy: DesiredPolicy | None = None
     teams: tuple[DesiredTeam, ...] = ()
     rules: tuple[DesiredRule, ...] = ()
+    moves: tuple[DesiredMove, ...] = ()
     # Warnings found while reading (lint, grants already expired); validate
     # --strict makes them errors.
     notes: tuple[str, ...] = ()

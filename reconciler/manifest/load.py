@@ -27,6 +27,7 @@ from reconciler.manifest.policy import policy_problems
 from reconciler.manifest.reviews import LoadedReviews, load_reviews
 from reconciler.manifest.location import Problem, SourceLocation
 from reconciler.manifest.models import ManifestSpec
+from reconciler.manifest.moved import moved_problems
 from reconciler.manifest.rules import DEFAULT_MAX_FILE_BYTES, file_rules, manifest_set_rules
 from reconciler.manifest.yaml_lines import LineDict, line_of, load_yaml
 
@@ -114,7 +115,7 @@ def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, to
     if problems:
         raise ManifestError([str(p) for p in sorted(set(problems))])
     desired = _merge([part for f in read for part in f.parts], root, read, reviews)
-    problems_found = governance_problems(desired) + policy_problems(desired)
+    problems_found = governance_problems(desired) + policy_problems(desired) + moved_problems(desired)
     if problems_found:
         raise ManifestError(problems_found)
     # Lint and grants already expired: warnings, not errors (validate --strict makes them errors).
@@ -213,6 +214,7 @@ def _merge(parts: list[FileParts], root: Path, read: list[_ReadFile], reviews: L
         policy=policies[0] if policies else None,
         teams=tuple(t for p in parts for t in p.teams),
         rules=tuple(r for p in parts for r in p.rules),
+        moves=tuple(m for p in parts for m in p.moves),
         files=tuple(f.path for f in read),
         root=root,
         reviews=reviews.campaigns,

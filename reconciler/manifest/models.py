@@ -354,6 +354,31 @@ class PolicySpec(_Spec):
         default=None, description="fewest owners a workspace should have; the access report flags fewer (default 1)")
 
 
+# What a manifest calls a workspace or an asset: the addresses of plans and the state.
+ADDRESS_PATTERN = re.compile(r"(workspace|group|asset)\.[a-z0-9][a-z0-9-]*(\.workspace\.[a-z0-9][a-z0-9-]*)?")
+
+
+def _address(value: str) -> str:
+    found = ADDRESS_PATTERN.fullmatch(value)
+    if found is None or (found.group(2) is not None and found.group(1) != "group"):
+        raise PydanticCustomError(
+            "manifest", "{value} is not an address: write workspace.KEY, group.KEY, group.KEY.workspace.KEY "
+            "or asset.KEY, as plan and 'reconciler state list' show them", {"value": shown(value)})
+    return value
+
+
+Address = Annotated[str, AfterValidator(_address)]
+
+
+class MovedSpec(_Spec):
+    """An address renamed in the manifests: what the state knows of ``from`` is kept under ``to``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True, populate_by_name=True)
+
+    from_: Address = Field(alias="from", description="the address as it was")
+    to: Address = Field(description="the address now, declared by a manifest")
+
+
 class ManifestSpec(_Spec):
     """One manifest file."""
 
@@ -368,3 +393,5 @@ class ManifestSpec(_Spec):
         default_factory=dict, description="named lists of people; an access list or rule may name a team")
     rules: dict[Key, RuleSpec] = Field(
         default_factory=dict, description="entries ensured on or revoked from every matching workspace")
+    moved: tuple[MovedSpec, ...] = Field(
+        default=(), description="addresses renamed: the plan moves them in the state without any call")

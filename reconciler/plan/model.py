@@ -505,6 +505,28 @@ class ProbablySamePerson(_Frozen):
     workspaces: tuple[str, ...] = Field(description="The workspaces (of those the plan read) where it has access.")
 
 
+class Moved(_Frozen):
+    """An address renamed by a manifest's ``moved:`` entry: the state's record of
+    ``previous_address`` is kept under ``address``.  Only the state changes: no call."""
+
+    address: str = Field(description="The address now (the entry's 'to').")
+    previous_address: str = Field(description="The address the state knew it by (the entry's 'from').")
+    id: str | None = Field(description="The workspace (or asset) id the state records for it.")
+    location: str = Field(description="The manifest file:line of the moved: entry.")
+
+    @property
+    def detail(self) -> str:
+        """``workspace ws_1, m.yaml:9``: what moves, and the entry that moves it."""
+        what = "asset" if self.address.startswith("asset.") else "workspace"
+        return f"{what} {self.id or 'whose id is unknown'}, {self.location}"
+
+    @property
+    def text(self) -> str:
+        """``workspace.a has moved to workspace.b (workspace ws_1, m.yaml:9): only the state changes, ...``."""
+        return (f"{self.previous_address} has moved to {self.address} ({self.detail}): only the state changes, "
+                "no call is made")
+
+
 class ManagedAccess(_Frozen):
     """The entries this tool manages on one list: what state records after apply."""
 
@@ -560,6 +582,7 @@ class Plan(_Frozen):
     managed: tuple[ManagedAccess, ...] = ()  # every planned list, changed or not
     addresses: tuple[str, ...] = ()  # every address the manifests manage (in the targets)
     forgotten: tuple[str, ...] = ()  # state addresses no manifest names any more
+    moved: tuple[Moved, ...] = ()  # addresses the manifests' moved: entries rename in the state (no call)
     reassert: bool = False
     live_workspaces: int | None = None  # the company's workspaces, when all were listed
     unmanaged_count: int | None = None  # workspaces no manifest names (untargeted plans, when known)
@@ -604,7 +627,7 @@ class Plan(_Frozen):
     @computed_field(description=(  # type: ignore[prop-decorator]  # pydantic's documented use
         "sha256 (64 hex digits) of the canonical JSON (keys sorted, no spaces, UTF-8) of everything apply acts "
         "on: changes (without location and reason), managed, forgotten, unchanged, addresses, targets, reassert, "
-        "summary. 'apply --expect-digest' (or RECONCILER_EXPECT_DIGEST) applies only a plan with this digest."))
+        "summary, effects, moved. 'apply --expect-digest' (or RECONCILER_EXPECT_DIGEST) applies only a plan with this digest."))
     @property
     def plan_digest(self) -> str:
         from reconciler.plan.digest import plan_digest
@@ -613,12 +636,13 @@ class Plan(_Frozen):
 
     @property
     def has_changes(self) -> bool:
-        return bool(self.changes)
+        """Something to apply: a change, or an address to move in the state."""
+        return bool(self.changes or self.moved)
 
     @property
     def settled(self) -> bool:
         """Nothing to change and nothing in doubt: the one plan that may say "No changes"."""
-        return not self.changes and not self.needs_person
+        return not self.has_changes and not self.needs_person
 
     @property
     def access_changes(self) -> tuple[AccessChange, ...]:

@@ -34,10 +34,12 @@ from reconciler.plan.model import (
     Cost,
     CreateChange,
     Effect,
+    Moved,
     NeedsPerson,
     Plan,
     ProbablySamePerson,
 )
+from reconciler.plan.moves import apply_moves
 from reconciler.plan.refusals import refuse_ownerless, refuse_unplannable
 from reconciler.plan.steps import Inputs, Planned
 from reconciler.plan.workspaces import plan_standalone
@@ -69,6 +71,8 @@ def make_plan(
     list and then its settings; then assets.  Otherwise manifest order, so
     two plans of the same manifests list their changes alike.
     """
+    # The manifests' moved: entries first: every step below reads the addresses as they are now.
+    state, moves = apply_moves(desired, state)
     # Teams and rules (plan/company.py): every list expanded, then the workspaces no list governs.
     company = CompanyPlanner(desired, live, state, today=today, member_id=lambda a: _recorded_id(state, a))
     inputs = Inputs(live=live, state=state, scope=lambda address: _targeted(address, targets),
@@ -107,12 +111,14 @@ def make_plan(
                                        state_in_postgres=paths is not None and paths.state_in_postgres)
     planned.warnings += invisible_warnings((ws.id, ws.name, ws.users) for ws in live.workspaces.values())
     return _plan(desired, live, state, planned, lists, needs_person, forgotten, company, named, effects(sim, live),
+                 moves,
                  targets=targets, limits=limits, reassert=reassert, show_unmanaged=show_unmanaged)
 
 
 def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: facts.Lists,
           needs_person: Sequence[NeedsPerson], forgotten: tuple[str, ...], company: CompanyPlanner,
-          named: set[str], effects_found: tuple[Effect, ...], *, targets: Sequence[str],
+          named: set[str], effects_found: tuple[Effect, ...], moves: tuple[Moved, ...], *,
+          targets: Sequence[str],
           limits: Mapping[str, int] | None, reassert: bool, show_unmanaged: bool) -> Plan:
     """The Plan of what the steps found, with its facts, cost and provenance."""
     changes = planned.changes
@@ -125,6 +131,7 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
                  *company.unmanaged_managed),
         addresses=tuple(a for a in desired.addresses() if _targeted(a, targets)),
         forgotten=forgotten,
+        moved=moves,
         reassert=reassert,
         live_workspaces=live.total,
         unmanaged_count=unmanaged_count,

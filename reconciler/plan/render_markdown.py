@@ -77,6 +77,8 @@ def render_markdown(plan: Plan) -> str:
                   ""]
     lines += _needs_person_block(plan)
     lines += _review_block(plan)
+    lines += [*(f"- **moved** {md_code(m.previous_address)} → {md_code(m.address)} ({md_text(m.detail)}): "
+                "only the state changes, no call is made" for m in plan.moved), *([""] if plan.moved else [])]
     # In plan order, which is apply's: the review block above already leads with what to read first.
     for change in plan.changes:
         lines += _change_block(change)

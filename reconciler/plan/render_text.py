@@ -66,6 +66,8 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
     review = review_lines(plan, paint)
     if review:
         lines += [*review, ""]
+    if plan.moved:
+        lines += [*(paint(f"  # {m.text}", "dim") for m in plan.moved), ""]
     for change in plan.changes:
         lines += change_lines(change, paint)
         lines.append("")
@@ -254,6 +256,8 @@ def summary_line(plan: Plan) -> str:
                                            (s.assets_updated, "to update")) if n]
     if assets:
         line += f"; assets: {', '.join(assets)}"
+    if plan.moved:
+        line += f"; {plural(len(plan.moved), 'address', 'addresses')} to move in the state"
     return line + "."
 
 

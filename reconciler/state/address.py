@@ -86,7 +86,10 @@ class PostgresAddress:
         if not _KEY.fullmatch(key):
             raise StateError(f"--state: key={key!r} must be 1 to 200 letters, digits or _.:/@+- characters.")
         rest = [(n, v) for n, v in query if n not in ("schema", "key")]
-        conninfo = urlunsplit(parts._replace(query=urlencode(rest, safe="/:@")))
+        # The address up to its query, as written: urlunsplit would turn the empty host of a Unix-socket
+        # address (postgresql:///db?host=/var/run/postgresql) into postgresql:/db, which libpq rejects.
+        base = url.split("#", 1)[0].split("?", 1)[0]
+        conninfo = base + (f"?{urlencode(rest, safe='/:@')}" if rest else "")
         return cls(conninfo=conninfo, schema=schema, key=key, display=url)
 
 

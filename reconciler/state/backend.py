@@ -65,6 +65,12 @@ class HeldLock(Protocol):
         """The lock's ID, which ``force-unlock`` takes."""
         ...
 
+    @property
+    def taken_over(self) -> str | None:
+        """What to say of a dead holder's lock this one replaced (a file lock whose
+        holder's process is gone on this host); ``None`` when there was none."""
+        ...
+
 
 class StateBackend(Protocol):
     """One state, wherever it is kept."""
@@ -101,8 +107,9 @@ class StateBackend(Protocol):
         ``state push --force``, and a push the caller has judged safe."""
         ...
 
-    def lock(self, command: str) -> AbstractContextManager[HeldLock]:
-        """Hold the state's lock for ``command``; ``StateError`` naming the holder when it is taken."""
+    def lock(self, command: str, *, timeout: float = 0.0) -> AbstractContextManager[HeldLock]:
+        """Hold the state's lock for ``command``, waiting up to ``timeout`` seconds for
+        another holder to release it; then ``StateError`` naming the holder."""
         ...
 
     def fold_leftover(self, state: State) -> State:

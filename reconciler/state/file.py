@@ -185,8 +185,8 @@ class FileBackend:
         journal_module.remove_journal(journal_path(self.path))
         return atomic.write_whole(self.path, state, previous_serial=None)
 
-    def lock(self, command: str) -> StateLock:
-        return StateLock(self.path, command=command)
+    def lock(self, command: str, *, timeout: float = 0.0) -> StateLock:
+        return StateLock(self.path, command=command, timeout=timeout)
 
     def fold_leftover(self, state: State) -> State:
         return fold_journal(self.path, state)

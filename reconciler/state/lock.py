@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno as errno_module
 import json
 import os
@@ -10,6 +11,7 @@ import socket
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -101,6 +103,23 @@ def dead_lock_warning(state_path: Path) -> str | None:
             "apply converges on the manifests.")
 
 
+def wait_for(take: Callable[[], bool], *, timeout: float, pause: Callable[[float], None] = time.sleep,
+             clock: Callable[[], float] = time.monotonic) -> bool:
+    """Call ``take`` until it answers ``True`` or ``timeout`` seconds have
+    passed (``--lock-timeout``); ``take`` is tried once when ``timeout`` is 0.
+    The pause between tries grows from 0.1 s to 2 s: a waiting command asks
+    often at first, then lightly, and never sleeps past the deadline."""
+    deadline = clock() + timeout
+    delay = 0.1
+    while not take():
+        left = deadline - clock()
+        if left <= 0:
+            return False
+        pause(min(delay, left))
+        delay = min(delay * 2, 2.0)
+    return True
+
+
 def remove_lock(state_path: Path, lock_id: str) -> bool:
     """Remove the lock of ``state_path`` if it carries ``lock_id``; ``False``
     when there is no lock or it is another one."""
@@ -120,18 +139,26 @@ class StateLock:
     fails when that name exists, atomically, so two commands can never both
     hold the lock; and a lock file is complete or absent: a full disk fails
     the temp file, never leaves an empty lock.  A lock left by a process that
-    is gone is reported (naming a dead holder on this host as such) and is
-    removed only by ``reconciler force-unlock ID``.
+    is gone on this host (its pid no longer runs) is taken over, and said so
+    (``taken_over``); one held on another host, or by a process that still
+    runs, is reported and removed only by ``reconciler force-unlock ID``.
+    ``timeout`` seconds (``--lock-timeout``) are waited for a held lock to be
+    released before that refusal.
 
     The directory is created when missing; one that cannot be created or
     written is a ``StateError`` before anything else happens.
     """
 
-    def __init__(self, state_path: Path, *, command: str) -> None:
+    def __init__(self, state_path: Path, *, command: str, timeout: float = 0.0,
+                 pause: Callable[[float], None] = time.sleep) -> None:
         self.state_path = state_path
         self.path = lock_path(state_path)
         self.command = command
         self.id = uuid.uuid4().hex
+        self.timeout = timeout
+        self.pause = pause
+        # What was said of a dead holder's lock this one replaced; None when there was none.
+        self.taken_over: str | None = None
 
     def __enter__(self) -> StateLock:
         holder = {
@@ -151,8 +178,10 @@ class StateLock:
                 f"cannot be created ({exc.strerror or exc}). Choose another place with --state FILE. "
                 "Nothing was changed."
             ) from exc
+        data = (json.dumps(holder) + "\n").encode("utf-8")
         try:
-            taken = self._take((json.dumps(holder) + "\n").encode("utf-8"))
+            taken = wait_for(lambda: self._take(data) or self._take_over_dead(data), timeout=self.timeout,
+                             pause=self.pause)
         except BaseException as exc:
             self._release()  # interrupted after the link: the lock is ours, and goes
             if isinstance(exc, OSError):
@@ -183,6 +212,38 @@ class StateLock:
             return self._take_without_link(data)
         finally:
             tmp.unlink(missing_ok=True)
+        return True
+
+    def _take_over_dead(self, data: bytes) -> bool:
+        """Replace the lock of a holder on this host whose process is gone, then
+        take it; ``False`` when the holder runs, runs elsewhere, or is unknown.
+
+        The dead lock is renamed aside (atomic) before it is removed, and the
+        file renamed is checked to be the dead one: two commands taking over
+        at once cannot remove the lock the faster of them has just taken (the
+        slower puts it back, and waits as for any live holder)."""
+        holder = LockHolder.read(self.path)
+        if holder is None or holder.id is None or holder.running() is not False:
+            return False
+        aside = self.path.with_name(f"{self.path.name}.dead-{self.id}")
+        try:
+            os.rename(self.path, aside)
+        except FileNotFoundError:
+            return False  # released or taken over meanwhile: try again
+        moved = LockHolder.read(aside)
+        if moved is None or moved.id != holder.id:
+            with contextlib.suppress(FileExistsError):
+                os.link(aside, self.path)  # another's live lock: put back where it was
+            aside.unlink(missing_ok=True)
+            return False
+        aside.unlink(missing_ok=True)
+        if not self._take(data):
+            return False
+        self.taken_over = (
+            f"Took over the lock of the state {self.state_path} left by \"{holder.command}\" (lock ID {holder.id}, "
+            f"since {holder.since}): pid {holder.pid} on this host is no longer running, so it was killed or "
+            "crashed. A change it was making may be missing from the state; this command goes on from what "
+            "the state records.")
         return True
 
     def _take_without_link(self, data: bytes) -> bool:
@@ -227,15 +288,9 @@ class StateLock:
                     "unreadable (written by an older reconciler, or by hand), and has no lock ID. If no "
                     f"reconciler command is running against this state, delete {lock}.")
         unlock = f"reconciler force-unlock {holder.id} --state {shlex.quote(str(state))}"
-        if holder.running() is False:
-            return (
-                f"The state {state} is locked by \"{holder.command}\" (lock ID {holder.id}, since {holder.since}), "
-                f"held by pid {holder.pid} on this host, which is no longer running: it was killed or crashed, "
-                f"and may have changed the service without recording it. Remove the lock with '{unlock}', "
-                "then run 'reconciler plan' to see where things stand."
-            )
         return (
             f"The state {state} is locked by {holder.describe()}: another command is running against it. "
             f"Wait for it to finish. If that process is gone (a cancelled CI job, a machine that went away), "
             f"remove the lock with '{unlock}'."
         )
+

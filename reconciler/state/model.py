@@ -150,6 +150,26 @@ class State(BaseModel):
         resources = {a: r for a, r in self.resources.items() if a != address}
         return self.model_copy(update={"resources": resources})
 
+    def moves(self, source: str, destination: str) -> list[tuple[str, str]]:
+        """(from, to) for ``source`` and every address under it (a group's members,
+        ``group.a.workspace.k``), as ``moved`` renames them: those the state records."""
+        return [(a, renamed(a, source, destination)) for a in self.resources
+                if a == source or a.startswith(source + ".")]
+
+    def moved(self, source: str, destination: str) -> State:
+        """A copy where what ``source`` (and every address under it) records is recorded
+        under ``destination`` instead (``state mv``, a manifest's ``moved:``); the caller
+        checks that no destination is recorded already."""
+        resources = {renamed(a, source, destination): r for a, r in self.resources.items()}
+        return self.model_copy(update={"resources": resources})
+
+
+def renamed(address: str, source: str, destination: str) -> str:
+    """``address`` once ``source`` is called ``destination``: itself, or an address under it."""
+    if address == source or address.startswith(source + "."):
+        return destination + address[len(source):]
+    return address
+
 
 def _bound(old: ResourceState | None, workspace_id: str, facts: Mapping[str, object]) -> ResourceState:
     """``old`` bound to ``workspace_id`` with ``facts`` merged in (a different id starts afresh)."""

@@ -39,7 +39,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
@@ -52,6 +52,7 @@ from pydantic import ValidationError
 from reconciler.text import parse_json
 from reconciler.errors import StateError
 from reconciler.state.atomic import StateWriteError
+from reconciler.state.lock import wait_for
 from reconciler.state.address import PostgresAddress
 from reconciler.state.model import ResourceState, State
 
@@ -360,8 +361,8 @@ class PostgresBackend:
 
     # -- the lock ----------------------------------------------------------------------
 
-    def lock(self, command: str) -> PostgresLock:
-        return PostgresLock(self, command)
+    def lock(self, command: str, *, timeout: float = 0.0) -> PostgresLock:
+        return PostgresLock(self, command, timeout=timeout)
 
     def _lock_keys(self) -> dict[str, Any]:
         return {"c": LOCK_CLASS, "n": f"{self.where.schema}.{self.where.key}", "k": self.where.key}
@@ -456,20 +457,26 @@ class _Holder:
 class PostgresLock:
     """The advisory lock of one state, held on the backend's session, and the row naming its holder."""
 
-    def __init__(self, backend: PostgresBackend, command: str) -> None:
+    # A lock held by a session that ended was released by the server: there is never a dead one to take over.
+    taken_over: str | None = None
+
+    def __init__(self, backend: PostgresBackend, command: str, *, timeout: float = 0.0,
+                 pause: Callable[[float], None] = time.sleep) -> None:
         self.backend = backend
         self.command = command
         self.id = uuid.uuid4().hex
+        self.timeout = timeout
+        self.pause = pause
         self._held = False
 
     def __enter__(self) -> PostgresLock:
         b = self.backend
         t = b._tables()
         with b._reading() as conn:
-            got = conn.execute("SELECT pg_try_advisory_lock(%(c)s, hashtext(%(n)s))", b._lock_keys()).fetchone()
-            if not (got and got[0]):
-                holder = b._holder(conn)
-                raise StateError(self._held_message(holder))
+            # Polled (pg_try_advisory_lock), not pg_advisory_lock with a lock_timeout: the wait is the
+            # file lock's (wait_for), and a session blocked inside the server could not say who holds it.
+            if not wait_for(lambda: self._try(conn), timeout=self.timeout, pause=self.pause):
+                raise StateError(self._held_message(b._holder(conn)))
             self._held = True
             conn.execute(sql.SQL(
                 "INSERT INTO {locks} (key, lock_id, host, pid, command, since, backend_pid) "
@@ -478,6 +485,11 @@ class PostgresLock:
                 "since = EXCLUDED.since, backend_pid = EXCLUDED.backend_pid").format(**t),
                 (b.where.key, self.id, socket.gethostname(), os.getpid(), self.command))
         return self
+
+    def _try(self, conn: psycopg.Connection[Any]) -> bool:
+        got = conn.execute("SELECT pg_try_advisory_lock(%(c)s, hashtext(%(n)s))",
+                           self.backend._lock_keys()).fetchone()
+        return bool(got and got[0])
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

@@ -25,9 +25,11 @@ from tests.e2e.test_crash import (
     Workdir,
     _apply_until_done,
     _check_service,
+    TIME_SCALE,
     _crash_run,
     _env,
     emulator_serving,
+    recover,
 )
 from tests.pg_cluster import PASSWORD, Cluster
 
@@ -154,6 +156,51 @@ def test_kill_9_of_the_holder_frees_the_lock_for_the_next_apply(
         assert again.returncode == 0, again.stderr
         plan = work.reconciler("plan", str(work.project), "--base-url", work.base_url, "--state", work.state_arg())
         assert "No changes." in plan.stdout, plan.stdout + plan.stderr
+
+
+# Every write answered after 0.3 s of wall time: an apply spends seconds between its first journal
+# row and its fold, so a kill made once a row is committed always lands in that window.
+SLOW_WRITES = tuple(f"method={m},path=.*,kind=latency,seconds={0.3 * TIME_SCALE},times=always"
+                    for m in ("PUT", "PATCH"))
+
+
+def _wait_for_journal_rows(cluster: Cluster, key: str, apply: subprocess.Popen[str]) -> None:
+    import psycopg
+
+    for _ in range(2000):
+        try:
+            if cluster.admin_sql(f"SELECT count(*) FROM reconciler.journal WHERE key = '{key}'", "states") != [(0,)]:
+                return
+        except psycopg.errors.UndefinedTable:
+            pass  # the apply has not created the tables yet
+        assert apply.poll() is None, apply.communicate()
+        time.sleep(0.01)
+    raise AssertionError("the apply never recorded a change")
+
+
+def test_kill_9_once_a_journal_row_is_committed_always_resumes_from_the_serial_after_it(
+        pg_work: type[Workdir], pg_cluster: Cluster, tmp_path: Path) -> None:
+    """Not at a random moment: the kill lands after the apply committed a
+    change to the journal rows and before it folded them, every run, so a
+    replay or fold off by one serial is caught each time."""
+    work = pg_work(tmp_path / "ci")
+    assert isinstance(work.url, str)  # type: ignore[attr-defined]
+    key = work.url.rsplit("key=", 1)[1]  # type: ignore[attr-defined]
+    with emulator_serving(work, SLOW_WRITES):
+        apply = _popen_apply(work)
+        _wait_for_journal_rows(pg_cluster, key, apply)
+        apply.kill()
+        apply.communicate()
+        stored = pg_cluster.admin_sql(f"SELECT serial FROM reconciler.states WHERE key = '{key}'", "states")
+        serial = int(str(stored[0][0])) if stored else 0
+        bases = pg_cluster.admin_sql(f"SELECT DISTINCT base_serial FROM reconciler.journal WHERE key = '{key}'",
+                                     "states")
+        assert bases == [(serial,)], "the journal rows continue the stored serial"
+        replayed = work.load()
+        assert replayed is not None and replayed.serial == serial + 1 and replayed.resources
+        run = Run(delay=0, killed=True)
+        recover(work, run, apply.pid)
+        assert run.serials[0] == serial + 1 and run.serials[-1] >= serial + 1
 
 
 def test_a_session_cut_mid_apply_stops_it_and_the_next_apply_resumes(
@@ -295,3 +342,51 @@ def test_the_state_address_comes_from_reconciler_state(pg_state: str, state_file
     monkeypatch.setenv("RECONCILER_STATE", pg_state)
     listed = _cli("state", "list")
     assert listed.returncode == 0 and listed.stdout == b"group.a  ws_1\n"
+
+
+def test_push_of_a_diverged_state_with_the_same_serial_is_refused_not_called_the_same(
+        pg_state: str, state_file: Path) -> None:
+    from reconciler.commands.state import state_push
+    from reconciler.errors import StateError
+
+    ours = write_state(state_file, State().with_resource("group.a", "ws_1"))
+    store = _backend(pg_state)
+    theirs = ours.with_resource("group.b", "ws_2")  # same lineage and serial, another apply's contents
+    store.replace(theirs)
+    with pytest.raises(StateError) as refused:
+        state_push(state_file, pg_state)
+    assert str(refused.value) == (
+        f"{store.address} and {state_file} both hold serial {ours.serial} of lineage {ours.lineage} with different "
+        "contents: they diverged. Nothing was changed. Check which is right; --force replaces it anyway.")
+    assert store.load() == theirs
+    store.close()
+
+
+def test_pull_of_a_diverged_state_with_the_same_serial_is_refused_not_called_the_same(
+        pg_state: str, state_file: Path) -> None:
+    from reconciler.commands.state import state_pull
+    from reconciler.errors import StateError
+
+    store = _backend(pg_state)
+    theirs = store.write(State().with_resource("group.b", "ws_2"))
+    store.close()
+    write_state(state_file, theirs.model_copy(update={"serial": theirs.serial - 1, "resources": {}}))
+    before = state_file.read_bytes()  # same lineage and serial as the server's, other contents
+    with pytest.raises(StateError) as refused:
+        state_pull(pg_state, state_file)
+    assert str(refused.value) == (
+        f"{state_file} and {store.address} both hold serial {theirs.serial} of lineage {theirs.lineage} with "
+        "different contents: they diverged. Nothing was changed. Check which is right; --force replaces it anyway.")
+    assert state_file.read_bytes() == before
+
+
+def test_push_of_the_very_same_state_says_nothing_changed(pg_state: str, state_file: Path) -> None:
+    from reconciler.commands.state import state_push
+
+    ours = write_state(state_file, State().with_resource("group.a", "ws_1"))
+    store = _backend(pg_state)
+    store.replace(ours)
+    assert state_push(state_file, pg_state) == (
+        f"{store.address} already holds serial {ours.serial} of lineage {ours.lineage}, exactly as {state_file}; "
+        "nothing was changed.\n")
+    store.close()

@@ -54,7 +54,7 @@ def test_apply_with_require_state_and_no_state_file_stops_before_the_lock_and_an
     code, _, err = run_cli(["apply", str(root), *connect, "--auto-approve", "--require-state"], capsys)
     assert code == 1
     assert f"There is no state file at {root / STATE}" in err
-    assert sorted(p.name for p in root.iterdir()) == ["manifest.schema.json", "manifest.yaml", "seed.yaml"]  # no lock, no state
+    assert sorted(p.name for p in root.iterdir()) == ["README.md", "manifest.schema.json", "manifest.yaml", "seed.yaml"]  # no lock, no state
     assert emulator.requests == []
 
 

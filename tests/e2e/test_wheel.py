@@ -1,5 +1,5 @@
 """A plain ``pip install`` of the wheel (not editable, no checkout around it)
-runs the demo and prints the schemas.
+runs the demo, every shipped example by name, and prints the schemas.
 
 The wheel is built from a copy of the sources (so no build/ or egg-info lands
 in the repository) without build isolation, with the test environment's
@@ -10,6 +10,7 @@ schema is compared under the same pydantic), and run from an empty directory.
 
 from __future__ import annotations
 
+import fnmatch
 import importlib.metadata
 import json
 import os
@@ -21,6 +22,9 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import ROOT
+
+# What running an example in place leaves beside it: not part of the example.
+LEFTOVERS = ("reconciler.state.json*", "emulator.yaml", "*.lock", "__pycache__")
 
 # A generous cap on each step: a hung pip or demo fails the test instead of the run.
 STEP_TIMEOUT = 600
@@ -49,6 +53,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, source / name)
     shutil.copytree(ROOT / "reconciler", source / "reconciler", ignore=shutil.ignore_patterns("__pycache__"))
+    # What a checkout holds and the wheel maps in (pyproject.toml: package-dir), not what a run left there.
+    shutil.copytree(ROOT / "examples", source / "examples", ignore=shutil.ignore_patterns(*LEFTOVERS))
     _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
           "--wheel-dir", str(base / "dist"), str(source)], cwd=base, env=env)
     wheels = list((base / "dist").glob("reconciler-*.whl"))
@@ -69,7 +75,7 @@ def test_the_installed_wheel_runs_the_demo_from_an_empty_directory(
     out = result.stdout
     first = out.splitlines()[0]
     # The quickstart shipped inside the installed package, not a checkout's.
-    assert first.startswith("$ reconciler validate ") and first.endswith("/site-packages/reconciler/quickstart")
+    assert first.startswith("$ reconciler validate ") and first.endswith("/site-packages/reconciler/examples/quickstart")
     assert first.removeprefix("$ reconciler validate ").startswith(str(bin_dir.parent))
     assert "Plan: 2 to add, 1 to change, 1 to remove." in out
     last_plan = out.rsplit("\n$ reconciler plan ", 1)[1].split("\n", 1)[1]
@@ -84,3 +90,27 @@ def test_the_installed_wheel_prints_the_manifest_schema_of_the_repository(
     committed = (ROOT / "schemas" / "manifest.schema.json").read_text(encoding="utf-8")
     assert json.loads(result.stdout) == json.loads(committed)
     assert result.stdout == committed
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in (ROOT / "examples").iterdir() if p.is_dir()))
+def test_the_installed_wheel_runs_every_example_by_name_from_an_empty_directory(
+        installed: tuple[Path, dict[str, str]], tmp_path: Path, example: str) -> None:
+    bin_dir, env = installed
+    result = _run([str(bin_dir / "reconciler"), "demo", example], cwd=tmp_path, env=env)
+    first = result.stdout.splitlines()[0]
+    assert f"/site-packages/reconciler/examples/{example}" in first, first
+    last_plan = result.stdout.rsplit("\n$ reconciler plan ", 1)[1].split("\n", 1)[1]
+    assert last_plan.startswith("No changes.")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_installed_wheel_carries_each_examples_files_and_readme(installed: tuple[Path, dict[str, str]]) -> None:
+    bin_dir, _ = installed
+    shipped = next((bin_dir.parent / "lib").glob("python*/site-packages/reconciler/examples"))
+    for example in (p for p in (ROOT / "examples").iterdir() if p.is_dir()):
+        # Every file, the GitOps example's workflow and .gitignore included.
+        wanted = {f.relative_to(ROOT / "examples").as_posix() for f in example.rglob("*")
+                  if f.is_file() and not any(fnmatch.fnmatch(f.name, left) for left in LEFTOVERS)}
+        have = {f.relative_to(shipped).as_posix() for f in (shipped / example.name).rglob("*") if f.is_file()}
+        assert wanted <= have, sorted(wanted - have)
+        assert f"{example.name}/README.md" in have

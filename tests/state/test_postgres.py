@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from reconciler.errors import StateError
 from reconciler.state import State, StateWriteError
 from reconciler.state.backend import StateBackend, open_backend
+from reconciler.state.address import PostgresAddress
 from reconciler.state.postgres import SCHEMA_VERSION, PostgresBackend
 from tests.pg_cluster import DATABASE, PASSWORD, Cluster
 
@@ -317,3 +319,150 @@ def test_a_role_that_may_only_select_reads_the_state(pg_cluster: Cluster, pg_sta
     assert reader.stopped_warning() is None
     with pytest.raises(StateError, match="permission denied for table states"):
         reader.write(written)
+
+
+# -- compare-and-swap: lineage, FOR UPDATE (issue 26) -------------------------------
+
+
+def test_a_write_over_a_row_of_another_lineage_with_the_same_serial_is_refused(
+        pg_state: str, backends: list[StateBackend]) -> None:
+    store, other = _open(pg_state, backends), _open(pg_state, backends)
+    read = store.write(State())  # serial 1 of our lineage
+    theirs = State(lineage="another-lineage", serial=read.serial).with_resource("group.x", "ws_9")
+    other.replace(theirs)  # a push --force of another state, same serial
+    with pytest.raises(StateError) as refused:
+        store.write(read.with_resource("group.a", "ws_1"))
+    assert str(refused.value) == (
+        f"The PostgreSQL state {store.address} changed since this command read it: it holds serial 1 of lineage "
+        f"another-lineage, this command read serial 1 of lineage {read.lineage}. Another writer won; nothing was "
+        "written. Run the command again.")
+    assert other.load() == theirs
+
+
+def test_a_fold_over_a_row_of_another_lineage_with_the_same_serial_is_refused(
+        pg_state: str, backends: list[StateBackend]) -> None:
+    store, other = _open(pg_state, backends), _open(pg_state, backends)
+    read = store.write(State())
+    journal = store.journal(read)
+    theirs = State(lineage="another-lineage", serial=read.serial)
+    other.replace(theirs)
+    with pytest.raises(StateWriteError, match="it holds serial 1 of lineage another-lineage, this command read "
+                                              f"serial 1 of lineage {read.lineage}"):
+        journal.fold(read.with_resource("group.a", "ws_1"))
+    assert other.load() == theirs
+
+
+def _session_waits_for_a_lock(pg_cluster: Cluster, backend: StateBackend, finished: threading.Event) -> None:
+    """Until ``backend``'s session is blocked on a lock inside the server, or its write finished."""
+    server_pid = backend._conn.info.backend_pid  # type: ignore[attr-defined]
+    while not finished.is_set():
+        if _count(pg_cluster, "SELECT count(*) FROM pg_stat_activity WHERE pid = %s AND wait_event_type = 'Lock'",
+                  server_pid):
+            return
+        finished.wait(0.02)
+
+
+def test_two_writes_interleaved_inside_the_server_let_only_the_first_win(
+        pg_state: str, pg_cluster: Cluster, backends: list[StateBackend], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first writer has read the row and not yet written it when the
+    second writes: the second must wait on the row lock (SELECT ... FOR
+    UPDATE) and then see the first's serial; a read without FOR UPDATE lets
+    it read the old serial and both "win".  Interleaved by a hook, not by
+    timing: the first writes only once the second waits or has finished."""
+    first, second = _open(pg_state, backends), _open(pg_state, backends)
+    base = first.write(State())
+    a, b = first.load(), second.load()
+    second.load()  # connected before the hook runs
+    outcome: dict[str, object] = {}
+    finished = threading.Event()
+
+    def write_second() -> None:
+        try:
+            outcome["second"] = second.write(b.with_resource("group.b", "ws_2"))
+        except StateError as exc:
+            outcome["second"] = exc
+        finished.set()
+
+    real_put = PostgresBackend._put
+
+    def put_after_the_second_tried(self: PostgresBackend, *args: object, **kwargs: object) -> None:
+        if self is first and "thread" not in outcome:
+            outcome["thread"] = thread = threading.Thread(target=write_second)
+            thread.start()
+            _session_waits_for_a_lock(pg_cluster, second, finished)
+        real_put(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PostgresBackend, "_put", put_after_the_second_tried)
+    first.write(a.with_resource("group.a", "ws_1"))
+    thread = outcome["thread"]
+    assert isinstance(thread, threading.Thread)
+    thread.join(timeout=60)
+    assert isinstance(outcome["second"], StateError), "both writers won"
+    assert "Another writer won; nothing was written" in str(outcome["second"])
+    final = first.load()
+    assert final.serial == base.serial + 1 and set(final.resources) == {"group.a"}
+
+
+# -- --lock-timeout ----------------------------------------------------------------
+
+
+def test_a_lock_timeout_waits_for_the_holder_then_takes_the_advisory_lock(
+        pg_state: str, backends: list[StateBackend]) -> None:
+    from reconciler.state.postgres import PostgresLock
+
+    holder, second = _open(pg_state, backends), _open(pg_state, backends)
+    held = holder.lock("first apply").__enter__()
+    pauses: list[float] = []
+
+    def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        if len(pauses) == 2:
+            held.__exit__(None, None, None)
+
+    assert isinstance(second, PostgresBackend)
+    with PostgresLock(second, "second apply", timeout=60, pause=pause) as lock:
+        assert lock.id != held.id
+    assert pauses == [0.1, 0.2]
+
+
+def test_when_the_lock_timeout_runs_out_the_refusal_names_the_holder_as_without_it(
+        pg_state: str, backends: list[StateBackend]) -> None:
+    holder, second = _open(pg_state, backends), _open(pg_state, backends)
+    with holder.lock("reconciler apply") as held:
+        with pytest.raises(StateError) as at_once:
+            with second.lock("reconciler apply"):
+                pass
+        with pytest.raises(StateError) as waited:
+            with second.lock("reconciler apply", timeout=0.3):
+                pass
+    assert str(waited.value) == str(at_once.value)
+    assert f"lock ID {held.id}): another command is running against it. Wait for it to finish." in str(waited.value)
+
+
+def test_state_mv_moves_an_address_in_the_postgresql_state(pg_state: str, backends: list[StateBackend]) -> None:
+    from reconciler.commands.state import state_mv
+
+    store = _open(pg_state, backends)
+    written = store.write(State().with_resource("workspace.a", "ws_1"))
+    out = state_mv(path=Path("."), state_path=pg_state, source="workspace.a", destination="workspace.b")
+    assert out == (f"Moved workspace.a (workspace ws_1) to workspace.b in the state {store.address}. The service was "
+                   "not changed. The next plan manages it as workspace.b; it should not create or remove anything "
+                   "for this move.\n")
+    moved = store.load()
+    assert (moved.serial, {a: r.id for a, r in moved.resources.items()}) == (written.serial + 1,
+                                                                              {"workspace.b": "ws_1"})
+
+
+def test_a_unix_socket_address_keeps_its_empty_host_for_libpq() -> None:
+    address = PostgresAddress.parse("postgresql:///reconciler?host=/var/run/postgresql&key=acme")
+    assert (address.conninfo, address.schema, address.key) == (
+        "postgresql:///reconciler?host=/var/run/postgresql", "reconciler", "acme")
+
+
+def test_a_state_reached_over_the_servers_unix_socket(pg_cluster: Cluster, pg_state: str,
+                                                      backends: list[StateBackend]) -> None:
+    """As the README shows it: no host in the address, the socket's directory as host=."""
+    url = f"postgresql:///{DATABASE}?host={pg_cluster.root}&port={pg_cluster.port}&user=admin&key=socket-{uuid.uuid4().hex[:8]}"
+    store = _open(url, backends)
+    written = store.write(State().with_resource("group.a", "ws_1"))
+    assert _open(url, backends).load() == written
