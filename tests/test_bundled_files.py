@@ -145,5 +145,5 @@ def test_demo_of_an_unknown_name_lists_the_examples(tmp_path: Path, capsys: pyte
     code, out, err = run_cli(["demo", "compnay"], capsys)
     assert (code, out) == (1, "")
     assert err == ("Error: compnay: no such file or directory, and no example of reconciler is named so. The examples "
-                   "shipped are company, gitops, onboarding, quickstart ('reconciler demo NAME' runs one from any "
+                   "shipped are company, gitops, onboarding, quickstart, review ('reconciler demo NAME' runs one from any "
                    "directory); or give the path of your own manifests.\n")

@@ -115,11 +115,13 @@ def test_a_moved_entry_is_planned_as_moved_with_no_call(applied: Path, capsys: p
     line = rename_kickoff(applied, moved=True)
     code, out, _ = run_cli(["plan", str(applied), *emu(applied), "--detailed-exitcode"], capsys)
     assert code == 2
+    digest = json.loads(run_cli(["plan", str(applied), *emu(applied), "--format", "json"], capsys)[1])["plan_digest"]
     assert out == ("reconciler will make these changes:\n\n"
                    f"  # {OLD} has moved to {NEW} (workspace {workspace}, {applied / 'groups.yaml'}:{line}): only the "
                    "state changes, no call is made\n\n"
                    "Plan: 0 to add, 0 to change, 0 to remove; 1 address to move in the state.\n"
-                   "Cost: 0 API calls; no workspace credits.\n")
+                   "Cost: 0 API calls; no workspace credits.\n"
+                   f"Plan digest: {digest} (apply --expect-digest applies only this plan).\n")
 
 
 def test_a_moved_entry_is_in_the_markdown_plan(applied: Path, capsys: pytest.CaptureFixture[str]) -> None:
