@@ -310,6 +310,7 @@ class CreateChange(_Change):
     crm_two_opportunity_id: str | None = None
     access: AccessSnapshot | None = None  # the group's final lists, riding on this creation
     access_address: str | None = None  # the group access change those lists belong to
+    account_id: str | None = None  # the homepage's account: recorded in the intent, to find the workspace again
     credits: int = 1
 
     @property
@@ -404,23 +405,46 @@ class NeedsPerson(_Frozen):
     it last and exits 1.
     """
 
-    kind: Literal["asset"] = Field(default="asset", description="The kind of resource (assets only, so far).")
+    kind: Literal["asset", "workspace"] = Field(default="asset", description="The kind of resource.")
     address: str = Field(description="The manifest address, e.g. asset.website.")
     location: str | None = Field(default=None, description="The manifest file:line that declares it.")
-    cause: Literal["creation-unanswered", "file-backs-asset"] = Field(description=(
-        "creation-unanswered: a link or embed whose POST /assets got no answer; it may exist, the API cannot "
-        "list assets to tell, and sending it again could make a second one. file-backs-asset: a file asset whose "
-        "second creation the service refused because its file backs an asset already; it exists, its id is "
-        "unknown."))
-    asset_type: str = Field(description="The asset's type, as in the manifest.")
-    name: str | None = Field(default=None, description="The asset's name, to find it by in the web app.")
+    cause: Literal["creation-unanswered", "file-backs-asset", "namesake-exists", "several-candidates"] = Field(
+        description=(
+            "creation-unanswered: a link or embed whose POST /assets got no answer; it may exist, the API cannot "
+            "list assets to tell, and sending it again could make a second one. file-backs-asset: a file asset "
+            "whose second creation the service refused because its file backs an asset already; it exists, its "
+            "id is unknown. namesake-exists: a workspace to create from a template, of which one of the same "
+            "account, template and name exists that the state does not know and no recorded intent of this tool "
+            "explains (an apply whose state was lost may have made it): creating another would spend a second "
+            "credit. several-candidates: a creation an interrupted apply recorded as intended, matched by more "
+            "than one workspace."))
+    asset_type: str | None = Field(default=None, description="The asset's type, as in the manifest (assets).")
+    name: str | None = Field(default=None, description="The asset's or workspace's name, to find it by in the web "
+                                                       "app.")
     url: str | None = Field(default=None, description="A link's or embed's url, to find it by in the web app.")
     file_id: str | None = Field(default=None, description="The file that backs the asset (file-backs-asset).")
+    workspace_ids: tuple[str, ...] = Field(default=(), description="The workspaces that may be it (workspaces).")
     reason: str = Field(description="For display: what happened and what is not known.")
     check: str = Field(description="For display: what to look for in the web app.")
-    resolutions: tuple[Resolution, ...] = Field(description="One command per finding: adopt the asset with "
+    resolutions: tuple[Resolution, ...] = Field(description="One command per finding: adopt it with "
                                                             "'reconciler import', or forget the doubt with "
                                                             "'reconciler state rm' so the next apply creates it.")
+
+
+class Adoption(_Frozen):
+    """A workspace an interrupted apply created and did not record, found
+    again by the intent it journaled before the call: apply records it
+    (``address`` bound to ``workspace_id``) before any change, as if the
+    answer had arrived.  No call, no credit."""
+
+    address: str
+    location: str | None = None
+    workspace_id: str
+    group: str
+    homepage_id: str
+    template_id: str
+    intended_at: str = Field(description="When the interrupted apply recorded the intent (ISO 8601 UTC).")
+    reason: str = Field(description='For display: "adopted ws_1: created by the interrupted apply of ...".')
 
 
 class ManagedAccess(_Frozen):
@@ -490,6 +514,8 @@ class Plan(_Frozen):
     left_alone: tuple[LeftAlone, ...] = ()
     # Resources whose outcome is unknown: shown first, never "No changes".
     needs_person: tuple[NeedsPerson, ...] = ()
+    # Creations of an interrupted apply found again by their intent: recorded first by apply.
+    adopted: tuple[Adoption, ...] = ()
     targets: tuple[str, ...] = ()
     # What the plan was computed from; apply --plan refuses a stale plan.
     service: str = ""  # the service address (or emulator file) the plan read; set by the command
@@ -504,8 +530,8 @@ class Plan(_Frozen):
 
     @property
     def settled(self) -> bool:
-        """Nothing to change and nothing in doubt: the one plan that may say "No changes"."""
-        return not self.changes and not self.needs_person
+        """Nothing to change, record or doubt: the one plan that may say "No changes"."""
+        return not self.changes and not self.needs_person and not self.adopted
 
     @property
     def access_changes(self) -> tuple[AccessChange, ...]:

@@ -1,9 +1,10 @@
 """What the planner refuses, before any call, with the manifest location that caused it.
 
 Two moments: before planning, inputs that cannot be planned safely (a
-workspace the service does not have, a member of another account, a
-creation a lost answer may already have made); after planning, a plan that
-would leave an access list without an owner.
+workspace the service does not have, a member of another account); after
+planning, a plan that would leave an access list without an owner.  A
+creation a lost answer may already have made is not refused: it alone waits
+for a person (``intents.py``), and the rest of the plan goes on.
 """
 
 from __future__ import annotations
@@ -14,17 +15,14 @@ from reconciler.errors import PlanError
 from reconciler.manifest import Desired, DesiredGroup
 from reconciler.plan.model import AccessChange, Change
 from reconciler.plan.steps import Inputs
-from reconciler.plan.workspaces import duplicate_problems
 
 _MISSING = "does not exist, or the company this token belongs to cannot see it."
 
 
 def refuse_unplannable(desired: Desired, inputs: Inputs) -> None:
     """Refuse, naming each cause, a manifest that names workspaces the
-    service does not have or a creation that may already have been made."""
+    service does not have."""
     problems = unknown_workspaces(desired, inputs)
-    if inputs.live.complete:  # duplicates can be told only from the complete listing
-        problems += duplicate_problems(desired.groups, inputs.live, inputs.state, scope=inputs.scope)
     if problems:
         raise PlanError(join("The plan cannot be made:", problems))
 

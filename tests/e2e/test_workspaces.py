@@ -194,16 +194,16 @@ def test_a_list_that_notifies_is_written_on_its_own_after_the_creations(rig: Rig
     assert [n.email for n in rig.emulator.notifications] == ["priya@customer.com"]
 
 
-def test_a_creation_whose_workspace_exists_unknown_to_the_state_is_refused(rig: Rig) -> None:
+def test_a_creation_whose_workspace_exists_unknown_to_the_state_needs_a_person(rig: Rig) -> None:
     rig.apply()
     kickoff_id = load_state(rig.state_path).resources[KICKOFF].id
-    write_state(rig.state_path, load_state(rig.state_path).without(KICKOFF))  # as if the answer was lost
-    with pytest.raises(PlanError) as refused:
-        rig.plan()
-    message = str(refused.value)
-    assert f"workspace {kickoff_id}" in message
-    assert f"reconciler import {KICKOFF} {kickoff_id}" in message
-    assert "groups.yaml:31" in message
+    write_state(rig.state_path, load_state(rig.state_path).without(KICKOFF))  # as if the state was lost
+    plan = rig.plan()
+    (doubt,) = plan.needs_person
+    assert (doubt.address, doubt.workspace_ids, doubt.location) == (KICKOFF, (kickoff_id,),
+                                                                   f"{rig.root / 'groups.yaml'}:31")
+    assert f"reconciler import {KICKOFF} {kickoff_id}" in doubt.resolutions[0].command
+    assert not any(c.address == KICKOFF for c in plan.changes)
 
 
 def test_a_creation_known_under_another_address_is_not_taken_for_a_duplicate(rig: Rig) -> None:
@@ -386,13 +386,13 @@ def test_a_full_disk_mid_apply_names_what_was_changed_and_not_recorded(rig: Rig,
     real_write_all = state_module.write_all
     writes = {"n": 0}
 
-    def disk_fills_up_after_two_writes(fd: int, data: bytes) -> None:  # simulates the disk, not our code
+    def disk_fills_up_after_three_writes(fd: int, data: bytes) -> None:  # simulates the disk, not our code
         writes["n"] += 1
-        if writes["n"] > 2:
+        if writes["n"] > 3:  # two connects, then the intent to create the kickoff
             raise OSError(errno.ENOSPC, "No space left on device")
         real_write_all(fd, data)
 
-    monkeypatch.setattr(state_module, "write_all", disk_fills_up_after_two_writes)
+    monkeypatch.setattr(state_module, "write_all", disk_fills_up_after_three_writes)
     before = rig.state_path.read_bytes() if rig.state_path.exists() else None
     with pytest.raises(ApplyError) as stopped:
         rig.apply()
@@ -401,7 +401,9 @@ def test_a_full_disk_mid_apply_names_what_was_changed_and_not_recorded(rig: Rig,
            "could not record it." in message
     assert "No space left on device" in message and "The state records the 2 changes before it" in message
     assert "reconciler plan" in message
-    assert before is None and set(load_state(rig.state_path).resources) == {WELCOME, QBR}
+    recorded = load_state(rig.state_path).resources
+    assert before is None and set(recorded) == {WELCOME, QBR, KICKOFF} and recorded[KICKOFF].intent is not None
     monkeypatch.undo()
-    with pytest.raises(PlanError, match=f"reconciler import {KICKOFF}"):
-        rig.plan()  # the unrecorded workspace is found again by its name, never created twice
+    (kickoff,) = rig.named("Customer Inc – Kickoff")
+    plan = rig.plan()  # the unrecorded workspace is found again by its intent, never created twice
+    assert [(a.address, a.workspace_id) for a in plan.adopted] == [(KICKOFF, kickoff.id)]
