@@ -9,6 +9,8 @@ and a standalone workspace.
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from reconciler.clock import VirtualClock
 from reconciler.errors import ApplyError, PlanError
 from reconciler.plan import Plan
 from reconciler.plan.model import AccessChange, ConnectChange, CreateChange, SettingChange
-from reconciler.state import load_state, write_state
+from reconciler.state import journal_path, load_state, write_state
 from tests.e2e.conftest import EmulatorRig, onboarding_rig
 
 CONNECT_PATH = "/v1/workspaces/ws_home/connected-workspaces"
@@ -407,3 +409,41 @@ def test_a_full_disk_mid_apply_names_what_was_changed_and_not_recorded(rig: Rig,
     (kickoff,) = rig.named("Customer Inc – Kickoff")
     plan = rig.plan()  # the unrecorded workspace is found again by its intent, never created twice
     assert [(a.address, a.workspace_id) for a in plan.adopted] == [(KICKOFF, kickoff.id)]
+
+
+def test_the_intent_to_create_is_journaled_before_the_creation_is_sent(rig: Rig) -> None:
+    connect_members_first(rig)
+    journaled: list[dict[str, Any]] = []
+    handle = rig.emulator.handle
+
+    def journal_as_the_creation_arrives(method: str, path: str, *args: Any, **kwargs: Any) -> Any:
+        if method == "POST" and path == CONNECT_PATH and not journaled:
+            lines = journal_path(rig.state_path).read_text(encoding="utf-8").splitlines()
+            journaled.append(json.loads(lines[-1])["set"][KICKOFF])
+        return handle(method, path, *args, **kwargs)
+
+    rig.emulator.handle = journal_as_the_creation_arrives  # type: ignore[method-assign]  # sees each request
+    rig.apply()
+    (intent,) = journaled
+    assert intent["id"] == "" and intent["intent"]["name"] == "Customer Inc – Kickoff"
+    assert (intent["intent"]["template"], intent["intent"]["account"]) == ("tpl_kickoff", "acc_1")
+    recorded = load_state(rig.state_path).resources[KICKOFF]
+    assert recorded.intent is None and recorded.id == rig.named("Customer Inc – Kickoff")[0].id
+
+
+def test_a_creation_refused_outright_closes_its_intent(rig: Rig) -> None:
+    connect_members_first(rig)
+    rig.emulator.faults.inject("POST", "/connected-workspaces$", kind="status", status=403, times=1)
+    with pytest.raises(ApplyError):
+        rig.apply()
+    assert KICKOFF not in load_state(rig.state_path).resources, "nothing was made: no intent stays open"
+    assert by_address(rig.plan())[KICKOFF].reason == "not in the state: created from the template (uses 1 " \
+                                                     "workspace credit)"
+
+
+def test_a_lost_creation_the_listing_does_not_show_closes_its_intent(rig: Rig) -> None:
+    connect_members_first(rig)
+    rig.emulator.faults.inject("POST", "/connected-workspaces$", kind="drop", times=1)
+    with pytest.raises(ApplyError, match="none was created and no credit was used"):
+        rig.apply()
+    assert KICKOFF not in load_state(rig.state_path).resources
