@@ -11,7 +11,7 @@ from reconciler.plan import render_markdown, render_text
 from reconciler.plan.model import ConnectChange, CreateChange
 from reconciler.state import CreationIntent, ResourceState, State
 from tests.conftest import live_workspace
-from tests.plan.test_workspace_changes import HOME, KICKOFF, KICKOFF_ADDRESS, kinds, plan_for
+from tests.plan.test_workspace_changes import HOME, KICKOFF, KICKOFF_ADDRESS, ONE_MEMBER, WELCOME, kinds, plan_for
 
 Write = Callable[..., Path]
 
@@ -21,19 +21,10 @@ INTENT = CreationIntent(at=INTENDED_AT, name="Kickoff", account="acc_1", templat
 OPEN = State(resources={KICKOFF_ADDRESS: ResourceState(id="", intent=INTENT)})
 
 # A member to connect, and a member to create.
-CONNECT_AND_CREATE = """
-    version: 1
-    groups:
-      onboarding:
-        homepage: ws_home
-        workspaces:
-          welcome:
-            id: ws_welcome
-          kickoff:
+CONNECT_AND_CREATE = ONE_MEMBER + """          kickoff:
             template: tpl_kickoff
             name: Kickoff
 """
-WELCOME = live_workspace("ws_welcome", name="Welcome", account_id="acc_1")
 
 
 def made(workspace_id: str, created_at: str | None = "2026-11-27T20:00:01.000Z", *,
