@@ -93,7 +93,7 @@ def settle_creations(desired: Desired, live: Live, state: State, *, scope: Scope
         if strangers:
             blocked.add(member.address)
             found.retried.pop(member.address, None)
-            found.needs_person.append(_namesake(member, strangers, paths))
+            found.needs_person.append(_namesake(member, strangers, paths, intent))
     found.state = state.model_copy(update={"resources": resources})
     found.blocked = frozenset(blocked)
     return found
@@ -159,15 +159,18 @@ def _several(member: DesiredMember, intent: CreationIntent, workspace_ids: list[
         resolutions=_imports(member, workspace_ids, paths))
 
 
-def _namesake(member: DesiredMember, workspace_ids: list[str], paths: CommandPaths) -> NeedsPerson:
+def _namesake(member: DesiredMember, workspace_ids: list[str], paths: CommandPaths,
+              intent: CreationIntent | None) -> NeedsPerson:
     first = workspace_ids[0]
+    why = ("records no intent to create it (an apply whose state was lost may have made it)" if intent is None else
+           f"it was created before the interrupted apply of {intent.at} recorded its intent, so it is not that "
+           "apply's creation")
     return NeedsPerson(
         kind="workspace", address=member.address, location=str(member.location), cause="namesake-exists",
         name=member.name, workspace_ids=tuple(workspace_ids),
         reason=(f"workspace {first} \"{member.name}\" of the same account and template {member.template} already "
-                "exists, the state does not know it and records no intent to create it (an apply whose state was "
-                "lost may have made it); creating another would spend a second credit, so the creation is not "
-                "planned"),
+                f"exists, the state does not know it and {why}; creating another would spend a second credit, so "
+                "the creation is not planned"),
         check=(f"Open {first} in the web app: if it is the one this entry stands for, import it; if not, give the "
                "member another name in the manifest."),
         resolutions=_imports(member, workspace_ids[:1], paths))

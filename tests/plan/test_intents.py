@@ -72,6 +72,11 @@ def test_a_workspace_created_before_the_intent_is_not_adopted_and_needs_a_person
     assert plan.adopted == () and kinds(plan) == []
     (doubt,) = plan.needs_person
     assert (doubt.kind, doubt.cause, doubt.workspace_ids) == ("workspace", "namesake-exists", ("ws_old",))
+    assert doubt.reason == (
+        "workspace ws_old \"Kickoff\" of the same account and template tpl_kickoff already exists, the state does "
+        f"not know it and it was created before the interrupted apply of {INTENDED_AT} recorded its intent, so it "
+        "is not that apply's creation; creating another would spend a second credit, so the creation is not "
+        "planned")
 
 
 def test_a_workspace_created_within_the_clock_skew_before_the_intent_is_adopted(write_manifest: Write) -> None:
