@@ -54,6 +54,8 @@ def test_the_plan_says_what_it_adopted_in_text_and_markdown(write_manifest: Writ
         "call, no credit):",
         f"  {KICKOFF_ADDRESS} ({path}:8): {said}"]
     assert f"- `{KICKOFF_ADDRESS}` ({path}:8): {said}" in render_markdown(plan)
+    assert render_markdown(plan).splitlines()[0] == "### reconciler plan: adoptions to record"
+    assert "Nothing else to change (1 access list checked)." in render_text(plan).splitlines()
 
 
 def test_an_adopted_member_connected_elsewhere_by_its_intent_is_connected_to_its_group(write_manifest: Write) -> None:
