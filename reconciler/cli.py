@@ -77,8 +77,12 @@ def connection_options(func: F) -> F:
         from reconciler.service import Service, parse_rate_limits, warn_if_seed_ignored
 
         _remember_invocation(kwargs)
+        base_url = kwargs.pop("base_url")
+        if kwargs["emulator_file"] is not None and click.get_current_context().get_parameter_source(
+                "base_url") is click.core.ParameterSource.ENVIRONMENT:
+            base_url = None  # --emulator on the command line beats RECONCILER_BASE_URL from the environment
         kwargs["service"] = Service(
-            base_url=kwargs.pop("base_url"),
+            base_url=base_url,
             token_file=kwargs.pop("token_file"),
             emulator_file=kwargs.pop("emulator_file"),
             emulator_seed=kwargs.pop("emulator_seed"),
@@ -183,25 +187,44 @@ reassert_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+# What each command is for, in the order a newcomer meets them: the one list
+# ``reconciler --help`` shows (a command missing here is listed after these,
+# by click's own short help, so none is ever left out or shown twice).
+COMMAND_SUMMARIES: dict[str, str] = {
+    "validate": "check manifests (no token, no network)",
+    "plan": "show what differs from the live service",
+    "apply": "make the service match the manifests",
+    "demo": "validate, plan, apply and re-plan the quickstart on the embedded emulator",
+    "schema": "print the JSON Schema of a manifest (for editors) or of a JSON plan",
+    "import": "bind a manifest address to an existing workspace",
+    "state": "list, show or forget what the state file records",
+    "force-unlock": "remove a lock left by a killed apply (by its lock ID)",
+    "export": "write manifests from the live service (to adopt an existing setup)",
+    "who": "where a person or a domain has access now, and why",
+    "audit": "check every workspace of the company against the policy and the rules",
+    "report": "the access review: access.csv, access.json and one HTML page",
+    "emulator": "run the service emulator as a local HTTP server",
+}
+
+
+class _Commands(click.Group):
+    """The top-level group: its commands listed once, in ``COMMAND_SUMMARIES``' order and words."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        known = [name for name in COMMAND_SUMMARIES if name in self.commands]
+        return known + sorted(name for name in self.commands if name not in COMMAND_SUMMARIES)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMAND_SUMMARIES.get(name) or self.commands[name].get_short_help_str(80))
+                for name in self.list_commands(ctx) if not self.commands[name].hidden]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="reconciler")
 def cli() -> None:
     """Keep Workspace Collaboration Service workspaces as YAML in git.
-
-    \b
-    validate  check manifests (no token, no network)
-    plan      show what differs from the live service
-    apply     make the service match the manifests
-    demo      validate, plan, apply and re-plan the quickstart on the embedded emulator
-    schema    print the JSON Schema of a manifest (for editors) or of a JSON plan
-    import    bind a manifest address to an existing workspace
-    state     list, show or forget what the state file records
-    force-unlock  remove a lock left by a killed apply (by its lock ID)
-    export    write manifests from the live service (to adopt an existing setup)
-    who       where a person or a domain has access now, and why
-    audit     check every workspace of the company against the policy and the rules
-    report    the access review: access.csv, access.json and one HTML page
-    emulator  run the service emulator as a local HTTP server
 
     Connection: RECONCILER_BASE_URL (or --base-url) and RECONCILER_TOKEN (or --token-file),
     or --emulator FILE to rehearse against the embedded emulator.
@@ -324,8 +347,8 @@ def audit(path: Path, service: Service, state_path: Path | None, fmt: str) -> No
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
               help="Directory to write access.csv, access.json and index.html to (created when missing).")
 @click.option("--internal-domain", "internal_domains", multiple=True, metavar="DOMAIN",
-              help="A domain whose people are internal (repeatable; its subdomains too). "
-                   "Default: the manifests' policy allowedDomains.")
+              help="A domain whose people are internal (repeatable; its subdomains too), "
+                   "added to the manifests' policy allowedDomains.")
 @click.option("--since", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="An earlier report's access.json, or a state file: list the grants, revocations, "
                    "escalations and downgrades since then (on the page and in changes.csv).")

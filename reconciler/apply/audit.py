@@ -125,6 +125,20 @@ class AuditLog:
         }
         self._flush_pending()
 
+    def prediction_differs(self, differences: list[str]) -> None:
+        """After the last write, the lists read back differ from the plan's
+        predicted ``effects``: one line, ``"event": "prediction-differs"``,
+        with each workspace's difference."""
+        self._flush_pending()
+        self._pending = {
+            "time": self.now().isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "address": None,
+            "event": "prediction-differs",
+            "differences": differences,
+            **self.ci,
+        }
+        self._flush_pending()
+
     # -- what the HTTP client tells it ------------------------------------------
     def install(self, http: httpx.Client) -> None:
         """Add this log's hooks to ``http`` (after any already there)."""

@@ -10,7 +10,8 @@ Order of work, and why:
    changes: role-only as PATCHes (promotions to owner first), additions and
    removals as one POST of the whole list.
 3. Check each answer against the plan (Terraform's "inconsistent result"
-   check) and record each successful change as one line appended (and
+   check; after the last write, every list the apply touched is read back
+   and compared with the plan's predicted ``effects``) and record each successful change as one line appended (and
    fsynced) to the state's journal, so a crash loses at most the call in
    flight.  A new workspace's id is recorded before anything else is sent,
    and the intent to create it before the creation is sent (write-ahead:
@@ -51,7 +52,7 @@ from reconciler.api.errors import (
 )
 from reconciler.apply.assets import PartlyMade as _PartlyMade
 from reconciler.apply.assets import apply_asset_in_place
-from reconciler.api.models import AccessDomainInput, AccessUserInput
+from reconciler.api.models import AccessDomainInput, AccessUserInput, Workspace
 from reconciler.errors import ApplyError, ReconcilerError
 from reconciler.live import ACCESS_PROPERTIES, Live, LiveWorkspace, fetch_live, read_workspace
 from reconciler.plan.model import (
@@ -137,13 +138,16 @@ def apply_plan(
     progress: Progress | ApplyProgress | None = None,
     wait: bool = False,
     on_change: Callable[[Change | None], None] | None = None,
+    on_mismatch: Callable[[list[str]], None] | None = None,
 ) -> ApplyResult:
     """Make ``plan``'s changes in order, recording each in the state file.
 
     ``wait`` follows the conversion of docx/ppt/xlsx assets to the end.
     ``progress`` is an ``ApplyProgress`` or a function given a line per change
     and per note; ``on_change`` is called with each change before it is made,
-    and with None once all are (the audit log's current address).
+    and with None once all are (the audit log's current address);
+    ``on_mismatch`` with the workspaces whose list, read back after the last
+    write, is not the one the plan predicted (the audit log records them).
     ``state_path`` is the state file, or the backend the state is kept in.
     """
     store = open_backend(state_path)
@@ -180,7 +184,7 @@ def apply_plan(
     finally:
         run.journal.close()
     reads_before = client.stats.calls
-    _read_back(client, plan)
+    _prove(client, plan, state, on_mismatch)
     read_back = client.stats.calls - reads_before
     shown.reads(read_back)  # the bar counts what the summary counts: every call
     result = ApplyResult(changed=done, calls=client.stats.calls - calls_before, state=state, reads=reads + read_back)
@@ -287,7 +291,9 @@ def _not_folded(run: _Run, exc: StateWriteError) -> str:
 
 def _describe(change: Change) -> str:
     calls = ", ".join(f"{c.method} {c.path}" for c in change.calls)
-    if isinstance(change, AccessChange) and change.rides_on:
+    if isinstance(change, AccessChange) and change.governs == "join":
+        calls = f"made by the connect of {change.rides_on}"
+    elif isinstance(change, AccessChange) and change.rides_on:
         calls = f"carried by the creation of {change.rides_on}"
     return f"{change.address}: {calls}"
 
@@ -297,7 +303,8 @@ def _apply_change(run: _Run, change: Change) -> None:
     if isinstance(change, AccessChange):
         if change.rides_on is None:
             _apply_access(run.client, change, run.live.workspaces[change.workspace_id])
-        _record(run.state, run.managed[change.address], run.today())
+        if change.governs != "join":  # a join's list is the group's, recorded under the group
+            _record(run.state, run.managed[change.address], run.today())
     elif isinstance(change, ConnectChange):
         _connect(run.client, change)
         run.state.bind(change.address, change.workspace_id, connected_to=change.homepage_id)
@@ -388,23 +395,68 @@ def _refresh(client: WorkspaceClient, plan: Plan) -> Live:
     return live
 
 
-def _read_back(client: WorkspaceClient, plan: Plan) -> None:
-    """Read the written lists again and report any that does not hold what
-    was written.
+def _prove(client: WorkspaceClient, plan: Plan, state: State,
+           on_mismatch: Callable[[list[str]], None] | None) -> None:
+    """Read every list the apply touched once more (one listing) and compare
+    each with the list the plan predicted for that workspace (``effects``;
+    a list it wrote and predicted unchanged, with the list it had).
 
-    The API has no compare-and-swap: two applies (or an apply and a person in
-    the web app) writing one list at the same time both succeed, and the last
-    write wins.  This does not prevent that; it makes it loud.
+    Any difference is an error: the plan a reviewer approved said what each
+    workspace's access would be, and the service shows something else (a
+    rule of the service the effects model does not know, or someone writing
+    the same list at the same time: the API has no compare-and-swap).
     """
-    _, lost = _compare_lists(client, plan, expect=lambda c: c.after)
-    if lost:
-        lines = "\n".join(f"  {line}" for line in lost)
-        raise ApplyError(
-            "Apply made every change, but reading the lists back shows someone else changed them at the same "
-            f"time (the API has no way to refuse a write over another):\n{lines}\n"
-            "Run 'reconciler plan' to see the lists as they are now, and run applies one at a time "
-            "(a CI concurrency group)."
-        )
+    expected = _predicted(plan, state)
+    if not expected:
+        return
+    live = fetch_live(client, list(expected))
+    differ = []
+    for workspace_id, want in expected.items():
+        ws = live.workspaces.get(workspace_id)
+        if ws is None:
+            differ.append(f"{workspace_id}: predicted a list, the service no longer has the workspace")
+        elif _snapshot(ws) != want:
+            differ.append(f"{workspace_id}: {_describe_difference(want, _snapshot(ws))}")
+    if not differ:
+        return
+    if on_mismatch is not None:
+        on_mismatch(differ)
+    lines = "\n".join(f"  {line}" for line in differ)
+    raise ApplyError(
+        "Apply made every change, but reading the lists back shows access other than the plan predicted "
+        f"(someone changed them at the same time, or the service did more than its description says):\n{lines}\n"
+        "Run 'reconciler plan' to see the lists as they are now, and run applies one at a time "
+        "(a CI concurrency group)."
+    )
+
+
+def _predicted(plan: Plan, state: State) -> dict[str, AccessSnapshot]:
+    """Workspace id -> the list the plan predicts there, for every workspace it touches."""
+    expected: dict[str, AccessSnapshot] = {}
+    for change in plan.access_changes:
+        expected[change.workspace_id] = change.before  # written, and predicted to end as it was
+    for effect in plan.effects:
+        workspace_id = effect.workspace
+        if workspace_id is None and effect.creates is not None:
+            created = state.resources.get(effect.creates)
+            workspace_id = created.id if created is not None else None
+        if workspace_id:
+            expected[workspace_id] = effect.after.snapshot()
+    return expected
+
+
+def _describe_difference(predicted: AccessSnapshot, shown: AccessSnapshot) -> str:
+    """``predicted cfo@acme.com owner absent, service shows it``: per entry, what differs."""
+    parts = []
+    for want, got in ((predicted.users, shown.users), (predicted.domains, shown.domains)):
+        for key in sorted(want.keys() | got.keys()):
+            if key not in got:
+                parts.append(f"predicted {key} {want[key]}, service shows it absent")
+            elif key not in want:
+                parts.append(f"predicted {key} {got[key]} absent, service shows it")
+            elif want[key] != got[key]:
+                parts.append(f"predicted {key} {want[key]}, service shows {got[key]}")
+    return "; ".join(parts)
 
 
 def _compare_lists(client: WorkspaceClient, plan: Plan,
@@ -568,15 +620,31 @@ def _find_created(run: _Run, change: CreateChange, exc: ApiError) -> str:
     if not found:
         _close_intent(run, change)
         raise ApplyError(
-            f"Apply stopped at {change.address} ({change.location}): {exc} No workspace named "
-            f"\"{change.name}\" from template {change.template_id} exists, so none was created and no credit "
-            "was used. Run 'reconciler apply' again."
+            f"Apply stopped at {change.address} ({change.location}): {exc} "
+            f"{_no_new_namesake(run, change, listed, account)} Run 'reconciler apply' again."
         ) from exc
     raise ApplyError(
         f"Apply stopped at {change.address} ({change.location}): {exc} Several workspaces named "
         f"\"{change.name}\" from template {change.template_id} that the state does not know exist "
         f"({', '.join(found)}); adopt the right one with 'reconciler import {change.address} ID'."
     ) from exc
+
+
+def _no_new_namesake(run: _Run, change: CreateChange, listed: list[Workspace], account: str | None) -> str:
+    """Why nothing was created: no workspace of that name and template, or
+    only ones the state binds to other addresses (said so, by address: one
+    of them may be the workspace meant, adopted under an old address)."""
+    named = f"\"{change.name}\" from template {change.template_id}"
+    bound = [w.id for w in listed if Identity(w.accountId, w.templateId, w.name)
+             == Identity(account, change.template_id, change.name) and run.state.knows_id(w.id)]
+    if not bound:
+        return f"No workspace named {named} exists, so none was created and no credit was used."
+    addresses = {r.id: a for a, r in run.state.items() if r.id}
+    where = ", ".join(f"{wid}, bound to {addresses.get(wid)}" for wid in bound)
+    return (f"No new workspace named {named} exists, so none was created and no credit was used (of that name "
+            f"there is only {where} in the state). If that is the workspace meant for {change.address}, bind it "
+            f"there: 'reconciler state rm {addresses.get(bound[0])}' and 'reconciler import {change.address} "
+            f"{bound[0]}'.")
 
 
 def _set(client: WorkspaceClient, change: SettingChange, state: StateBuilder) -> None:

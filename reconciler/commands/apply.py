@@ -93,7 +93,8 @@ def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_f
             raise ApplyError("Apply cancelled; nothing was changed.")
         with open_client(service) as client:
             result = apply_plan(chosen, client=client, state=state, state_path=store, progress=progress,
-                                wait=wait, on_change=service.audit.follow(chosen) if service.audit else None)
+                                wait=wait, on_change=service.audit.follow(chosen) if service.audit else None,
+                                on_mismatch=service.audit.prediction_differs if service.audit else None)
     # The total is what the progress bar counted: the re-reads of the lists are calls too.
     reads = f" ({result.reads} of them re-reading the lists before and after writing)" if result.reads else ""
     return f"Apply complete: {applied_line(chosen)}, in {plural(result.calls, 'API call')}{reads}."

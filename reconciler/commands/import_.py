@@ -52,7 +52,7 @@ def _import(path: Path, address: str, workspace_id: str, *, service: Service, st
         template = node.template if isinstance(node, DesiredMember) else None
         store.write(state.with_resource(address, workspace_id, template=template))
     name = f' "{ws.name}"' if ws.name else ""
-    joins = (" The next plan connects it to the group (harmless when it is in it already)."
+    joins = (" The next plan connects it to the group (if it is in it already, nothing changes)."
              if group is not None else "")
     return f"Imported workspace {workspace_id}{name} as {address} ({node.location}).{joins}\n"
 

@@ -120,8 +120,10 @@ def command_paths(path: Path, state_path: Path | str | StateBackend | None) -> C
 
     if state_path is None:
         return CommandPaths(manifest=str(path), state=None)
+    from reconciler.state.backend import is_postgres_address
+
     state = state_path if isinstance(state_path, str | Path) else state_path.address
-    return CommandPaths(manifest=str(path), state=str(state))
+    return CommandPaths(manifest=str(path), state=str(state), state_in_postgres=is_postgres_address(str(state)))
 
 
 def utc_today() -> date:

@@ -30,9 +30,9 @@ def report(path: Path, *, service: Service, out: Path, state_path: Path | None =
     """Write access.csv, access.json and index.html (and changes.csv with ``since``) to ``out``;
     return the summary to print.
 
-    Internal domains are ``internal_domains`` when given, else the manifests'
-    ``policy.allowedDomains``; with neither, everyone counts as external (the
-    summary says so)."""
+    Internal domains are the manifests' ``policy.allowedDomains`` and
+    ``internal_domains`` (added to them, not instead); with neither, everyone
+    counts as external (the summary says so)."""
     from reconciler.company.read import load_and_read
     from reconciler.report.diff import changes_since, load_baseline
     from reconciler.report.files import write_report
@@ -43,9 +43,10 @@ def report(path: Path, *, service: Service, out: Path, state_path: Path | None =
     read = load_and_read(path, service=service, state_path=state_path)
     policy = read.desired.policy
     allowed = policy.allowed_domains if policy is not None else None
-    domains = internal_domains or tuple(str(v.value) for v in allowed or ())
+    domains = (*(str(v.value) for v in allowed or ()), *internal_domains)
+    min_owners = policy.min_owners.value if policy is not None and policy.min_owners is not None else 1
     moment = now or datetime.datetime.now(datetime.UTC)
-    made = make_report(read.company, generated_at=moment, internal_domains=domains)
+    made = make_report(read.company, generated_at=moment, internal_domains=domains, min_owners=min_owners)
     calls = read.company.calls
     del read  # the company read is in the report now: its memory is free for the files' text
     changes = changes_since(baseline, made) if baseline is not None else None
@@ -71,6 +72,8 @@ def check_out_dir(out: Path) -> None:
 
 
 def summary(made: AccessReport, written: ReportFiles, *, calls: int, changes: ChangeSet | None) -> str:
+    from reconciler.report.figures import leavers_holding
+
     people = {r.key for r in made.rows if r.kind == "user"}
     external = {r.key for r in made.rows if r.kind == "user" and r.external}
     lines = [
@@ -83,6 +86,13 @@ def summary(made: AccessReport, written: ReportFiles, *, calls: int, changes: Ch
 
         counts = ", ".join(plural(changes.count(c), c) for c in CHANGE_ORDER)
         lines.append(f"Since {changes.baseline.label}: {counts}.")
+    leavers = leavers_holding(made)
+    if leavers:
+        held = ", ".join(f"{a.key} on {a.workspace_id}" + (f" through domain {a.through}" if a.through else "")
+                         for a in leavers[:5])
+        more = f" and {len(leavers) - 5} more" if len(leavers) > 5 else ""
+        lines.append(f"{plural(len({a.key for a in leavers}), 'leaver')} (revoked by a rule) still "
+                     f"{'holds' if len({a.key for a in leavers}) == 1 else 'hold'} access: {held}{more}.")
     if not made.internal_domains:
         lines.append("No internal domain is known (no policy allowedDomains, no --internal-domain): "
                      "everyone is counted as external.")

@@ -68,13 +68,17 @@ class AuditReport(Frozen):
 
     format_version: int = COMPANY_FORMAT_VERSION
     workspaces: int
-    managed: int  # workspaces a manifest list governs
+    managed: int  # workspaces a manifest names (company.model.ManagedBy "manifest")
+    rules_only: int = 0  # workspaces in no manifest that a rule reaches
     calls: int
     findings: tuple[Finding, ...] = ()
+    # Workspaces the rules skip because only a person can give them an owner
+    # (the plan's needs_person): "address (file:line): reason. What to do."
+    needs_person: tuple[str, ...] = ()
 
     @property
     def clean(self) -> bool:
-        return not self.findings
+        return not self.findings and not self.needs_person
 
     def of(self, kind: FindingKind) -> list[Finding]:
         return [f for f in self.findings if f.kind == kind]
@@ -87,8 +91,10 @@ def audit(desired: Desired, company: CompanyAccess, plan: Plan) -> AuditReport:
     if desired.policy is not None:
         findings += policy_findings(desired.policy, company)
     findings += rule_findings(plan, company)
-    return AuditReport(workspaces=company.total, managed=sum(1 for w in company.workspaces if w.address),
-                       calls=company.calls, findings=tuple(findings))
+    return AuditReport(workspaces=company.total, managed=company.count("manifest"),
+                       rules_only=company.count("rules"), calls=company.calls, findings=tuple(findings),
+                       needs_person=tuple(f"{n.address} ({n.location}): {n.reason}. {n.check}"
+                                          for n in plan.needs_person if n.kind == "access"))
 
 
 def policy_findings(policy: DesiredPolicy, company: CompanyAccess) -> list[Finding]:

@@ -38,8 +38,8 @@ def render_audit(report: AuditReport, fmt: str) -> str:
 
 
 def _scope(report: AuditReport) -> str:
-    return (f"{plural(report.workspaces, 'workspace')} ({report.managed:,} managed by the manifests), "
-            f"read in {plural(report.calls, 'call')}")
+    return (f"{plural(report.workspaces, 'workspace')} ({report.managed:,} named by a manifest, "
+            f"{report.rules_only:,} reached only by rules), read in {plural(report.calls, 'call')}")
 
 
 def _verdict(report: AuditReport) -> str:
@@ -48,7 +48,9 @@ def _verdict(report: AuditReport) -> str:
     policy, rules = len(report.of("policy")), len(report.of("rule"))
     said = plural(policy, "policy violation") if policy else "no policy violation"
     made = f"{plural(rules, 'change')} the rules would make" if rules else "nothing the rules would change"
-    return f"{said}, {made}."
+    stuck = len(report.needs_person)
+    left = f", {plural(stuck, 'workspace')} left to a person" if stuck else ""
+    return f"{said}, {made}{left}."
 
 
 def _workspace(finding: Finding) -> str:
@@ -77,11 +79,14 @@ def render_text(report: AuditReport) -> str:
         lines += ["", f"What the rules would change ({len(rules):,}):"]
         lines += [f"  {printable(_workspace(f))}: {printable(_rule_change(f))}: {printable(f.problem)}"
                   for f in rules]
+    if report.needs_person:
+        lines += ["", f"Left to a person, the rules skip them ({len(report.needs_person):,}):"]
+        lines += [f"  {printable(item)}" for item in report.needs_person]
     return "\n".join(lines) + "\n"
 
 
 def render_markdown(report: AuditReport) -> str:
-    title = "No findings" if report.clean else plural(len(report.findings), "finding")
+    title = "No findings" if report.clean else plural(len(report.findings) + len(report.needs_person), "finding")
     lines = ["## reconciler audit", "", f"**{title}** in {md_text(_scope(report))}."]
     policy, rules = report.of("policy"), report.of("rule")
     if policy:
@@ -97,6 +102,9 @@ def render_markdown(report: AuditReport) -> str:
         lines += [f"| {_md_workspace(f)} | {_md_account(f)} | {f.entry_kind} {md_code(f.key, cell=True)} "
                   f"| {md_text(f.role or 'no access')} | {md_text(f.wanted or 'no access')} "
                   f"| {md_text(f.problem)} |" for f in rules]
+    if report.needs_person:
+        lines += ["", f"### Left to a person, the rules skip them ({len(report.needs_person):,})", ""]
+        lines += [f"- {md_text(item)}" for item in report.needs_person]
     return "\n".join(lines) + "\n"
 
 

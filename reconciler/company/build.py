@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Why
+from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why
 from reconciler.live import Live, LiveEntry, LiveWorkspace, shared_entries
-from reconciler.manifest.desired import AccessList, Desired, DesiredRule
+from reconciler.manifest.desired import AccessList, Desired, DesiredRule, RevokedEntry
 from reconciler.manifest.location import SourceLocation
 from reconciler.plan.rules import matching_rules
 from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
@@ -48,13 +48,23 @@ def company_access(desired: Desired, live: Live, state: State) -> CompanyAccess:
     rows: list[AccessRow] = []
     for ws in live.workspaces.values():
         reach = reaches.get(ws.id)
+        matching = rules[reach.address] if reach is not None else matching_rules(desired.rules, ws)
         workspaces.append(CompanyWorkspace(
             id=ws.id, name=ws.name, account_id=ws.account_id, account_name=ws.account_name,
             template_id=ws.template_id, group_homepage=reach.homepage if reach else None,
-            probable_member=reach.probable if reach else False, address=reach.address if reach else None))
-        matching = rules[reach.address] if reach is not None else matching_rules(desired.rules, ws)
+            probable_member=reach.probable if reach else False, address=reach.address if reach else None,
+            managed="manifest" if reach is not None else "rules" if matching else "none",
+            rules=tuple(r.key for r in matching)))
         rows += _rows(ws, reach, expand_access(reach.access if reach else None, teams, matching))
-    return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=live.pages_read)
+    leavers = tuple(Leaver(kind=kind, key=entry.key, rule=rule.key, location=location_text(entry.location))
+                    for rule in desired.rules
+                    for kind, entries in _revoked(rule)
+                    for entry in entries)
+    return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=live.pages_read, leavers=leavers)
+
+
+def _revoked(rule: DesiredRule) -> tuple[tuple[EntryKind, tuple[RevokedEntry, ...]], ...]:
+    return (("user", rule.revoke_users), ("domain", rule.revoke_domains))
 
 
 def _list_rules(desired: Desired, live: Live, reaches: dict[str, ListReach]) -> dict[str, tuple[DesiredRule, ...]]:

@@ -28,6 +28,11 @@ EntryKind = Literal["user", "domain"]
 # them (granted in the web app, or by a tool other than reconciler).
 WhySource = Literal["entry", "team", "rule", "unmanaged"]
 UNMANAGED_TEXT = "not managed: granted in the web app"
+# How the manifests reach a workspace, the one definition every count uses
+# (plan, audit, who, report): named by a manifest (a group's homepage or
+# member, found by its shared entries too, or a standalone workspace), reached
+# only by a rule's match, or neither.
+ManagedBy = Literal["manifest", "rules", "none"]
 
 
 class Frozen(BaseModel):
@@ -87,6 +92,8 @@ class CompanyWorkspace(Frozen):
     group_homepage: str | None = None
     probable_member: bool = False
     address: str | None = None
+    managed: ManagedBy = "none"
+    rules: tuple[str, ...] = ()  # the rules matching it (their keys), in manifest order
 
 
 class AccessRow(Frozen):
@@ -105,6 +112,15 @@ class AccessRow(Frozen):
     why: Why
 
 
+class Leaver(Frozen):
+    """A user or domain a rule revokes (``revoke:``), at the rule's line: a leaver."""
+
+    kind: EntryKind
+    key: str
+    rule: str
+    location: str
+
+
 class CompanyAccess(Frozen):
     """Every workspace of the company and every access entry on it.
 
@@ -117,10 +133,15 @@ class CompanyAccess(Frozen):
     workspaces: tuple[CompanyWorkspace, ...] = ()
     rows: tuple[AccessRow, ...] = ()
     calls: int = 0
+    leavers: tuple[Leaver, ...] = ()
 
     @property
     def total(self) -> int:
         return len(self.workspaces)
+
+    def count(self, managed: ManagedBy) -> int:
+        """How many workspaces are managed so (see ``ManagedBy``)."""
+        return sum(1 for w in self.workspaces if w.managed == managed)
 
     def rows_of(self, kind: EntryKind, key: str) -> list[AccessRow]:
         """Every row of exactly this user or domain."""

@@ -35,6 +35,10 @@ class WhoAnswer(Frozen):
     workspaces_read: int
     calls: int
     access: tuple[WhoAccess, ...] = ()
+    # Of the workspaces of ``access``: how many a manifest names, how many a
+    # rule reaches only (company.model.ManagedBy); the rest neither.
+    named: int = 0
+    rules_only: int = 0
 
     @property
     def workspace_count(self) -> int:
@@ -72,8 +76,11 @@ def who(company: CompanyAccess, kind: EntryKind, key: str) -> WhoAnswer:
             via = "member"
         if via is not None:
             found.append(WhoAccess(**row.model_dump(), via=via))
+    managed = {w.id: w.managed for w in company.workspaces}
+    spaces = {a.workspace_id for a in found}
     return WhoAnswer(subject=key, kind=kind, workspaces_read=company.total, calls=company.calls,
-                     access=tuple(found))
+                     access=tuple(found), named=sum(1 for w in spaces if managed.get(w) == "manifest"),
+                     rules_only=sum(1 for w in spaces if managed.get(w) == "rules"))
 
 
 def render_who(answer: WhoAnswer, *, fmt: str = "text") -> str:
@@ -84,7 +91,10 @@ def render_who(answer: WhoAnswer, *, fmt: str = "text") -> str:
     subject = printable(answer.subject)
     if not answer.access:
         return f"{subject} has access to no workspace ({read}).\n"
-    lines = [f"{subject} has access to {plural(answer.workspace_count, 'workspace')} ({read}):"]
+    n = answer.workspace_count
+    split = (f"{answer.named:,} named by a manifest, {answer.rules_only:,} reached only by rules, "
+             f"{n - answer.named - answer.rules_only:,} by neither")
+    lines = [f"{subject} has access to {plural(n, 'workspace')}: {split} ({read}):"]
     lines += [f"  {_line(answer, row)}" for row in answer.access]
     return "\n".join(lines) + "\n"
 

@@ -35,6 +35,8 @@ from reconciler.emulator import (
 )
 from reconciler.emulator.context import EmulatorResponse, RequestContext
 from reconciler.emulator.errors import ServiceError
+from reconciler.emulator.access import ensure_users
+from reconciler.emulator.entities import AccessEntry
 from reconciler.emulator.faults import ConnectionDropped, Fault, Faults
 from reconciler.emulator.ratelimit import RateLimiter, Verdict
 from reconciler.emulator.records import EmbedGrant, Notification, RequestRecord
@@ -155,6 +157,8 @@ class Emulator:
         with self._lock:
             notified = len(self.notifications)
             response = self._run(ctx, route, params)
+            if fault is not None and fault.kind == "tamper" and response.status < 400:
+                self._tamper(ctx, fault)
             committed = True
             if ctx.modified:
                 try:
@@ -167,6 +171,20 @@ class Emulator:
             self._record(ctx, response, fault, dropped=True)
             raise ConnectionDropped(method, path, committed=True)
         return self._record(ctx, response, fault)
+
+    def _tamper(self, ctx: RequestContext, fault: Fault) -> None:
+        """A ``tamper`` fault: someone gives ``fault.email`` ``fault.role`` on a list, right after this request."""
+        assert ctx.co is not None  # the request was authenticated
+        ws = ctx.co.workspace(fault.workspace)
+        if ws is None:
+            return
+        now = ctx.now_iso()
+        old_users, old_domains = list(ws.access.users), list(ws.access.domains)
+        ws.access.users[:] = [e for e in ws.access.users if e.key != fault.email]
+        ws.access.users.append(AccessEntry(ctx.new_id("wu"), fault.email, fault.role, now, now))
+        ctx.co.access_replaced(ws.access, old_users, old_domains)
+        ensure_users(ctx.co, [fault.email], now, ctx.new_id)
+        ctx.changed()
 
     def _admit(self, ctx: RequestContext) -> tuple[EmulatorResponse | None, Route | None, dict[str, str],
                                                    Verdict | None, Fault | None]:

@@ -7,7 +7,11 @@ first matching fault that fires.  Kinds:
 - ``drop``: the connection drops before the work is done;
 - ``after_commit``: the work is done (and persisted), then the connection
   drops, the ambiguous failure a client must not blindly retry;
-- ``latency``: wait ``seconds`` on the emulator's clock, then answer normally.
+- ``latency``: wait ``seconds`` on the emulator's clock, then answer normally;
+- ``tamper``: the work is done and answered normally, and right after it the
+  user ``email`` is given ``role`` on workspace ``workspace``'s list: someone
+  changing a list behind the client's back, for tests of what a client
+  checks after its writes.
 
 ``rate`` below 1 makes a fault fire at random with that probability, drawn
 from a generator seeded with ``Faults(seed=...)``, so a run is repeatable.
@@ -21,7 +25,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TypedDict
 
-KINDS = ("status", "drop", "after_commit", "latency")
+KINDS = ("status", "drop", "after_commit", "latency", "tamper")
 
 
 class ConnectionDropped(Exception):
@@ -41,6 +45,9 @@ class Fault:
     times: int | None = 1       # None: every matching request
     rate: float = 1.0
     seconds: float = 0.0        # for "latency"
+    workspace: str = ""         # for "tamper": the workspace whose list is changed,
+    email: str = ""             # the user given
+    role: str = "viewer"        # this role
     fired: int = 0
     _pattern: re.Pattern[str] = field(init=False, repr=False)
 
@@ -66,9 +73,10 @@ class Faults:
         self._lock = threading.Lock()
 
     def inject(self, method: str, path_regex: str, kind: str = "status", *, status: int = 500,
-               times: int | None = 1, rate: float = 1.0, seconds: float = 0.0) -> Fault:
+               times: int | None = 1, rate: float = 1.0, seconds: float = 0.0,
+               workspace: str = "", email: str = "", role: str = "viewer") -> Fault:
         """Register a fault; returns it so a test can read ``fired``."""
-        fault = Fault(method, path_regex, kind, status, times, rate, seconds)
+        fault = Fault(method, path_regex, kind, status, times, rate, seconds, workspace, email, role)
         with self._lock:
             self._faults.append(fault)
         return fault

@@ -141,6 +141,8 @@ class _Builder:
             revoke_users=tuple(RevokedEntry(key=e, location=gone_users[i]) for i, e in enumerate(revoked.users)),
             revoke_domains=tuple(RevokedEntry(key=d, location=gone_domains[i])
                                  for i, d in enumerate(revoked.domains)),
+            successor=(UserAccess(email=revoked.successor, role="owner", location=self.at(revoke, "successor"))
+                       if revoked.successor is not None else None),
             location=self.at(rules, key),
         )
 
@@ -166,6 +168,7 @@ class _Builder:
             max_revocations=one("maxRevocations", spec.maxRevocations),
             max_escalations=one("maxEscalations", spec.maxEscalations),
             max_notified=one("maxNotified", spec.maxNotified),
+            min_owners=one("minOwners", spec.minOwners),
             location=self.at(document, "policy"),
         )
 

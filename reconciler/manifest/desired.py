@@ -203,6 +203,7 @@ class DesiredPolicy(NamedTuple):
     max_revocations: PolicyValue[int] | None = None
     max_escalations: PolicyValue[int] | None = None
     max_notified: PolicyValue[int] | None = None
+    min_owners: PolicyValue[int] | None = None  # the access report flags a workspace with fewer owners
 
 
 class TeamMember(NamedTuple):
@@ -260,6 +261,9 @@ class DesiredRule(NamedTuple):
     ensure_domains: tuple[DomainAccess, ...] = ()
     revoke_users: tuple[RevokedEntry, ...] = ()
     revoke_domains: tuple[RevokedEntry, ...] = ()
+    # revoke.successor: who becomes owner (role owner, at its line) where a
+    # revoked owner was the last one: a handover, planned against the live list.
+    successor: UserAccess | None = None
 
     @property
     def address(self) -> str:

@@ -10,7 +10,9 @@ another), each problem ``file:line: message`` at the place to edit:
 - a person or domain that a rule revokes while another place grants it (an
   explicit entry, a member of a team that a list or rule names, another
   rule's ``ensure``): the two would undo each other on every plan, so the
-  manifests must say which one they mean.  Both places are named.
+  manifests must say which one they mean.  Both places are named;
+- a rule's ``revoke.successor`` that has no revoked user to take over from,
+  or that a rule revokes (the handover would hand to a leaver).
 
 Shapes and single values (roles, emails, patterns) are the models' checks.
 """
@@ -33,6 +35,7 @@ def governance_problems(desired: Desired) -> list[str]:
     for rule in desired.rules:
         problems += _rule_shape(rule)
     problems += _granted_and_revoked(desired)
+    problems += _successor_problems(desired)
     return [f"{where}: {text}" for where, text in sorted(problems)]
 
 
@@ -70,6 +73,25 @@ def _rule_shape(rule: DesiredRule) -> list[tuple[SourceLocation, str]]:
         found.append((rule.location, (
             f"{rule.address}: has nothing to ensure and nothing to revoke; give ensure: (users, teams, "
             "domains) or revoke: (users, domains)")))
+    return found
+
+
+def _successor_problems(desired: Desired) -> list[tuple[SourceLocation, str]]:
+    revoked = {e.key: (rule.address, e.location) for rule in desired.rules for e in rule.revoke_users}
+    found: list[tuple[SourceLocation, str]] = []
+    for rule in desired.rules:
+        successor = rule.successor
+        if successor is None:
+            continue
+        if not rule.revoke_users:
+            found.append((successor.location, (
+                f"{rule.address}: revoke.successor takes over from the users the rule revokes, and it revokes "
+                "none; give revoke.users or remove successor")))
+        elif successor.email in revoked:
+            by, where = revoked[successor.email]
+            found.append((successor.location, (
+                f"{rule.address}: successor {successor.email} is revoked by {by} at {where}; "
+                "name a successor who stays")))
     return found
 
 

@@ -133,8 +133,13 @@ def _phrase(error: ErrorDetails, place: _Place) -> tuple[tuple[str | int, ...], 
         return path, f"{_shown(value)} is not a role; use one of {', '.join(ROLES)}"
     if path == ("version",) and kind in ("literal_error", "manifest"):
         return (), f"version must be 1 (the only manifest format this tool reads), got {_shown(value)}"
+    if kind == "literal_error" and last == "all" and "match" in path:
+        return path, (f"{_shown(value)} is not a criterion: all: true matches every workspace of the company; "
+                      "to match fewer, leave all out and give accounts, templates or names")
     if kind == "literal_error":
-        return path, f"{_shown(value)} is not allowed; use one of {ctx.get('expected')}"
+        # pydantic spells the allowed values as Python does (True, 'a'); a manifest is YAML.
+        expected = str(ctx.get("expected")).replace("True", "true").replace("False", "false")
+        return path, f"{_shown(value)} is not allowed; use one of {expected}"
     if kind in ("manifest", "manifest_id"):
         return path, printable(error["msg"])
     return path, _type_message(kind, value, error["msg"])

@@ -319,6 +319,8 @@ class RuleRevokeSpec(_Spec):
 
     users: tuple[Email, ...] = ()
     domains: tuple[Hostname, ...] = ()
+    successor: Email | None = Field(default=None, description=(
+        "becomes owner wherever a user revoked here was an owner and no other owner would remain (a handover)"))
 
 
 class RuleSpec(_Spec):
@@ -341,6 +343,8 @@ class PolicySpec(_Spec):
     maxRevocations: NonNegativeInt | None = Field(default=None, description="most access entries one plan revokes")
     maxEscalations: NonNegativeInt | None = Field(default=None, description="most roles one plan raises")
     maxNotified: NonNegativeInt | None = Field(default=None, description="most people one apply emails")
+    minOwners: Annotated[StrictInt, Field(ge=1)] | None = Field(
+        default=None, description="fewest owners a workspace should have; the access report flags fewer (default 1)")
 
 
 class ManifestSpec(_Spec):

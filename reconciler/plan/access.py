@@ -124,9 +124,15 @@ def _mark_expired(entry: EntryChange, expired: Expired) -> EntryChange:
 
 def _mark_drift(entry: EntryChange, last_applied: Mapping[str, str]) -> EntryChange:
     """Flag a change that undoes what someone did outside the tool since its
-    last apply: the service no longer holds what was applied."""
-    if last_applied.get(entry.key) == entry.before:
+    last apply: the service no longer holds the value the state recorded.
+    An entry the state never recorded is not drift: it was there before the
+    tool managed the list, or was granted in the web app (``not managed before``)."""
+    recorded = last_applied.get(entry.key)
+    if recorded == entry.before:
         return entry
+    if recorded is None:
+        return entry.model_copy(update={"flags": (*entry.flags, "not managed before"),
+                                        "reason": f"{entry.reason}; never recorded by reconciler"})
     return entry.model_copy(update={"flags": (*entry.flags, "drift"),
                                     "reason": f"{entry.reason}; changed outside reconciler since its last apply"})
 

@@ -29,6 +29,7 @@ class CommandPaths(NamedTuple):
 
     manifest: str = "."
     state: str | None = None
+    state_in_postgres: bool = False  # the state is kept in PostgreSQL, not in a file
 
 
 def plan_assets(

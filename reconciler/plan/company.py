@@ -13,6 +13,10 @@
   so an entry taken out of ``ensure`` is removed where a rule put it, and
   nowhere else.
 
+Where a rule's revoke would leave a list without an owner, ``plan/handover.py``
+decides: the rule's successor becomes owner, or (``set_aside_ownerless``) a
+workspace no manifest names is left to a person and skipped.
+
 Each entry change carries its ``source`` (explicit entry, team, rule): what
 grants it, or what takes it away.  Manifests without teams and rules take
 the planner's own path, untouched.
@@ -23,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import date
 
-from reconciler.live import Live, LiveWorkspace
+from reconciler.errors import PlanError
+from reconciler.live import Live, LiveWorkspace, shared_entries
 from reconciler.manifest.desired import (
     AccessList,
     Desired,
@@ -34,7 +39,16 @@ from reconciler.manifest.desired import (
 )
 from reconciler.manifest.location import SourceLocation
 from reconciler.plan.access import plan_access
-from reconciler.plan.model import AccessChange, Action, EntryChange, EntrySource, ManagedAccess
+from reconciler.plan.handover import acting_rules, hand_over, handover_entry, ownerless_needs_person
+from reconciler.plan.model import (
+    AccessChange,
+    Action,
+    Change,
+    EntryChange,
+    EntrySource,
+    ManagedAccess,
+    NeedsPerson,
+)
 from reconciler.plan.rules import rule_matches
 from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
 from reconciler.state.model import AccessRecord, State
@@ -62,6 +76,7 @@ class CompanyPlanner:
         self.active = bool(desired.teams or desired.rules) or any(a.teams for _, _, a in desired.access_lists())
         self._expanded: dict[str, ExpandedAccess] = {}
         self.unmanaged_managed: list[ManagedAccess] = []
+        self.checked = 0  # lists of workspaces no manifest's list governs, checked against the rules
 
     # --- manifest lists ---------------------------------------------------------------------
 
@@ -95,13 +110,10 @@ class CompanyPlanner:
         """The change of a manifest's list, its teams and matching rules included."""
         if not self.active:
             return plan_access(address, workspace_id, access, self._live, self._state, self._today)
-        expanded = expand_access(access, self.teams, self.rules_for(workspaces))
+        rules = self.rules_for(workspaces)
+        expanded = expand_access(access, self.teams, rules)
         self._expanded[address] = expanded
-        change = plan_access(address, workspace_id, _flat(access, expanded), self._live, self._state,
-                                 self._today, revoked=(expanded.revoked_users, expanded.revoked_domains))
-        if change is None:
-            return None
-        return _explained(change, expanded, self._state.access_record(address))
+        return self._planned(address, workspace_id, access, expanded, rules)
 
     def managed(self, address: str, workspace_id: str, access: AccessList) -> ManagedAccess:
         """What the state records for a list after apply: every entry the list
@@ -141,11 +153,13 @@ class CompanyPlanner:
             return []
         skip = set(governed) | {m for members in groups_without_list.values() for m in members}
         changes: list[AccessChange] = []
-        for ws in self._live.workspaces.values():
-            if ws.id in skip or not in_scope(unmanaged_address(ws.id)):
-                continue
-            spaces = [ws, *(self._live.workspaces[m] for m in groups_without_list.get(ws.id, ())
-                            if m in self._live.workspaces)]
+        candidates = [ws for ws in self._live.workspaces.values()
+                      if ws.id not in skip and in_scope(unmanaged_address(ws.id))]
+        for shared in _sharing_one_list(candidates):
+            ws = shared[0]
+            spaces = [*shared, *(self._live.workspaces[m] for m in groups_without_list.get(ws.id, ())
+                                 if m in self._live.workspaces)]
+            _refuse_disagreeing_rules(self.rules, spaces)
             change = self._unmanaged(ws.id, self.rules_for(spaces))
             if change is not None:
                 changes.append(change)
@@ -159,32 +173,170 @@ class CompanyPlanner:
         record = self._state.access_record(address)
         if not rules and record is None:
             return None
+        self.checked += 1
         expanded = expand_access(None, self.teams, rules)
         # Recorded even when empty: apply then forgets the address.
         self.unmanaged_managed.append(ManagedAccess(
             address=address, workspace_id=workspace_id, users=expanded.user_roles(),
             domains=expanded.domain_roles(), via=_via(expanded)))
         location = rules[0].location if rules else SourceLocation("", 0)
-        access = _flat(AccessList(location=location, authoritative=False), expanded)
-        change = plan_access(address, workspace_id, access, self._live, self._state, self._today,
-                                 revoked=(expanded.revoked_users, expanded.revoked_domains))
+        change = self._planned(address, workspace_id, AccessList(location=location, authoritative=False),
+                               expanded, rules)
         if change is None:
             return None
-        change = _explained(change, expanded, record)
+        # The header names the rules that act here, at the first one's line,
+        # not every rule that matches (most have nothing to do on most workspaces).
+        named = set(acting_rules(change))
+        acting = tuple(r.key for r in rules if r.key in named) or tuple(r.key for r in rules)
+        first = next((r for r in rules if r.key == acting[0]), None) if acting else None
         return change.model_copy(update={
             "governs": "rules",
-            "rules": tuple(r.key for r in rules),
-            "location": str(location) if rules else None,
+            "rules": acting,
+            "location": str(first.location) if first is not None else None,
         })
 
+    def _planned(self, address: str, workspace_id: str, access: AccessList, expanded: ExpandedAccess,
+                 rules: tuple[DesiredRule, ...]) -> AccessChange | None:
+        """The change of one list, each entry explained; where a revoked owner
+        was the last one and the rule names a successor, the handover."""
+        record = self._state.access_record(address)
+        change = plan_access(address, workspace_id, _flat(access, expanded), self._live, self._state,
+                             self._today, revoked=(expanded.revoked_users, expanded.revoked_domains))
+        if change is None:
+            return None
+        # Only where the list is not the manifest's own: an authoritative list
+        # brings its owner, and the state would not keep a successor there.
+        handed = hand_over(change, expanded, rules) if not access.authoritative else None
+        if handed is None:
+            return _explained(change, expanded, record)
+        change = plan_access(address, workspace_id, _flat(access, handed), self._live, self._state,
+                             self._today, revoked=(handed.revoked_users, handed.revoked_domains))
+        assert change is not None  # the handover adds an owner: never no change
+        change = _explained(change, handed, record)
+        successors = {r.successor.email for r in rules if r.successor is not None}
+        return change.model_copy(update={"entries": tuple(
+            handover_entry(e, change, rules) if e.key in successors and e.kind == "user" and e.after == "owner"
+            else e for e in change.entries)})
+
+    def set_aside_ownerless(self, changes: Sequence[Change]) -> tuple[list[Change], list[NeedsPerson]]:
+        """``changes`` without those of workspaces no manifest names that would
+        have no owner (one already without, or one the rules would leave
+        without): each becomes a ``NeedsPerson``, and its state record stays
+        as it was, so the rules apply everywhere else."""
+        kept: list[Change] = []
+        stuck: list[NeedsPerson] = []
+        for change in changes:
+            if isinstance(change, AccessChange) and change.governs == "rules" and not change.after.owners():
+                stuck.append(ownerless_needs_person(change, self.rules))
+                self._keep_recorded(change.address)
+            else:
+                kept.append(change)
+        return kept, stuck
+
+    def _keep_recorded(self, address: str) -> None:
+        record = self._state.access_record(address)
+        kept = [] if record is None else [ManagedAccess.model_validate({
+            "address": address, "workspace_id": self._state.resources[address].id,
+            "users": record.users, "domains": record.domains, "via": record.via or {}})]
+        self.unmanaged_managed = [*(m for m in self.unmanaged_managed if m.address != address), *kept]
+
+    def rules_only(self, named: Collection[str]) -> int | None:
+        """How many workspaces no manifest names a rule reaches (None: no rules, or a partial listing)."""
+        if not self.rules or not self._live.complete:
+            return None
+        return sum(1 for ws in self._live.workspaces.values()
+                   if ws.id not in named and any(rule_matches(r, ws) for r in self.rules))
+
     def unmatched_warnings(self) -> list[str]:
-        """A rule that matches no workspace of the company (complete listing only)."""
+        """A rule naming an account or template id no workspace of the company
+        has (a name where an id is wanted, most often), with the ids there are;
+        a rule that matches no workspace of the company (complete listing only)."""
         if not self._live.complete:
             return []
         spaces = list(self._live.workspaces.values())
-        return [f"{r.match.location}: {r.address}: matches no workspace of the company "
-                f"({len(spaces)} listed); check its match (a name pattern is case-sensitive)"
-                for r in self.rules if not any(rule_matches(r, ws) for ws in spaces)]
+        found: list[str] = []
+        for rule in self.rules:
+            unknown = _unknown_ids(rule, spaces)
+            if unknown:
+                found += unknown
+            elif not any(rule_matches(rule, ws) for ws in spaces):
+                found.append(f"{rule.match.location}: {rule.address}: matches no workspace of the company "
+                             f"({len(spaces)} listed); check its match (a name pattern is case-sensitive)")
+        return found
+
+
+def _unknown_ids(rule: DesiredRule, spaces: Sequence[LiveWorkspace]) -> list[str]:
+    """``match.accounts`` and ``match.templates`` ids that no workspace has, each with the ids there are."""
+    found = []
+    for key, given, present in (("accounts", rule.match.accounts, {w.account_id for w in spaces}),
+                                ("templates", rule.match.templates, {w.template_id for w in spaces})):
+        known = sorted(i for i in present if i)
+        what = "account" if key == "accounts" else "template"
+        for value in given or ():
+            if value not in present:
+                there = ", ".join(known) if known else "none"
+                found.append(f"{rule.match.location}: {rule.address}: match.{key}: {value} is not the {what} id of "
+                             f"any workspace of the company; match takes ids, not names ({what} ids of the "
+                             f"company's workspaces: {there})")
+    return found
+
+
+def _sharing_one_list(workspaces: Sequence[LiveWorkspace]) -> list[list[LiveWorkspace]]:
+    """The workspaces grouped by the list they hold: those showing the same
+    entry ids are connected (one list, so ONE change of it), each group in
+    listing order; a workspace sharing nothing is a group of its own."""
+    sharing = shared_entries({w.id: w.entry_ids() for w in workspaces})
+    by_id = {w.id: w for w in workspaces}
+    seen: set[str] = set()
+    found: list[list[LiveWorkspace]] = []
+    for ws in workspaces:
+        if ws.id in seen:
+            continue
+        component, queue = [], [ws.id]
+        seen.add(ws.id)
+        while queue:
+            current = queue.pop()
+            component.append(by_id[current])
+            for other in sorted(sharing.get(current, ())):
+                if other not in seen:
+                    seen.add(other)
+                    queue.append(other)
+        found.append(sorted(component, key=lambda w: w.id))
+    return found
+
+
+def _refuse_disagreeing_rules(rules: Sequence[DesiredRule], shared: Sequence[LiveWorkspace]) -> None:
+    """Rules matching different workspaces of one shared list must agree:
+    one cannot ensure what another revokes, nor two give one person two roles.
+    (Rules matching the same workspace are merged as always: highest role.)"""
+    if len(shared) < 2:
+        return
+    matching = [(r, [w.id for w in shared if rule_matches(r, w)]) for r in rules]
+    matching = [(r, ids) for r, ids in matching if ids]
+    for i, (first, first_ids) in enumerate(matching):
+        for second, second_ids in matching[i + 1:]:
+            if set(first_ids) == set(second_ids):
+                continue
+            clash = _clash(first, second) or _clash(second, first)
+            if clash:
+                raise PlanError(
+                    f"{first.location}: {first.address} and {second.location}: {second.address} disagree about "
+                    f"one shared access list: {clash}. The workspaces {', '.join(w.id for w in shared)} are "
+                    f"connected and hold one list; {first.address} matches {', '.join(first_ids)} and "
+                    f"{second.address} matches {', '.join(second_ids)}. Make the rules agree, or exclude "
+                    "the group's workspaces from one of them (except:).")
+
+
+def _clash(one: DesiredRule, other: DesiredRule) -> str | None:
+    ensured = {u.email: u.role for u in one.ensure_users} | {d.domain: d.role for d in one.ensure_domains}
+    revoked = {r.key for r in (*other.revoke_users, *other.revoke_domains)}
+    for key in sorted(ensured.keys() & revoked):
+        return f"{one.address} ensures {key} and {other.address} revokes it"
+    theirs = {u.email: u.role for u in other.ensure_users} | {d.domain: d.role for d in other.ensure_domains}
+    for key in sorted(ensured.keys() & theirs.keys()):
+        if ensured[key] != theirs[key]:
+            return f"{one.address} gives {key} {ensured[key]} and {other.address} gives {theirs[key]}"
+    return None
 
 
 def _flat(access: AccessList, expanded: ExpandedAccess) -> AccessList:

@@ -36,11 +36,11 @@ def forgotten(desired: Desired, state: State, targets: Sequence[str]) -> tuple[s
 
 
 def warnings(desired: Desired, live: Live, state: State, changes: Sequence[Change], forgotten: Sequence[str], *,
-             today: date | None, expiry_warning_days: int) -> list[str]:
+             today: date | None, expiry_warning_days: int, state_in_postgres: bool = False) -> list[str]:
     """The plan's own warnings, after those its steps found, in this order."""
     found = free_plan_warning(changes, live)
     found += [forgotten_warning(a, state) for a in forgotten]
-    found += no_state_warning(desired, state)
+    found += no_state_warning(desired, state, in_postgres=state_in_postgres)
     found += list(desired.notes)
     if today is not None:
         found += expiry_warnings(desired, today, expiry_warning_days)
@@ -69,9 +69,10 @@ def forgotten_warning(address: str, state: State) -> str:
     return f"{address}: no manifest names it any more; reconciler forgets it after the next apply. {kept}"
 
 
-def no_state_warning(desired: Desired, state: State) -> list[str]:
-    """Without a state file, what the plan cannot know, said once (a fresh CI
-    checkout without the state would otherwise silently skip a removal)."""
+def no_state_warning(desired: Desired, state: State, *, in_postgres: bool = False) -> list[str]:
+    """Without a state, what the plan cannot know, said once (a fresh CI
+    checkout without the state would otherwise silently skip a removal), in
+    the words of where the state is kept (a file, or PostgreSQL)."""
     if state.lineage or state.resources:
         return []
     blind = []
@@ -83,6 +84,10 @@ def no_state_warning(desired: Desired, state: State) -> list[str]:
         blind.append("which assets it created, so it creates them all")
     if not blind:
         return []
+    if in_postgres:
+        # No address in the text: a URL given on the command line may carry a password.
+        return [f"The PostgreSQL state is empty: reconciler cannot know {'; '.join(blind)}. If the state is kept "
+                "elsewhere (another database, schema or key, or a state file), plan with it (--state)."]
     return [f"There is no state file: reconciler cannot know {'; '.join(blind)}. If a state file exists "
             "elsewhere (another machine, a CI artifact), plan with it (--state FILE)."]
 

@@ -17,14 +17,19 @@ from reconciler.vocabulary import Privilege, Role
 
 # 2: changes of every kind (access, connect, create, section, page, task),
 # each with ``kind``, ``depends_on`` and ``calls``.
-PLAN_FORMAT_VERSION = 2
+# 3: ``effects``, every workspace's access before and after the apply; access
+# changes of ``governs: "join"`` (a list a connect replaces, no call of its
+# own); review ``domain-grant``; entry flag ``not managed before``.
+PLAN_FORMAT_VERSION = 3
 
 EntryKind = Literal["user", "domain"]
 # Why an entry is in the plan's "Review first" list: access taken away, a
 # role raised, the owner role given or taken.  In the order that list shows
 # them.  Every renderer and the JSON read it from the entry (``review``).
-Review = Literal["revocation", "owner-downgrade", "escalation", "owner-grant"]
-REVIEW_ORDER: tuple[Review, ...] = ("revocation", "owner-downgrade", "escalation", "owner-grant")
+# handover: a rule's successor made owner where a revoked owner was the last.
+Review = Literal["revocation", "handover", "owner-downgrade", "escalation", "owner-grant", "domain-grant"]
+REVIEW_ORDER: tuple[Review, ...] = ("revocation", "handover", "owner-downgrade", "escalation", "owner-grant",
+                                    "domain-grant")
 SettingKind = Literal["section", "page", "task"]
 
 
@@ -115,8 +120,11 @@ class EntryChange(_Frozen):
     privilege: Privilege = "grant"  # grant, escalation, downgrade or revocation (reconciler.vocabulary)
     # owner: the owner role is given or taken; domain-wide: everyone of a domain;
     # expired: removed because its grant expired; drift: undoes a change made
-    # outside reconciler since its last apply.
-    flags: tuple[Literal["owner", "domain-wide", "expired", "drift"], ...] = ()
+    # outside reconciler to an entry the state recorded with another value;
+    # not managed before: the state never recorded it (there since before the
+    # tool, or granted in the web app); handover: a rule's successor made
+    # owner where the owner it revokes was the last one.
+    flags: tuple[Literal["owner", "domain-wide", "expired", "drift", "not managed before", "handover"], ...] = ()
     # Why: what grants the entry (a creation or a role change), or what takes
     # it away (a rule's revoke; the team or rule that had put it there); None
     # for an entry an authoritative list simply does not list.
@@ -146,6 +154,8 @@ class EntryChange(_Frozen):
             if source.kind == "rule" and source.location:
                 return f"revoked by rule {source.rule}"
             return f"left team {source.team}" if source.kind == "team" else f"no longer ensured by rule {source.rule}"
+        if "handover" in self.flags:
+            return f"successor named by rule {source.rule}"
         over = f", over {', '.join(o.text for o in self.outranked)}" if self.outranked else ""
         if source.kind == "entry":
             return f"explicit entry{over}" if over else None
@@ -156,12 +166,16 @@ class EntryChange(_Frozen):
     def review(self) -> Review | None:
         """Why a reviewer must read this entry first (a revocation, an
         escalation, a new owner, an owner downgraded), or None."""
+        if "handover" in self.flags:
+            return "handover"
         if self.privilege in ("revocation", "escalation"):
             return self.privilege
         if self.privilege == "grant" and self.after == "owner":
             return "owner-grant"
         if self.privilege == "downgrade" and self.before == "owner":
             return "owner-downgrade"
+        if self.privilege == "grant" and self.kind == "domain":
+            return "domain-grant"  # everyone of a domain, now and later: always read first
         return None
 
     @property
@@ -184,6 +198,46 @@ class AccessSnapshot(_Frozen):
 
     def owners(self) -> list[str]:
         return [k for k, r in {**self.users, **self.domains}.items() if r == "owner"]
+
+
+class UserRole(_Frozen):
+    email: str
+    role: Role
+
+
+class DomainRole(_Frozen):
+    domain: str
+    role: Role
+
+
+class AccessView(_Frozen):
+    """One workspace's whole access, as the plan's ``effects`` write it: sorted lists, lower-case keys."""
+
+    users: tuple[UserRole, ...] = ()
+    domains: tuple[DomainRole, ...] = ()
+
+    @classmethod
+    def of(cls, snapshot: AccessSnapshot) -> AccessView:
+        return cls(users=tuple(UserRole(email=k, role=r) for k, r in sorted(snapshot.users.items())),
+                   domains=tuple(DomainRole(domain=k, role=r) for k, r in sorted(snapshot.domains.items())))
+
+    def snapshot(self) -> AccessSnapshot:
+        return AccessSnapshot(users={u.email: u.role for u in self.users},
+                              domains={d.domain: d.role for d in self.domains})
+
+
+class Effect(_Frozen):
+    """One workspace whose users or domains will differ after the apply from
+    what the service reports now, whatever call makes it so (its own list's
+    change, a change of a list it shares with its group, a connect that
+    replaces its list, its creation)."""
+
+    workspace: str | None = Field(description="The workspace id; null for one this plan creates.")
+    name: str | None = Field(description="The workspace's name.")
+    creates: str | None = Field(description="The address of the change that creates it, or null.")
+    before: AccessView = Field(description="Its access as the service reports it now (empty for a new one).")
+    after: AccessView = Field(description="Its access once the plan is applied.")
+    because: tuple[str, ...] = Field(description="The addresses of the changes that make the difference, in order.")
 
 
 class Reach(_Frozen):
@@ -249,7 +303,11 @@ class AccessChange(_Change):
     # its workspaces merged in).  rules: a workspace no manifest's list
     # governs (address ``unmanaged.<workspace id>``): only the matching rules'
     # entries are added, re-roled or removed, everything else on it is kept.
-    governs: Literal["list", "rules"] = "list"
+    # join: what a workspace joining a group loses and gains when it takes
+    # over the group's list (the service's rule 1): the connect of the same
+    # address (``rides_on``) makes it, so it sends no call of its own, and it
+    # is reviewed, counted and judged like every other access change.
+    governs: Literal["list", "rules", "join"] = "list"
     rules: tuple[str, ...] = ()  # the rules whose entries this change applies (their keys)
     action: Literal[Action.UPDATE] = Action.UPDATE  # its entries say what each gains or loses
     workspace_id: str
@@ -405,20 +463,23 @@ class NeedsPerson(_Frozen):
     it last and exits 1.
     """
 
-    kind: Literal["asset", "workspace"] = Field(default="asset", description="The kind of resource.")
-    address: str = Field(description="The manifest address, e.g. asset.website.")
+    kind: Literal["asset", "access", "workspace"] = Field(default="asset", description=(
+        "The kind of resource: an asset, the access list of a workspace no manifest names, or a workspace to "
+        "create from a template."))
+    address: str = Field(description="The manifest address, e.g. asset.website or unmanaged.ws_1.")
     location: str | None = Field(default=None, description="The manifest file:line that declares it.")
-    cause: Literal["creation-unanswered", "file-backs-asset", "namesake-exists", "several-candidates"] = Field(
-        description=(
-            "creation-unanswered: a link or embed whose POST /assets got no answer; it may exist, the API cannot "
-            "list assets to tell, and sending it again could make a second one. file-backs-asset: a file asset "
-            "whose second creation the service refused because its file backs an asset already; it exists, its "
-            "id is unknown. namesake-exists: a workspace to create from a template, of which one of the same "
-            "account, template and name exists that the state does not know and no recorded intent of this tool "
-            "explains (an apply whose state was lost may have made it): creating another would spend a second "
-            "credit. several-candidates: a creation an interrupted apply recorded as intended, matched by more "
-            "than one workspace."))
-    asset_type: str | None = Field(default=None, description="The asset's type, as in the manifest (assets).")
+    cause: Literal["creation-unanswered", "file-backs-asset", "ownerless", "namesake-exists",
+                   "several-candidates"] = Field(description=(
+        "creation-unanswered: a link or embed whose POST /assets got no answer; it may exist, the API cannot "
+        "list assets to tell, and sending it again could make a second one. file-backs-asset: a file asset whose "
+        "second creation the service refused because its file backs an asset already; it exists, its id is "
+        "unknown. ownerless: a workspace no manifest names whose list has no owner, or that the rules could "
+        "change only by leaving it without one; the rules' changes there are skipped. namesake-exists: a "
+        "workspace to create from a template, of which one of the same account, template and name exists that "
+        "the state does not know and no recorded intent of this tool explains (an apply whose state was lost may "
+        "have made it): creating another would spend a second credit. several-candidates: a creation an "
+        "interrupted apply recorded as intended, matched by more than one workspace."))
+    asset_type: str | None = Field(default=None, description="The asset's type, as in the manifest (assets only).")
     name: str | None = Field(default=None, description="The asset's or workspace's name, to find it by in the web "
                                                        "app.")
     url: str | None = Field(default=None, description="A link's or embed's url, to find it by in the web app.")
@@ -428,7 +489,8 @@ class NeedsPerson(_Frozen):
     check: str = Field(description="For display: what to look for in the web app.")
     resolutions: tuple[Resolution, ...] = Field(description="One command per finding: adopt it with "
                                                             "'reconciler import', or forget the doubt with "
-                                                            "'reconciler state rm' so the next apply creates it.")
+                                                            "'reconciler state rm' so the next apply creates it "
+                                                            "(none for an access list: ``check`` says what to edit).")
 
 
 class Adoption(_Frozen):
@@ -505,6 +567,13 @@ class Plan(_Frozen):
     reassert: bool = False
     live_workspaces: int | None = None  # the company's workspaces, when all were listed
     unmanaged_count: int | None = None  # workspaces no manifest names (untargeted plans, when known)
+    # Of those, the ones a rule matches ("reached only by rules"; None: the
+    # manifests have no rules, or the listing was not complete); the rest no
+    # manifest and no rule reaches.
+    rules_only_count: int | None = None
+    # Lists of workspaces no manifest's list governs that the rules were
+    # checked against (changed or not): "No changes" counts them too.
+    rules_checked: int = 0
     unmanaged: tuple[str, ...] = ()  # their labels, with plan --show-unmanaged
     summary: PlanSummary = PlanSummary()
     cost: Cost = Cost()
@@ -516,6 +585,9 @@ class Plan(_Frozen):
     needs_person: tuple[NeedsPerson, ...] = ()
     # Creations of an interrupted apply found again by their intent: recorded first by apply.
     adopted: tuple[Adoption, ...] = ()
+    # Every workspace whose access the apply changes, with its list before and
+    # after (plan/effects.py): what apply checks the service against at the end.
+    effects: tuple[Effect, ...] = ()
     targets: tuple[str, ...] = ()
     # What the plan was computed from; apply --plan refuses a stale plan.
     service: str = ""  # the service address (or emulator file) the plan read; set by the command

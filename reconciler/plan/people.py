@@ -59,13 +59,28 @@ class Person:
 def people(plan: Plan) -> list[Person]:
     """Every user and domain the plan changes on some workspace, users first, each sorted."""
     found: dict[tuple[str, str], Person] = {}
+    reached: set[str] = set()
     for change in plan.access_changes:
         entries = {(e.kind, e.key): e for e in change.entries}
+        reached.update(r.workspace for r in change.reach)
         for workspace, kind, key, before, after in workspace_changes(change):
             person = found.setdefault((kind, key), Person(kind, key))
             entry = entries.get((kind, key))
             person.changes.append(PersonChange(workspace, change.address, before, after, privilege(before, after),
                                                entry.location if entry else None, _cause(entry)))
+    # A workspace created in a group whose list the plan does not change: everyone on the group's
+    # list gains it (the plan's effects say with which role).
+    for effect in plan.effects:
+        label = f'new "{effect.name}"'
+        if effect.creates is None or label in reached:
+            continue
+        sides: tuple[tuple[EntryKind, list[tuple[str, Role]]], ...] = (
+            ("user", [(u.email, u.role) for u in effect.after.users]),
+            ("domain", [(d.domain, d.role) for d in effect.after.domains]))
+        for kind, keyed in sides:
+            for key, role in keyed:
+                found.setdefault((kind, key), Person(kind, key)).changes.append(
+                    PersonChange(label, effect.creates, None, role, "grant", None))
     return [found[k] for k in sorted(found, key=lambda k: (k[0] != "user", k[1]))]
 
 
@@ -93,7 +108,7 @@ def workspace_changes(change: AccessChange) -> Iterator[tuple[str, EntryKind, st
 def entry_workspaces(change: AccessChange, entry: EntryChange) -> int | None:
     """On how many workspaces ``entry`` (a change of a group's list) is that
     very change, role for role; None for a list on one workspace."""
-    if len(change.reach) <= 1:
+    if len(change.reaches) <= 1:  # a list on one workspace (a joining one is in ``reaches``, not ``reach``)
         return None
     return sum(1 for _, kind, key, before, after in workspace_changes(change)
                if (kind, key, before, after) == (entry.kind, entry.key, entry.before, entry.after))

@@ -18,14 +18,25 @@ from datetime import date
 
 from reconciler.gcpause import gc_paused
 from reconciler.live import Live
-from reconciler.manifest import Desired
+from reconciler.manifest import Desired, DesiredGroup, DesiredMember
 from reconciler.plan import facts
 from reconciler.plan.assets import CommandPaths, plan_assets
 from reconciler.plan.cost import plan_cost
 from reconciler.plan.intents import settle_creations
-from reconciler.plan.groups import company_governed, company_groups_without_list, plan_groups
+from reconciler.plan.groups import company_governed, company_groups_without_list, member_id, plan_groups
 from reconciler.plan.company import CompanyPlanner
-from reconciler.plan.model import AccessChange, AssetChange, Change, Cost, CreateChange, NeedsPerson, Plan
+from reconciler.plan.effects import effects, simulate, with_joins
+from reconciler.plan.model import (
+    AccessChange,
+    AssetChange,
+    Change,
+    ConnectChange,
+    Cost,
+    CreateChange,
+    Effect,
+    NeedsPerson,
+    Plan,
+)
 from reconciler.plan.refusals import refuse_ownerless, refuse_unplannable
 from reconciler.plan.steps import Inputs, Planned
 from reconciler.plan.workspaces import plan_standalone
@@ -71,21 +82,33 @@ def make_plan(
     by_address = {address: access for address, _, access in lists}
     planned = plan_groups(desired.groups, by_address, set(wanted_workspaces(desired, state)), inputs)
     planned += plan_standalone(desired.workspaces, by_address, inputs)
+    named = set(wanted_workspaces(desired, state))
     if company.active:
-        named = set(wanted_workspaces(desired, state))
-        planned.changes += company.unmanaged_changes(
-            company_governed(desired, live, state, named), company_groups_without_list(desired, live, state, named),
-            lambda address: not targets or inputs.scope(address))
+        governed = company_governed(desired, live, state, named)
+        without_list = company_groups_without_list(desired, live, state, named)
+        planned.changes += company.unmanaged_changes(governed, without_list,
+                                                     lambda address: not targets or inputs.scope(address))
         planned.warnings += company.unmatched_warnings()
+        # One definition of "named by a manifest" for every count: also the
+        # members of a named group found by their shared entries.
+        named |= governed | {m for members in without_list.values() for m in members}
     planned.changes = [_retried(c, settled.retried) for c in planned.changes]
     assets, doubts = plan_assets(desired.assets, state, scope=inputs.scope, reassert=reassert, paths=paths)
     planned.changes += assets
-    needs_person = [*settled.needs_person, *doubts]
-    refuse_ownerless(planned.changes)
+    # A workspace no manifest names that would be left without an owner waits
+    # for a person; a manifest's list so left refuses the plan.
+    planned.changes, ownerless = company.set_aside_ownerless(planned.changes)
+    needs_person = [*settled.needs_person, *ownerless, *doubts]
+    # What the calls do to each workspace's access (plan/effects.py): a join's
+    # loss and gain become an access change of its own, reviewed like any other.
+    sim = simulate(planned.changes, live, _named_groups(desired, state, planned.changes))
+    planned.changes = with_joins(planned.changes, sim, live)
+    refuse_ownerless(planned.changes, desired.rules)
     forgotten = facts.forgotten(desired, state, targets)
     planned.warnings += facts.warnings(desired, live, state, planned.changes, forgotten, today=today,
-                                       expiry_warning_days=expiry_warning_days)
-    plan = _plan(desired, live, state, planned, lists, needs_person, forgotten, company,
+                                       expiry_warning_days=expiry_warning_days,
+                                       state_in_postgres=paths.state_in_postgres)
+    plan = _plan(desired, live, state, planned, lists, needs_person, forgotten, company, named, effects(sim, live),
                  targets=targets, limits=limits, reassert=reassert, show_unmanaged=show_unmanaged)
     return plan.model_copy(update={"adopted": tuple(settled.adopted)}) if settled.adopted else plan
 
@@ -98,12 +121,12 @@ def _retried(change: Change, retried: Mapping[str, str]) -> Change:
 
 
 def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: facts.Lists,
-          needs_person: Sequence[NeedsPerson], forgotten: tuple[str, ...], company: CompanyPlanner, *,
-          targets: Sequence[str],
+          needs_person: Sequence[NeedsPerson], forgotten: tuple[str, ...], company: CompanyPlanner,
+          named: set[str], effects_found: tuple[Effect, ...], *, targets: Sequence[str],
           limits: Mapping[str, int] | None, reassert: bool, show_unmanaged: bool) -> Plan:
     """The Plan of what the steps found, with its facts, cost and provenance."""
     changes = planned.changes
-    managed_ids = set(wanted_workspaces(desired, state)) & live.workspaces.keys()
+    managed_ids = named & live.workspaces.keys()
     unmanaged_count, unmanaged = facts.unmanaged(managed_ids, live, targets=targets, show=show_unmanaged)
     return Plan(
         changes=tuple(changes),
@@ -115,12 +138,15 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
         reassert=reassert,
         live_workspaces=live.total,
         unmanaged_count=unmanaged_count,
+        rules_only_count=company.rules_only(managed_ids) if unmanaged_count is not None else None,
+        rules_checked=company.checked,
         unmanaged=unmanaged,
         summary=facts.summary(changes),
         cost=_cost(changes, live, limits),
         warnings=tuple(planned.warnings),
         left_alone=facts.left_alone(lists, live, state, company.listed),
         needs_person=tuple(needs_person),
+        effects=effects_found,
         targets=tuple(targets),
         manifest_digest=desired.digest,
         live_fingerprint=live.fingerprint([*(wid for _, wid, _ in lists),
@@ -164,6 +190,20 @@ def wanted_workspaces(desired: Desired, state: State) -> list[str]:
             if m.id is None and (recorded := _recorded_id(state, m.address)) is not None]
     ids += [w.id for w in desired.workspaces]
     return ids
+
+
+def _named_groups(desired: Desired, state: State, changes: Sequence[Change]) -> list[tuple[str, list[str]]]:
+    """Each group's homepage and the members the manifests name that are in
+    the group already: recorded as connected to it (a connect re-sent with
+    --reassert changes nothing), or not connected by this plan."""
+    connecting = {c.address for c in changes if isinstance(c, ConnectChange)}
+
+    def joined(group: DesiredGroup, member: DesiredMember) -> bool:
+        recorded = state.resources.get(member.address)
+        return member.address not in connecting or (recorded is not None and recorded.connected_to == group.homepage)
+
+    return [(g.homepage, [i for i in (member_id(m, state) for m in g.members if joined(g, m)) if i is not None])
+            for g in desired.groups]
 
 
 def _recorded_id(state: State, address: str) -> str | None:

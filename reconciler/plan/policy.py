@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 from reconciler.errors import PlanRefused
 from reconciler.manifest.desired import DesiredPolicy
+from reconciler.manifest.policy import grant_breach
 from reconciler.plan.model import Plan
 
 ALLOW_CLASSES: tuple[str, ...] = ("revocations", "escalations", "notified")
@@ -49,6 +50,7 @@ def policy_violations(plan: Plan, policy: DesiredPolicy | None, allow: Mapping[s
         found.append(f"{cap.location}: policy maxNotified ({limit}): the plan emails {len(notified)} people "
                      f"({listed}{'...' if len(notified) > 10 else ''}). Raise it for this run with "
                      f"--allow notified={len(notified)} if they are intended.")
+    found += _join_grant_breaches(plan, policy)
     protected = {p.value: p.location for p in policy.protected_owners}
     for change, entry in entries:
         if entry.kind == "user" and entry.key in protected and entry.before == "owner" and entry.after != "owner":
@@ -56,6 +58,26 @@ def policy_violations(plan: Plan, policy: DesiredPolicy | None, allow: Mapping[s
             found.append(f"{protected[entry.key]}: policy protectedOwners: {change.address} would {what} "
                          f"protected owner {entry.key}{_at(entry.location or change.location)}; this tool "
                          "never takes ownership from a protected owner (change it in the web app if you must).")
+    return found
+
+
+def _join_grant_breaches(plan: Plan, policy: DesiredPolicy) -> list[str]:
+    """``allowedDomains`` and ``maxRoleOutside`` on what a workspace gains by
+    joining a group: no manifest line grants it (the lines are checked when
+    the manifests are read), the connect does."""
+    found = []
+    for change in plan.access_changes:
+        if change.governs != "join":
+            continue
+        for entry in change.entries:
+            if entry.after is None:
+                continue
+            domain = entry.key.rpartition("@")[2] if entry.kind == "user" else entry.key
+            breach = grant_breach(policy, domain, entry.after)
+            if breach is not None:
+                found.append(f"{breach.at}: policy {breach.rule}: {change.address} would give {entry.kind} "
+                             f"{entry.key} {entry.after} on workspace {change.workspace_id}{_at(change.location)}: "
+                             f"{entry.reason}.")
     return found
 
 

@@ -9,10 +9,11 @@ for a person (``intents.py``), and the rest of the plan goes on.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from reconciler.errors import PlanError
-from reconciler.manifest import Desired, DesiredGroup
+from reconciler.manifest import Desired, DesiredGroup, DesiredRule
+from reconciler.plan.handover import ownerless_problems
 from reconciler.plan.model import AccessChange, Change
 from reconciler.plan.steps import Inputs
 
@@ -27,13 +28,11 @@ def refuse_unplannable(desired: Desired, inputs: Inputs) -> None:
         raise PlanError(join("The plan cannot be made:", problems))
 
 
-def refuse_ownerless(changes: Iterable[Change]) -> None:
-    """Refuse a plan that would leave an access list with no owner."""
-    orphaned = [
-        f"{c.location}: {c.address} ({c.workspace_id}) would have no user or domain with role owner."
-        for c in changes
-        if isinstance(c, AccessChange) and not c.after.owners()
-    ]
+def refuse_ownerless(changes: Iterable[Change], rules: Sequence[DesiredRule] = ()) -> None:
+    """Refuse a plan that would leave an access list with no owner, naming
+    the owner a rule revokes and the ways out (``plan/handover.py``)."""
+    orphaned = ownerless_problems([c for c in changes if isinstance(c, AccessChange) and not c.after.owners()],
+                                  rules)
     if orphaned:
         raise PlanError(join("The plan is refused: it would leave access lists without an owner.", orphaned))
 

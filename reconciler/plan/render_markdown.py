@@ -30,6 +30,7 @@ from reconciler.plan.people import Person, entry_workspaces, people, totals
 from reconciler.plan.render_text import (
     asset_fields,
     asset_value,
+    checked_words,
     cost_line,
     count_words,
     left_alone_lines,
@@ -50,14 +51,13 @@ EMBED_SHOWN = 10_000
 
 def render_markdown(plan: Plan) -> str:
     if not plan.has_changes and (plan.needs_person or plan.adopted):
-        checked = len(plan.unchanged)
         heading = needs_person_heading(plan) if plan.needs_person else "adoptions to record"
         lines = [f"### reconciler plan: {heading}", "", *_needs_person_block(plan), *_adopted_block(plan),
-                 f"Nothing else to change ({plural(checked, 'access list')} checked).", ""]
+                 f"Nothing else to change ({checked_words(plan)}).", ""]
         return "\n".join(printable(line) for line in lines) + _left_alone_block(plan) + _warning_block(plan)
     if not plan.has_changes:
         return (f"### reconciler plan: no changes\n\nThe service matches the manifests "
-                f"({plural(len(plan.unchanged), 'access list')} checked).\n") + _left_alone_block(plan) + _warning_block(plan)
+                f"({checked_words(plan)}).\n") + _left_alone_block(plan) + _warning_block(plan)
     s = plan.summary
     lines = [
         "### reconciler plan",
@@ -248,7 +248,8 @@ def _access_block(change: AccessChange) -> list[str]:
             f" (in no manifest: rules {', '.join(md_code(r) for r in change.rules)} only)" if change.governs == "rules"
             else " (non-authoritative)")
     name = f" “{md_text(change.workspace_name)}”" if change.workspace_name else ""
-    rides = ([f"Carried by the creation of {md_code(change.rides_on)} (no call of its own).", ""]
+    rides = ([f"No call of its own: {md_text(change.reason)}.", ""] if change.governs == "join" else
+             [f"Carried by the creation of {md_code(change.rides_on)} (no call of its own).", ""]
              if change.rides_on else [])
     reaches = ([f"The group's list reaches {len(change.reaches)} workspaces: "
                 f"{', '.join(md_text(r) for r in change.reaches)}.", ""] if len(change.reaches) > 1 else [])
@@ -264,24 +265,26 @@ def _access_block(change: AccessChange) -> list[str]:
         "| | kind | entry | role | class | where |",
         "|---|---|---|---|---|---|",
     ]
-    lines += [_row(e) for e in change.entries]
+    lines += [_row(e, joined=change.governs == "join") for e in change.entries]
     lines.append("")
     return lines
 
 
-def _row(entry: EntryChange) -> str:
+def _row(entry: EntryChange, *, joined: bool = False) -> str:
     if entry.action is Action.UPDATE:
         role = f"{md_text(entry.before)} → {md_text(entry.after)}"
     else:
         role = md_text(entry.after) if entry.action is Action.CREATE else f"~~{md_text(entry.before)}~~"
     flags = "".join(f" {md_code(f, cell=True)}" for f in entry.flags)
     return (f"| `{entry.action.symbol}` | {entry.kind} | {md_code(entry.key, cell=True)} | {role} | "
-            f"{_WORDS[entry.action]}: {entry.privilege}{flags} | {_where(entry)} |")
+            f"{_WORDS[entry.action]}: {entry.privilege}{flags} | {_where(entry, joined=joined)} |")
 
 
-def _where(entry: EntryChange) -> str:
+def _where(entry: EntryChange, *, joined: bool = False) -> str:
     """The entry's manifest line, and the team or rule behind it."""
     parts = [md_text(entry.location)] if entry.location else []
+    if joined:  # what the join does to it: the group's list replaces the workspace's own
+        parts.append(md_text(entry.reason))
     if entry.why:
         parts.append(md_text(entry.why))
     return "; ".join(parts)

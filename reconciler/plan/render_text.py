@@ -52,11 +52,9 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
     doubts = [*needs_person_lines(plan, paint), ""] if plan.needs_person else []
     doubts += [*adopted_lines(plan, paint), ""] if plan.adopted else []
     if not plan.has_changes:
-        checked = len(plan.unchanged)
-        head = (f"Nothing else to change ({plural(checked, 'access list')} checked).\n"
-                if doubts else
-                f"No changes. The service matches the manifests "
-                f"({plural(checked, 'access list')} checked).\n")
+        checked = checked_words(plan)
+        head = (f"Nothing else to change ({checked}).\n" if doubts else
+                f"No changes. The service matches the manifests ({checked}).\n")
         return "".join(line + "\n" for line in doubts) + head + "".join(
             line + "\n" for line in unmanaged_lines(plan) + left_alone_lines(plan) + warning_lines(plan, paint))
     lines = [*doubts, "reconciler will make these changes:", ""]
@@ -83,12 +81,25 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
     return "\n".join(lines) + "\n"
 
 
+def checked_words(plan: Plan) -> str:
+    """``2 access lists checked``, or with rules ``14 access lists checked: 2 named by a manifest, 12 by rules only``."""
+    named = len(plan.unchanged)
+    if not plan.rules_checked:
+        return f"{plural(named, 'access list')} checked"
+    return (f"{plural(named + plan.rules_checked, 'access list')} checked: {named:,} named by a manifest, "
+            f"{plan.rules_checked:,} by rules only")
+
+
 def unmanaged_lines(plan: Plan) -> list[str]:
-    """How many workspaces of the company no manifest names (and which, if asked)."""
+    """How many workspaces of the company no manifest names, how many of
+    them a rule reaches (and which, if asked)."""
     n = plan.unmanaged_count
     if not n:
         return []
-    head = (f"{count_words(n, 'workspace')} of the company {'is' if n == 1 else 'are'} in no manifest"
+    reached = plan.rules_only_count
+    split = (f"; {reached:,} {'is' if reached == 1 else 'are'} reached only by rules, {n - reached:,} by neither "
+             "a manifest nor a rule" if reached is not None else "")
+    head = (f"{count_words(n, 'workspace')} of the company {'is' if n == 1 else 'are'} in no manifest{split}"
             f"{':' if plan.unmanaged else ' (plan --show-unmanaged lists them).'}")
     return [printable(head), *(f"  {printable(w)}" for w in plan.unmanaged)]
 
@@ -171,7 +182,7 @@ def needs_person_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str
         where = f" ({item.location})" if item.location else ""
         lines.append(paint(f"  {item.address}{where}: {item.reason}.", "delete"))
         lines.append(paint(f"    {item.check}", "update"))
-        width = max(len(r.when) for r in item.resolutions) + 4
+        width = max((len(r.when) for r in item.resolutions), default=0) + 4
         lines += [paint(f"    {'If ' + r.when + ':':<{width}} {r.command}", "update") for r in item.resolutions]
     return lines
 
@@ -412,7 +423,8 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
             "the rest of the list is kept)" if change.governs == "rules" else
             " (non-authoritative: entries the manifest never listed are left alone; entries it stops listing are removed)")
     notify = f" and notifies {count_words(len(change.notified), 'person')}" if change.notify else ""
-    how = (f"# no call of its own: carried by the creation of {change.rides_on}" if change.rides_on else
+    how = (f"# no call of its own: {change.reason}" if change.governs == "join" else
+           f"# no call of its own: carried by the creation of {change.rides_on}" if change.rides_on else
            f"# {plural(len(change.calls), 'call')}{notify}: {calls}")
     lines = [
         paint(f"  # {change.address}: workspace {change.workspace_id}{name}{where}{mode}", "bold"),
@@ -425,7 +437,7 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
         lines.append(paint(f"  # emails {', '.join(change.notified)}", "dim"))
     lines.append(paint(f"  {change.action.symbol} access {{", STYLE[change.action]))
     width = max(len(e.key) for e in change.entries)
-    lines += [_entry_line(e, width, paint) for e in change.entries]
+    lines += [_entry_line(e, width, paint, joined=change.governs == "join") for e in change.entries]
     lines.append(paint("    }", STYLE[change.action]))
     return lines
 
@@ -437,7 +449,7 @@ def _rules_words(rules: tuple[str, ...]) -> str:
     return f"rule {rules[0]}" if len(rules) == 1 else f"rules {_join(list(rules))}"
 
 
-def _entry_line(entry: EntryChange, width: int, paint: Callable[[str, str], str]) -> str:
+def _entry_line(entry: EntryChange, width: int, paint: Callable[[str, str], str], *, joined: bool = False) -> str:
     head = f"      {entry.action.symbol} {entry.kind:<6} {entry.key:<{width}}  "
     tail = f"{flag_text(entry)}" + (f"  ({entry.why})" if entry.why else "")
     if entry.action is Action.CREATE:
@@ -445,4 +457,5 @@ def _entry_line(entry: EntryChange, width: int, paint: Callable[[str, str], str]
     if entry.action is Action.UPDATE:
         return paint(f"{head}{entry.before} -> {entry.after}  ({entry.privilege}){tail}", "update")
     since = f" (left the manifest; listed since {entry.managed_since})" if entry.managed_since else ""
-    return paint(f"{head}{entry.before}   REMOVED: loses access{since}{tail}", "delete")
+    loss = entry.reason if joined else "loses access"  # a join's loss says why: the group's list replaces its own
+    return paint(f"{head}{entry.before}   REMOVED: {loss}{since}{tail}", "delete")

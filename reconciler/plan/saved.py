@@ -36,12 +36,14 @@ from reconciler.text import printable, quoted
 
 # Everything apply acts on or records: the changes it sends (their calls,
 # bodies, order and dependencies), the lists it records as managed, the
-# addresses it forgets, and what the plan was made for.  Display-only fields
+# addresses it forgets, what the plan was made for, and the access each
+# workspace is predicted to have after it (what the reviewer approved, and
+# what apply checks the service against).  Display-only fields
 # that legitimately move with the day or the command line (warnings about
 # expiry dates, the cost under this run's --rate-limit, the unmanaged list of
 # --show-unmanaged) are not part of the approval.
 APPROVED_FIELDS = ("changes", "managed", "forgotten", "unchanged", "addresses", "targets", "reassert", "summary",
-                   "adopted")
+                   "adopted", "effects")
 # Said for people, never acted on: where a manifest line is (its path depends
 # on the directory plan ran in) and why a change is made.
 DISPLAY_ONLY = frozenset({"location", "reason"})

@@ -99,7 +99,7 @@ def _join(
 def _connect(group: DesiredGroup, member: DesiredMember, workspace_id: str, live: Live, *, known: bool) -> ConnectChange:
     ws = live.workspaces.get(workspace_id)
     reason = ("re-asserted (--reassert)" if known else
-              "not recorded as connected to this group (harmless if it is: the service answers 200)")
+              "not recorded as connected to this group (if it is already, the service changes nothing)")
     return ConnectChange(
         address=member.address,
         location=str(member.location),

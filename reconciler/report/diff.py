@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal, NamedTuple
 
 from pydantic import ValidationError
 
-from reconciler.company.model import EntryKind
+from reconciler.company.model import EntryKind, Leaver
 from reconciler.errors import ConfigError
 from reconciler.report.model import REPORT_KIND, AccessReport, ReportRow, is_internal, managed_by, subject_domain
 from reconciler.vocabulary import Privilege, privilege
@@ -106,6 +106,23 @@ def report_baseline(report: AccessReport, *, label: str) -> Baseline:
     return Baseline("report", f"{label} of {when}", roles, names, None)
 
 
+def _revoked_by(report: AccessReport) -> Callable[[EntryAddress], str]:
+    """For an entry gone since: the rule matching its workspace that revokes it (``rule offboarded at
+    rules.yaml:14``), as the "managed by" line of the revocation; "" when no rule does."""
+    leavers: dict[tuple[EntryKind, str], list[Leaver]] = {}
+    for leaver in report.leavers:
+        leavers.setdefault((leaver.kind, leaver.key), []).append(leaver)
+    rules = {w.id: w.rules for w in report.workspaces}
+
+    def line(address: EntryAddress) -> str:
+        workspace_id, kind, key = address
+        matching = rules.get(workspace_id, ())
+        found = next((v for v in leavers.get((kind, key), ()) if v.rule in matching), None)
+        return "" if found is None else f"rule {found.rule} at {found.location}"
+
+    return line
+
+
 def changes_since(baseline: Baseline, report: AccessReport) -> ChangeSet:
     """Every entry whose role differs between ``baseline`` and ``report``, in ``CHANGE_ORDER``,
     then by workspace id, kind and email or domain."""
@@ -115,6 +132,7 @@ def changes_since(baseline: Baseline, report: AccessReport) -> ChangeSet:
     }
     names = {**baseline.names, **{w.id: w.name for w in report.workspaces}}
     internal = report.internal_domains
+    revoked_by = _revoked_by(report)
     found: list[AccessChange] = []
     for address in baseline.roles.keys() | now.keys():
         before, row = baseline.roles.get(address), now.get(address)
@@ -126,7 +144,7 @@ def changes_since(baseline: Baseline, report: AccessReport) -> ChangeSet:
             change=privilege(before, after), workspace_id=workspace_id, workspace_name=names.get(workspace_id),
             kind=kind, key=key, before=before, after=after,
             external=row.external if row is not None else not is_internal(subject_domain(kind, key), internal),
-            managed_by=managed_by(row.why) if row is not None else "",
+            managed_by=managed_by(row.why) if row is not None else revoked_by(address),
         ))
     order = {c: i for i, c in enumerate(CHANGE_ORDER)}
     found.sort(key=lambda c: (order[c.change], c.workspace_id, c.kind != "user", c.key))

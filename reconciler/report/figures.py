@@ -21,11 +21,24 @@ TOP_REACH = 20
 
 
 class OwnerFlag(NamedTuple):
-    """A workspace with one owner or none (domain owners count)."""
+    """A workspace with no owner, or with one (domain owners count)."""
 
     workspace_id: str
     workspace_name: str | None
     owners: int
+
+
+class LeaverAccess(NamedTuple):
+    """A leaver (someone a rule revokes) who still holds a role somewhere:
+    their own entry, or a domain entry of their email's domain (``through``)."""
+
+    key: str
+    rule: str
+    location: str
+    workspace_id: str
+    workspace_name: str | None
+    role: str
+    through: str | None  # the domain entry that reaches them; None: their own entry
 
 
 class Headline(NamedTuple):
@@ -36,9 +49,14 @@ class Headline(NamedTuple):
     owners_min: int
     owners_median: float
     owners_max: int
-    owner_flags: tuple[OwnerFlag, ...]
+    no_owner: tuple[OwnerFlag, ...]
+    # One owner: shown, and a problem only when policy.minOwners asks for more (``one_owner_alert``).
+    one_owner: tuple[OwnerFlag, ...]
+    one_owner_alert: bool
     expiring: tuple[ReportRow, ...]  # within EXPIRY_WINDOW_DAYS of today, soonest first
-    unmanaged_workspaces: int
+    unmanaged_workspaces: int  # in no manifest (company.model.ManagedBy), whether or not a rule reaches them
+    rules_only_workspaces: int  # of those, the ones a rule reaches
+    leavers: tuple[LeaverAccess, ...]
 
 
 def headline(report: AccessReport, *, today: datetime.date) -> Headline:
@@ -50,16 +68,39 @@ def headline(report: AccessReport, *, today: datetime.date) -> Headline:
     middle = len(counts) // 2
     median = float(counts[middle]) if len(counts) % 2 else (counts[middle - 1] + counts[middle]) / 2
     names = {w.id: w.name for w in report.workspaces}
-    flags = tuple(OwnerFlag(wid, names.get(wid), n) for wid, n in sorted(owners.items()) if n <= 1)
+    flags = [OwnerFlag(wid, names.get(wid), n) for wid, n in sorted(owners.items()) if n <= 1]
     horizon = today + datetime.timedelta(days=EXPIRY_WINDOW_DAYS)
     expiring = tuple(sorted((r for r in report.rows if r.expires is not None and today <= r.expires <= horizon),
                             key=lambda r: (r.expires, *r.sort_key())))
     return Headline(
         workspaces=len(report.workspaces), people=len(people), external_people=len(external),
         domain_grants=sum(1 for r in report.rows if r.kind == "domain"),
-        owners_min=counts[0], owners_median=median, owners_max=counts[-1], owner_flags=flags,
+        owners_min=counts[0], owners_median=median, owners_max=counts[-1],
+        no_owner=tuple(f for f in flags if f.owners == 0), one_owner=tuple(f for f in flags if f.owners == 1),
+        one_owner_alert=report.min_owners > 1,
         expiring=expiring, unmanaged_workspaces=sum(1 for w in report.workspaces if not w.managed),
+        rules_only_workspaces=sum(1 for w in report.workspaces if w.rules_only),
+        leavers=leavers_holding(report),
     )
+
+
+def leavers_holding(report: AccessReport) -> tuple[LeaverAccess, ...]:
+    """Every row through which someone a rule revokes still holds a role: their own
+    entry (a rule not yet applied, or not matching there) or a domain entry of their
+    email's domain, which no user revoke can remove."""
+    users = {v.key: v for v in report.leavers if v.kind == "user"}
+    by_domain: dict[str, list[str]] = defaultdict(list)
+    for email in users:
+        by_domain[email.rpartition("@")[2]].append(email)
+    found = []
+    for row in report.rows:
+        reached = [row.key] if row.kind == "user" and row.key in users else (
+            by_domain.get(row.key, []) if row.kind == "domain" else [])
+        for email in reached:
+            leaver = users[email]
+            found.append(LeaverAccess(email, leaver.rule, leaver.location, row.workspace_id, row.workspace_name,
+                                      row.role, row.key if row.kind == "domain" else None))
+    return tuple(sorted(found, key=lambda a: (a.key, a.workspace_id)))
 
 
 def owner_counts(report: AccessReport) -> dict[str, int]:

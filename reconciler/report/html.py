@@ -130,12 +130,16 @@ def _figures(head: fig.Headline) -> str:
         _figure("external-people", head.external_people, "external people", alert=head.external_people > 0),
         _figure("domain-grants", head.domain_grants, "domain-wide grants", alert=head.domain_grants > 0),
         _figure("owners", f"{head.owners_min} / {median} / {head.owners_max}", "owners per workspace (min / median / max)"),
-        _figure("owner-flags", len(head.owner_flags), "workspaces with one owner or none",
-                alert=bool(head.owner_flags)),
+        _figure("no-owner", len(head.no_owner), "workspaces with no owner", alert=bool(head.no_owner)),
+        _figure("one-owner", len(head.one_owner), "workspaces with one owner",
+                alert=head.one_owner_alert and bool(head.one_owner)),
         _figure("expiring", len(head.expiring), f"grants expiring within {fig.EXPIRY_WINDOW_DAYS} days",
                 alert=bool(head.expiring)),
-        _figure("unmanaged", head.unmanaged_workspaces, "workspaces not managed by any manifest",
-                alert=head.unmanaged_workspaces > 0),
+        _figure("unmanaged", head.unmanaged_workspaces,
+                f"workspaces in no manifest ({head.rules_only_workspaces} reached only by rules)",
+                alert=head.unmanaged_workspaces > head.rules_only_workspaces),
+        _figure("leavers", len({a.key for a in head.leavers}), "leavers still holding access",
+                alert=bool(head.leavers)),
     ]
     return f"<section><h2>Headline figures</h2><div class=\"figures\">{''.join(cards)}</div></section>"
 
@@ -150,21 +154,28 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[object]], *, total: in
 
 def _attention(head: fig.Headline) -> str:
     parts = ["<section><h2>Needs attention</h2>"]
-    if head.owner_flags:
-        parts.append(f"<h3>{text(plural(len(head.owner_flags), 'workspace'))} with one owner or none</h3>")
-        parts.append(_table(("Workspace", "Name", "Owners"),
-                            ((f.workspace_id, f.workspace_name or "", f.owners)
-                             for f in head.owner_flags[:ATTENTION_LINES]),
-                            total=len(head.owner_flags), limit=ATTENTION_LINES, cls="owner-flags"))
+    for flags, what, cls in ((head.no_owner, "no owner", "no-owner"), (head.one_owner, "one owner", "one-owner")):
+        if flags:
+            parts.append(f"<h3>{text(plural(len(flags), 'workspace'))} with {what}</h3>")
+            parts.append(_table(("Workspace", "Name", "Owners"),
+                                ((f.workspace_id, f.workspace_name or "", f.owners) for f in flags[:ATTENTION_LINES]),
+                                total=len(flags), limit=ATTENTION_LINES, cls=cls))
+    if head.leavers:
+        parts.append(f"<h3>{text(plural(len({a.key for a in head.leavers}), 'leaver'))} still holding access</h3>")
+        parts.append(_table(("Leaver", "Revoked by", "Workspace", "Name", "Role", "Through"),
+                            ((a.key, f"rule {a.rule} at {a.location}", a.workspace_id, a.workspace_name or "",
+                              a.role, f"domain {a.through}" if a.through else "own entry")
+                             for a in head.leavers[:ATTENTION_LINES]),
+                            total=len(head.leavers), limit=ATTENTION_LINES, cls="leavers"))
     if head.expiring:
         parts.append(f"<h3>{text(plural(len(head.expiring), 'grant'))} expiring within "
                      f"{fig.EXPIRY_WINDOW_DAYS} days</h3>")
         parts.append(_table(("Expires", "Workspace", "Person or domain", "Role", "Managed by"),
                             (_expiring(r) for r in head.expiring[:ATTENTION_LINES]),
                             total=len(head.expiring), limit=ATTENTION_LINES, cls="expiring"))
-    if not head.owner_flags and not head.expiring:
-        parts.append("<p>Every workspace has at least two owners, and no grant expires within "
-                     f"{fig.EXPIRY_WINDOW_DAYS} days.</p>")
+    if not head.no_owner and not head.one_owner and not head.expiring and not head.leavers:
+        parts.append("<p>Every workspace has at least two owners, no leaver holds access, and no grant expires "
+                     f"within {fig.EXPIRY_WINDOW_DAYS} days.</p>")
     parts.append("</section>")
     return "".join(parts)
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reconciler.company.model import CompanyAccess, EntryKind, Why
+from reconciler.company.model import CompanyAccess, EntryKind, Leaver, Why
 
 # 1: the first report document.
 REPORT_FORMAT_VERSION = 1
@@ -63,7 +63,10 @@ class ReportWorkspace(_Frozen):
     account_name: str | None = None
     group_homepage: str | None = None
     address: str | None = Field(default=None, description="The manifest access list that governs it, if any.")
-    managed: bool = Field(description="Whether a manifest (a list, a team or a rule) manages any of its access.")
+    managed: bool = Field(description="Whether a manifest names it: a group's homepage or member (found by its "
+                                      "shared entries too), or a standalone workspace.")
+    rules_only: bool = Field(default=False, description="In no manifest, but a rule matches it (reached only by rules).")
+    rules: tuple[str, ...] = Field(default=(), description="The rules matching it, in manifest order.")
 
 
 class AccessReport(_Frozen):
@@ -76,18 +79,19 @@ class AccessReport(_Frozen):
     internal_domains: tuple[str, ...] = ()
     workspaces: tuple[ReportWorkspace, ...] = ()
     rows: tuple[ReportRow, ...] = ()
+    leavers: tuple[Leaver, ...] = Field(default=(), description="Every user and domain a rule revokes, at its line.")
+    min_owners: int = Field(default=1, ge=1, description="policy.minOwners: fewer owners than this is flagged.")
 
 
 def make_report(company: CompanyAccess, *, generated_at: datetime.datetime,
-                internal_domains: Iterable[str]) -> AccessReport:
+                internal_domains: Iterable[str], min_owners: int = 1) -> AccessReport:
     """The report of ``company``: each row judged internal or external by ``internal_domains``
     (an email's domain, or a domain entry, equal to one of them or below it)."""
     internal = tuple(sorted({normal_domain(d) for d in internal_domains}))
-    managed_ids = {r.workspace_id for r in company.rows if r.why.source != "unmanaged"}
     workspaces = [
         ReportWorkspace(id=w.id, name=w.name, account_id=w.account_id, account_name=w.account_name,
                         group_homepage=w.group_homepage, address=w.address,
-                        managed=w.address is not None or w.id in managed_ids)
+                        managed=w.managed == "manifest", rules_only=w.managed == "rules", rules=w.rules)
         for w in company.workspaces
     ]
     # Each domain judged once, each Why's line written once: both repeat on every workspace.
@@ -108,7 +112,8 @@ def make_report(company: CompanyAccess, *, generated_at: datetime.datetime,
             account_name=r.account_name, group_homepage=r.group_homepage, kind=r.kind, key=r.key, role=r.role,
             external=outside, managed_by=line, why=r.why, expires=r.expires))
     return AccessReport(generated_at=generated_at, internal_domains=internal,
-                        workspaces=tuple(sorted(workspaces, key=lambda w: w.id)), rows=tuple(rows))
+                        workspaces=tuple(sorted(workspaces, key=lambda w: w.id)), rows=tuple(rows),
+                        leavers=company.leavers, min_owners=min_owners)
 
 
 def managed_by(why: Why) -> str:

@@ -1,7 +1,8 @@
 """``access.csv`` and ``changes.csv``: the report as a spreadsheet opens it.
 
 RFC 4180 (comma separated, CRLF line ends, a field quoted when it holds a
-comma, a quote or a line break, quotes doubled), UTF-8, a header row.
+comma, a quote or a line break, quotes doubled), UTF-8 with a byte-order
+mark (for Excel), a header row.
 Values come from the service and from manifests, and a spreadsheet runs a
 cell that starts with ``=``, ``+``, ``-`` or ``@`` as a formula (a workspace
 named ``=HYPERLINK(...)`` would become a link on the reviewer's screen), so
@@ -33,8 +34,14 @@ def cell(value: str | None) -> str:
     return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
+# A UTF-8 byte-order mark first: without it Excel reads the file as the
+# system's code page and shows "–" as "â€“"; every other reader skips it.
+BOM = "\ufeff"
+
+
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[str | None]]) -> str:
     out = io.StringIO()
+    out.write(BOM)
     writer = csv.writer(out, dialect="excel", lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(header)
     for row in rows:

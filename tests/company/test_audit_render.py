@@ -43,7 +43,7 @@ def _report(tmp_path: Path, name: str = "Side project") -> AuditReport:
     (tmp_path / "policy.yaml").write_text(POLICY, encoding="utf-8")
     company = CompanyAccess(
         workspaces=(CompanyWorkspace(id="ws_1", name=name, account_name="Partner Co", address=None),
-                    CompanyWorkspace(id="ws_2", name="Home", address="group.home")),
+                    CompanyWorkspace(id="ws_2", name="Home", address="group.home", managed="manifest")),
         rows=(AccessRow(workspace_id="ws_1", workspace_name=name, account_name="Partner Co", kind="user",
                         key="eve@gmail.com", role="editor", why=Why(source="unmanaged")),
               AccessRow(workspace_id="ws_2", workspace_name="Home", kind="user", key="ceo@acme.com",
@@ -75,7 +75,7 @@ def test_a_company_with_no_policy_and_no_rule_change_is_clean(tmp_path: Path) ->
 
 def test_the_text_lists_violations_then_rule_changes(tmp_path: Path) -> None:
     assert render_audit(_report(tmp_path), "text") == (
-        "Audit of 2 workspaces (1 managed by the manifests), read in 1 call: 2 policy violations, 1 change the "
+        "Audit of 2 workspaces (1 named by a manifest, 0 reached only by rules), read in 1 call: 2 policy violations, 1 change the "
         "rules would make.\n"
         "\n"
         "Policy violations (2):\n"
@@ -93,7 +93,8 @@ def test_the_text_lists_violations_then_rule_changes(tmp_path: Path) -> None:
 def test_the_markdown_is_a_table_per_kind_of_finding(tmp_path: Path) -> None:
     text = render_audit(_report(tmp_path), "markdown")
     assert text.splitlines()[:4] == [
-        "## reconciler audit", "", "**3 findings** in 2 workspaces (1 managed by the manifests), read in 1 call.", ""]
+        "## reconciler audit", "", "**3 findings** in 2 workspaces (1 named by a manifest, 0 reached only by rules), read in "
+        "1 call.", ""]
     tables = _tables(text)
     assert tables == [
         [["Workspace", "Account", "Entry", "Role", "Violation", "Why it is there"],

@@ -20,7 +20,8 @@ def _row(wid: str, kind: str, key: str, role: str, why: Why = UNMANAGED, **extra
 
 
 COMPANY = CompanyAccess(
-    workspaces=tuple(CompanyWorkspace(id=w) for w in ("ws_1", "ws_2", "ws_3")),
+    workspaces=(CompanyWorkspace(id="ws_1", managed="manifest"), CompanyWorkspace(id="ws_2", managed="manifest"),
+                CompanyWorkspace(id="ws_3")),
     rows=(
         _row("ws_1", "user", "jane@customer.com", "owner", ENTRY, account_name="Customer Inc"),
         _row("ws_2", "domain", "customer.com", "viewer", group_homepage="ws_1", probable_member=True),
@@ -57,7 +58,8 @@ def test_a_domain_is_listed_with_the_users_of_that_domain_only() -> None:
 
 def test_the_text_names_each_workspace_role_and_why() -> None:
     assert render_who(who(COMPANY, "user", "jane@customer.com")) == (
-        "jane@customer.com has access to 2 workspaces (3 workspaces read in 1 call):\n"
+        "jane@customer.com has access to 2 workspaces: 2 named by a manifest, 0 reached only by rules, 0 by neither "
+        "(3 workspaces read in 1 call):\n"
         '  ws_1 "Name ws_1" (account Customer Inc): owner; group.customer-inc at manifests/acme.yaml:12\n'
         '  ws_2 "Name ws_2" (probably in the group of ws_1): viewer through domain customer.com; '
         "not managed: granted in the web app\n")
@@ -84,3 +86,10 @@ def test_a_hostile_workspace_name_is_escaped_in_the_text() -> None:
     text = render_who(who(company, "user", "a@acme.com"))
     assert '"Evil\\x1b[2J\\u202eName\\x0aX"' in text
     assert "\x1b" not in text and "\u202e" not in text and text.count("\n") == 2
+
+
+def test_a_domain_does_not_list_users_of_a_domain_that_merely_ends_like_it() -> None:
+    company = COMPANY.model_copy(update={"rows": (*COMPANY.rows, _row("ws_3", "user", "bob@notcustomer.com", "viewer"),
+                                                  _row("ws_3", "user", "eve@sub.customer.com", "viewer"))})
+    assert [a.key for a in who(company, "domain", "customer.com").access] == [
+        "jane@customer.com", "customer.com", "raj@customer.com"]

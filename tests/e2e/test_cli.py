@@ -123,7 +123,7 @@ def test_json_plan_has_a_versioned_shape(project: Path, capsys) -> None:
     code, out, _ = run_cli(["plan", str(project), *emu_args(project), "--format", "json"], capsys)
     doc = json.loads(out)
     assert code == 0
-    assert doc["format_version"] == 2
+    assert doc["format_version"] == 3
     assert {c["address"] for c in doc["changes"]} == {"group.acme-onboarding", "workspace.partner-portal"}
 
 
@@ -241,3 +241,27 @@ def test_a_damaged_saved_plan_is_refused_with_nothing_applied(project: Path, tmp
     assert code == 1 and f"{plan_file} is not a plan saved by reconciler plan --out:" in err
     code, out, _ = run_cli(["plan", str(project), *emu_args(project), "--detailed-exitcode"], capsys)
     assert code == 2  # nothing was applied
+
+
+def test_help_lists_every_command_once(capsys) -> None:
+    from reconciler.cli import cli
+
+    code, out, _ = run_cli(["--help"], capsys)
+    assert code == 0
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("  ") and not line.startswith("   ")
+              and line.split()[0] in cli.commands]
+    assert sorted(listed) == sorted(cli.commands)
+
+
+def test_emulator_on_the_command_line_beats_a_base_url_in_the_environment(project: Path, capsys,
+                                                                          monkeypatch) -> None:
+    monkeypatch.setenv("RECONCILER_BASE_URL", "https://service.example.com")
+    code, out, err = run_cli(["plan", str(project), *emu_args(project)], capsys)
+    assert (code, err) == (0, "")
+    assert "reconciler will make these changes:" in out
+
+
+def test_emulator_and_base_url_both_on_the_command_line_are_refused(project: Path, capsys) -> None:
+    code, _, err = run_cli(["plan", str(project), *emu_args(project), "--base-url", "https://service.example.com"],
+                           capsys)
+    assert (code, err) == (1, "Error: Give either --emulator or --base-url, not both.\n")

@@ -84,6 +84,6 @@ def test_a_list_overwritten_during_the_apply_is_reported_by_the_read_back(tmp_pa
     with pytest.raises(ApplyError) as lost:
         apply_plan(plan, client=client, state=State(), state_path=tmp_path / "s.json")
     message = str(lost.value)
-    assert "reading the lists back shows someone else changed them" in message
-    assert "workspace.partner-portal" in message and "user lee@partner.io was commenter, now absent" in message
-    assert "group.acme-onboarding" not in message
+    assert "reading the lists back shows access other than the plan predicted" in message
+    assert "ws_portal: predicted lee@partner.io commenter, service shows it absent" in message
+    assert "ws_home" not in message

@@ -68,7 +68,14 @@ def downgrade_the_owner(doc: dict[str, Any]) -> None:
     change["after"]["users"]["attacker@evil.example"] = "owner"
 
 
+def forge_the_effects(doc: dict[str, Any]) -> None:
+    # What a reviewer reads as "after": a forger hides a grant from it.
+    effect = doc["plan"]["effects"][0]
+    effect["after"]["users"] = effect["before"]["users"]
+
+
 FORGERIES: dict[str, Forgery] = {
+    "forged effects": forge_the_effects,
     "an added owner": add_an_owner,
     "a changed role": change_a_role,
     "a changed workspace id": change_the_workspace,

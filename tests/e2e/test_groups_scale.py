@@ -91,8 +91,9 @@ def test_plan_connects_both_members_of_every_group(planned: Planned) -> None:
 
 
 def test_apply_makes_every_change_of_the_plan(replanned: Replanned) -> None:
-    # 200 connects, 100 sections, 10 lists gaining a user.
-    assert replanned.applied.changed == 2 * APPLIED_GROUPS + APPLIED_GROUPS + APPLIED_GROUPS // 10
+    # 200 connects and what each join does to the joining workspace's own list (200 access changes
+    # without a call), 100 sections, 10 lists gaining a user.
+    assert replanned.applied.changed == 2 * (2 * APPLIED_GROUPS) + APPLIED_GROUPS + APPLIED_GROUPS // 10
 
 
 def test_plan_after_apply_has_no_changes(replanned: Replanned) -> None:

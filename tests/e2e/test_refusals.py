@@ -228,8 +228,11 @@ def test_a_lost_creation_answer_does_not_adopt_a_workspace_bound_to_another_addr
         "/workspaces/ws_home/connected-workspaces: RemoteProtocolError: connection dropped on POST "
         "/v1/workspaces/ws_home/connected-workspaces (before the change). Check the address and the network. The "
         "change may or may not have been made: look for what the call may have created before trying it again, "
-        "so that nothing is created twice. No workspace named \"Customer Inc – Kickoff\" from template "
-        "tpl_kickoff exists, so none was created and no credit was used. Run 'reconciler apply' again.")
+        "so that nothing is created twice. No new workspace named \"Customer Inc – Kickoff\" from template "
+        f"tpl_kickoff exists, so none was created and no credit was used (of that name there is only {old_id}, "
+        f"bound to {OLD_KICKOFF} in the state). If that is the workspace meant for {KICKOFF}, bind it there: "
+        f"'reconciler state rm {OLD_KICKOFF}' and 'reconciler import {KICKOFF} {old_id}'. Run 'reconciler apply' "
+        "again.")
     after = [(r.method, r.path, r.status) for r in rig.emulator.requests[start:]]
     # The creation was sent once, the workspaces listed to look for it, and nothing else.
     assert after == [("POST", "/v1/workspaces/ws_home/connected-workspaces", 0), ("GET", "/v1/workspaces", 200)]
@@ -304,7 +307,7 @@ def test_a_creation_answer_reporting_another_list_than_was_sent_stops_the_apply(
     rig = onboarding_rig(tmp_path, clock)
     plan = rig.plan()
     # The group's list rides on the first creation (the kickoff workspace).
-    assert [(c.kind, c.address) for c in plan.changes[2:5]] == [
+    assert [(c.kind, c.address) for c in plan.changes[3:6]] == [
         ("create", KICKOFF), ("create", "group.customer-inc.workspace.renewal"), ("access", "group.customer-inc")]
     start = len(rig.emulator.requests)
     lying = ReportsAnotherRole(rig.emulator, "/workspaces/ws_home/connected-workspaces", "raj@customer.com",

@@ -102,7 +102,8 @@ def test_who_shows_an_explicit_entry_with_its_file_and_line(company: Emulator, m
     code, out, err = run_cli(["who", "jane@acme.com", str(manifest)], capsys)
     assert (code, err) == (0, "")
     assert out == (
-        "jane@acme.com has access to 2 workspaces (2 workspaces read in 1 call):\n"
+        "jane@acme.com has access to 2 workspaces: 1 named by a manifest, 1 reached only by rules, 0 by neither "
+        "(2 workspaces read in 1 call):\n"
         f'  ws_home "Customer Inc – Home" (account Customer Inc): owner; group.customer-inc at {manifest}:'
         f"{_line('jane@acme.com, role: owner')}\n"
         '  ws_side "Side project" (account Partner Co): owner; not managed: granted in the web app\n')
@@ -124,7 +125,8 @@ def test_who_shows_an_entry_a_rule_ensures_by_the_rule(company: Emulator, manife
 
 def test_who_shows_a_grant_made_in_the_web_app_as_not_managed(company: Emulator, manifest: Path, capsys) -> None:
     code, out, _ = run_cli(["who", "eve@gmail.com", str(manifest)], capsys)
-    assert out == ("eve@gmail.com has access to 1 workspace (2 workspaces read in 1 call):\n"
+    assert out == ("eve@gmail.com has access to 1 workspace: 0 named by a manifest, 1 reached only by rules, 0 by "
+                   "neither (2 workspaces read in 1 call):\n"
                    '  ws_side "Side project" (account Partner Co): editor; not managed: granted in the web app\n')
 
 
@@ -154,7 +156,7 @@ def test_who_refuses_a_subject_that_is_no_email_or_domain_before_any_call(compan
 
 def test_audit_of_a_clean_company_exits_0(clean_company: Emulator, manifest: Path, capsys) -> None:
     code, out, err = run_cli(["audit", str(manifest)], capsys)
-    assert (code, out, err) == (0, "Audit of 2 workspaces (1 managed by the manifests), read in 1 call: no "
+    assert (code, out, err) == (0, "Audit of 2 workspaces (1 named by a manifest, 1 reached only by rules), read in 1 call: no "
                                    "policy violation, nothing the rules would change.\n", "")
 
 
@@ -165,7 +167,7 @@ def test_audit_exits_2_on_a_policy_violation_in_a_workspace_no_manifest_names(
         code, out, _ = run_cli(["audit", str(manifest)], capsys)
     assert code == 2
     assert out == (
-        "Audit of 2 workspaces (1 managed by the manifests), read in 1 call: 1 policy violation, nothing the "
+        "Audit of 2 workspaces (1 named by a manifest, 1 reached only by rules), read in 1 call: 1 policy violation, nothing the "
         "rules would change.\n\nPolicy violations (1):\n"
         f'  ws_side "Side project" (account Partner Co): user eve@gmail.com editor: outside the allowed domains: '
         f"at most viewer (policy maxRoleOutside at {manifest}:{_line('maxRoleOutside')}), not editor; "

@@ -157,14 +157,15 @@ def test_reassert_repairs_a_value_changed_in_the_web_app(rig: Rig) -> None:
 def test_changes_come_in_dependency_order(rig: Rig) -> None:
     plan = rig.plan()
     order = [(c.kind, c.address) for c in plan.changes]
-    assert order[:5] == [
-        ("connect", WELCOME), ("connect", QBR), ("create", KICKOFF), ("create", RENEWAL),
+    # Right after QBR's connect: what the join does to its own list (no call of its own).
+    assert order[:6] == [
+        ("connect", WELCOME), ("connect", QBR), ("access", QBR), ("create", KICKOFF), ("create", RENEWAL),
         ("access", "group.customer-inc"),
     ]
-    assert [k for k, _ in order[5:9]] == ["page", "task", "section", "page"]
-    assert order[9:11] == [("access", "workspace.partner-portal"),
-                           ("section", "workspace.partner-portal.section.sec_partner_roadmap")]
-    assert [k for k, _ in order[11:]] == ["asset"] * 4  # assets last: nothing depends on them
+    assert [k for k, _ in order[6:10]] == ["page", "task", "section", "page"]
+    assert order[10:12] == [("access", "workspace.partner-portal"),
+                            ("section", "workspace.partner-portal.section.sec_partner_roadmap")]
+    assert [k for k, _ in order[12:]] == ["asset"] * 4  # assets last: nothing depends on them
     changes = by_address(plan)
     assert changes[f"{QBR}.section.sec_qbr_internal"].depends_on == (QBR,)
     assert changes["group.customer-inc"].depends_on == (KICKOFF,)
@@ -283,7 +284,7 @@ def test_a_member_in_another_group_stops_with_409_naming_the_address(rig: Rig) -
     message = str(stopped.value)
     assert f"Apply stopped at {QBR} " in message and "groups.yaml:25" in message
     assert "409" in message and "another group" in message and "web app" in message
-    assert "1 of the plan's 15 changes was made before this" in message
+    assert "1 of the plan's 16 changes was made before this" in message
     assert rig.named("Customer Inc – Kickoff") == []  # after the failure: not attempted
 
 
@@ -401,7 +402,8 @@ def test_a_full_disk_mid_apply_names_what_was_changed_and_not_recorded(rig: Rig,
     message = str(stopped.value)
     assert f"Apply stopped: {KICKOFF} ({rig.root / 'groups.yaml'}:31) was made in the service, but the state file " \
            "could not record it." in message
-    assert "No space left on device" in message and "The state records the 2 changes before it" in message
+    # The three changes before it: the two connects and what QBR's join did to its list.
+    assert "No space left on device" in message and "The state records the 3 changes before it" in message
     assert "reconciler plan" in message
     recorded = load_state(rig.state_path).resources
     assert before is None and set(recorded) == {WELCOME, QBR, KICKOFF} and recorded[KICKOFF].intent is not None

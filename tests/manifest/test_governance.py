@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from reconciler.manifest import SourceLocation, load_desired
-from reconciler.manifest.desired import RevokedEntry, RuleMatch, TeamAccess, TeamMember
+from reconciler.manifest.desired import RevokedEntry, RuleMatch, TeamAccess, TeamMember, UserAccess
 
 Write = Callable[..., Path]
 Problems = Callable[[Path], list[str]]
@@ -217,8 +217,9 @@ def test_all_false_is_refused(write_manifest: Write, problems_of: Problems) -> N
             match: {all: false}
             revoke: {users: [x@acme.com]}
     """)
-    (problem,) = problems_of(path)
-    assert problem.startswith(f"{path}:4: rules.r.match.all: ")
+    assert problems_of(path) == [
+        f"{path}:4: rules.r.match.all: false is not a criterion: all: true matches every workspace of the company; "
+        "to match fewer, leave all out and give accounts, templates or names"]
 
 
 def test_revoking_someone_an_explicit_entry_grants_names_both_lines(write_manifest: Write,
@@ -380,3 +381,93 @@ def test_an_ensure_written_as_null_is_read_as_absent(write_manifest: Write, prob
             revoke: {users: [x@acme.com]}
     """)
     assert load_desired(path).rules[0].ensure_users == ()
+
+
+def test_a_revoke_successor_becomes_a_located_owner_entry_of_the_rule(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        rules:
+          offboarded:
+            match: {all: true}
+            revoke:
+              users: [bo@acme.com]
+              successor: Cy@acme.com
+    """)
+    (rule,) = load_desired(path).rules
+    assert rule.successor == UserAccess("cy@acme.com", "owner", SourceLocation(str(path), 7))
+
+
+def test_a_successor_without_revoked_users_is_refused_at_its_line(write_manifest: Write, problems_of: Problems) -> None:
+    path = write_manifest("""
+        version: 1
+        rules:
+          closed:
+            match: {all: true}
+            revoke: {domains: [gmail.com], successor: cy@acme.com}
+    """)
+    assert problems_of(path) == [
+        f"{path}:5: rule.closed: revoke.successor takes over from the users the rule revokes, and it revokes "
+        "none; give revoke.users or remove successor"
+    ]
+
+
+def test_a_successor_some_rule_revokes_is_refused_naming_that_rule(write_manifest: Write,
+                                                                   problems_of: Problems) -> None:
+    path = write_manifest("""
+        version: 1
+        rules:
+          offboarded:
+            match: {all: true}
+            revoke: {users: [bo@acme.com], successor: cy@acme.com}
+          also-gone:
+            match: {names: ["Tailspin*"]}
+            revoke: {users: [cy@acme.com]}
+    """)
+    assert problems_of(path) == [
+        f"{path}:5: rule.offboarded: successor cy@acme.com is revoked by rule.also-gone at {path}:8; "
+        "name a successor who stays"
+    ]
+
+
+def test_a_team_no_list_or_rule_names_is_a_warning_at_its_line(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        teams:
+          alumni: [ana@acme.com]
+    """)
+    assert load_desired(path).notes == (
+        f"{path}:3: team.alumni: no access list or rule names it, so it grants nothing; name it in a list's or a "
+        "rule's teams, or remove it",)
+
+
+def test_an_empty_team_is_a_warning_at_its_line(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        teams:
+          security: []
+        rules:
+          baseline:
+            match: {all: true}
+            ensure: {teams: [{team: security, role: viewer}]}
+    """)
+    assert load_desired(path).notes == (
+        f"{path}:3: team.security: has no members, so every list and rule naming it grants nobody; add its people "
+        "or remove it",)
+
+
+def test_two_rules_ensuring_one_team_with_different_roles_is_a_warning(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        teams:
+          security: [sec@acme.com]
+        rules:
+          baseline:
+            match: {all: true}
+            ensure: {teams: [{team: security, role: viewer}]}
+          reviews:
+            match: {names: ["Review*"]}
+            ensure: {teams: [{team: security, role: editor}]}
+    """)
+    assert load_desired(path).notes == (
+        f"{path}:10: rule.reviews: ensures team security as editor, while rule.baseline ensures it as viewer at "
+        f"{path}:7; where both match, the higher role wins: give both the same role",)

@@ -33,7 +33,7 @@ def test_committed_plan_schema_matches_the_models() -> None:
 def test_plan_schema_names_its_dialect_and_title() -> None:
     schema = plan_json_schema()
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    assert schema["title"] == "reconciler plan (format_version 2)"
+    assert schema["title"] == "reconciler plan (format_version 3)"
     Draft202012Validator.check_schema(schema)
 
 

@@ -79,7 +79,7 @@ def test_markdown_folds_a_per_person_view(write_manifest: Callable[..., Path]) -
 def test_json_round_trips_to_the_same_plan(write_manifest: Callable[..., Path]) -> None:
     plan = _plan(write_manifest)
     doc = json.loads(plan.model_dump_json())
-    assert doc["format_version"] == 2
+    assert doc["format_version"] == 3
     assert Plan.model_validate(doc) == plan
 
 

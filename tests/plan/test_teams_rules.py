@@ -3,6 +3,8 @@ rules into who gets which role and why, and which workspaces a rule matches."""
 
 from __future__ import annotations
 
+import pytest
+
 from reconciler.manifest.desired import (
     AccessList,
     DesiredRule,
@@ -157,6 +159,18 @@ def test_except_ids_never_match() -> None:
     r = rule("r", RuleMatch(all=True, except_ids=("ws_1",), location=at(51)))
     assert not rule_matches(r, live_workspace("ws_1"))
     assert rule_matches(r, live_workspace("ws_2"))
+
+
+@pytest.mark.parametrize("match", [
+    RuleMatch(names=("North*",), except_ids=("ws_1",), location=at(51)),
+    RuleMatch(accounts=("acc_1",), except_ids=("ws_1",), location=at(51)),
+    RuleMatch(templates=("tpl_1",), except_ids=("ws_1",), location=at(51)),
+], ids=["names", "accounts", "templates"])
+def test_except_ids_never_match_whatever_the_criterion(match: RuleMatch) -> None:
+    fields = {"name": "North", "account_id": "acc_1", "template_id": "tpl_1"}
+    r = rule("r", match)
+    assert not rule_matches(r, live_workspace("ws_1", **fields))
+    assert rule_matches(r, live_workspace("ws_2", **fields))
 
 
 def test_a_match_without_criteria_matches_nothing() -> None:

@@ -35,7 +35,9 @@ ONE_MEMBER = """
             id: ws_welcome
 """
 
-WELCOME = live_workspace("ws_welcome", name="Welcome", account_id="acc_1")
+# Its own list holds what the group's does, so joining changes nobody's access
+# (tests/plan/test_effects.py covers a join that does).
+WELCOME = live_workspace("ws_welcome", users={"jane@acme.com": "owner"}, name="Welcome", account_id="acc_1")
 
 KICKOFF = """
     version: 1
@@ -191,7 +193,8 @@ def test_creations_are_counted_in_credits_and_the_summary(write_manifest: Write)
 def test_a_group_plans_its_joins_then_its_access_then_its_settings(write_manifest: Write) -> None:
     plan = plan_for(everything(write_manifest, notify=True), HOME, WELCOME, PORTAL)
     group_kinds = [c.kind for c in plan.changes if c.address.startswith("group.")]
-    assert group_kinds == ["connect", "create", "access", "section", "page", "task"]
+    # The access change right after the connect is what the join does to ws_welcome's list.
+    assert group_kinds == ["connect", "access", "create", "access", "section", "page", "task"]
 
 
 def test_the_group_access_change_depends_on_the_joins(write_manifest: Write) -> None:
@@ -235,7 +238,8 @@ def test_members_are_planned_in_manifest_order(write_manifest: Write) -> None:
               alpha:
                 id: ws_a
     """)
-    plan = plan_for(path, HOME, live_workspace("ws_z", account_id="acc_1"), live_workspace("ws_a", account_id="acc_1"))
+    plan = plan_for(path, HOME, live_workspace("ws_z", users={"jane@acme.com": "owner"}, account_id="acc_1"),
+                    live_workspace("ws_a", users={"jane@acme.com": "owner"}, account_id="acc_1"))
     assert [c.address for c in plan.changes] == ["group.onboarding.workspace.zeta", "group.onboarding.workspace.alpha"]
 
 
@@ -577,7 +581,8 @@ def test_text_says_an_access_change_that_notifies_people(write_manifest: Write) 
 
 def test_text_summary_counts_workspaces_and_values_to_set(full_plan: Plan) -> None:
     text = render_text(full_plan)
-    assert ("Plan: 1 to add, 0 to change, 1 to remove; workspaces: 1 to create, 1 to connect; "
+    # 2 to add: priya on the group's list, and on ws_welcome as it joins it
+    assert ("Plan: 2 to add, 0 to change, 1 to remove; workspaces: 1 to create, 1 to connect; "
             "4 section/page/task values to set.") in text
     # connect + create (workspace_creation); portal access POST, four PATCHes and the two re-reads (default)
     assert ("Cost: 9 API calls: 7 in the default rate class (120/min) and 2 in the workspace_creation rate class "
@@ -624,6 +629,6 @@ def test_markdown_draws_every_kind(full_plan: Plan) -> None:
 def test_markdown_table_counts_workspaces_settings_and_credits(full_plan: Plan) -> None:
     md = render_markdown(full_plan)
     assert "| add | change | remove | workspaces created | connected | settings | assets | API calls | credits | least time |" in md
-    assert "| 1 | 0 | 1 | 1 | 1 | 4 | 0 | 9 | 1 | 0 s |" in md
-    assert ("Plan: 1 to add, 0 to change, 1 to remove; workspaces: 1 to create, 1 to connect; "
+    assert "| 2 | 0 | 1 | 1 | 1 | 4 | 0 | 9 | 1 | 0 s |" in md
+    assert ("Plan: 2 to add, 0 to change, 1 to remove; workspaces: 1 to create, 1 to connect; "
             "4 section/page/task values to set.") in md

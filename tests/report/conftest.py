@@ -22,7 +22,11 @@ def row(wid: str, kind: EntryKind, key: str, role: str, why: Why = UNMANAGED, **
 def company(*rows: AccessRow, workspaces: tuple[str, ...] = ()) -> CompanyAccess:
     names = {r.workspace_id: r.workspace_name for r in rows}
     ids = workspaces or tuple(names)
-    return CompanyAccess(workspaces=tuple(CompanyWorkspace(id=w, name=names.get(w, f"Name {w}")) for w in ids),
+    # As the company read decides it: a workspace a manifest's line reaches is named by a manifest.
+    named = {r.workspace_id for r in rows if r.why.source in ("entry", "team")}
+    return CompanyAccess(workspaces=tuple(CompanyWorkspace(id=w, name=names.get(w, f"Name {w}"),
+                                                           managed="manifest" if w in named else "none")
+                                          for w in ids),
                          rows=rows, calls=1)
 
 

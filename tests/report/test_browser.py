@@ -83,7 +83,8 @@ def test_the_onboarding_page_shows_its_figures_and_the_external_peoples_rows_in_
 
     figures = dict(re.findall(r'data-figure="([a-z-]+)"><span class="value">([^<]*)<', dom))
     assert figures == {"workspaces": "4", "people": "5", "external-people": "2", "domain-grants": "2",
-                       "owners": "1 / 1 / 1", "owner-flags": "4", "expiring": "0", "unmanaged": "0"}
+                       "owners": "1 / 1 / 1", "no-owner": "0", "one-owner": "4", "expiring": "0", "unmanaged": "0",
+                       "leavers": "0"}
     # The script ran: raj's group, drawn from the data block, with both workspaces and why.
     person = re.search(r'<tbody class="group" data-person="raj@customer.com">(.*?)</tbody>', dom, re.S)
     assert person is not None

@@ -29,7 +29,7 @@ TOKEN = "dev-token-acme"
 EPOCH = "1800000000"  # 2027-01-15 08:00:00 UTC
 
 ONBOARDING_CSV = (
-    "workspace_id,workspace_name,account,group_homepage,kind,email_or_domain,role,internal_or_external,managed_by,"
+    "\ufeffworkspace_id,workspace_name,account,group_homepage,kind,email_or_domain,role,internal_or_external,managed_by,"
     "expires\r\n"
     "ws_home,Customer Inc – Home,Customer Inc,ws_home,user,jane@acme.com,owner,internal,"
     "group.customer-inc at onboarding/groups.yaml:12,\r\n"
@@ -132,7 +132,7 @@ def test_since_an_earlier_report_lists_the_grant_and_the_escalation(
     code, out, err = _report(served, capsys, "--since", "before/access.json", out="after")
     assert code == 0, err
     assert (served.root / "after" / "changes.csv").read_bytes().decode("utf-8") == (
-        "change,workspace_id,workspace_name,kind,email_or_domain,role_before,role_after,internal_or_external,"
+        "\ufeffchange,workspace_id,workspace_name,kind,email_or_domain,role_before,role_after,internal_or_external,"
         "managed_by\r\n"
         "grant,ws_partner,Partner Portal,user,new@contractor.io,,viewer,external,not managed\r\n"
         "escalation,ws_partner,Partner Portal,user,temp@acme.com,editor,owner,internal,not managed\r\n")

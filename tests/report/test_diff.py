@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from reconciler.company.model import AccessRow, Leaver
 from reconciler.errors import ConfigError
 from reconciler.report.diff import changes_since, load_baseline, report_baseline
+from reconciler.report.model import AccessReport
 from reconciler.state import AccessRecord, ResourceState, State
 from tests.report.conftest import ENTRY, report_of, row
 
@@ -81,3 +83,34 @@ def test_a_report_of_another_format_version_is_refused(tmp_path: Path) -> None:
 def test_a_missing_file_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no such file"):
         load_baseline(tmp_path / "nope.json")
+
+
+def test_rows_of_a_workspace_the_state_does_not_record_are_not_counted_as_grants(tmp_path: Path) -> None:
+    state = State(lineage="l", serial=1, resources={
+        "group.g": ResourceState(id="ws_1", access=AccessRecord(users={"jane@acme.com": "owner"}))})
+    path = tmp_path / "reconciler.state.json"
+    path.write_text(state.model_dump_json(), encoding="utf-8")
+    now = report_of(row("ws_1", "user", "jane@acme.com", "owner"), row("ws_9", "user", "web@out.io", "editor"))
+    assert _changes(load_baseline(path), now) == []
+
+
+def _offboarded(*rows: AccessRow, rules: tuple[str, ...] = ("offboarded",)) -> AccessReport:
+    made = report_of(*rows, workspaces=("ws_1", "ws_2"))
+    return made.model_copy(update={
+        "leavers": (Leaver(kind="user", key="ana@acme.com", rule="offboarded", location="rules.yaml:14"),),
+        "workspaces": tuple(w.model_copy(update={"rules": rules if w.id == "ws_2" else ()}) for w in made.workspaces)})
+
+
+def test_a_revocation_a_rule_made_names_the_rule_as_managed_by() -> None:
+    before = report_baseline(report_of(row("ws_1", "user", "jane@acme.com", "owner"),
+                                       row("ws_2", "user", "ana@acme.com", "editor")), label="x")
+    (revoked,) = changes_since(before, _offboarded(row("ws_1", "user", "jane@acme.com", "owner"))).changes
+    assert (revoked.change, revoked.key, revoked.managed_by) == ("revocation", "ana@acme.com",
+                                                                 "rule offboarded at rules.yaml:14")
+
+
+def test_a_revocation_where_the_revoking_rule_does_not_match_names_no_rule() -> None:
+    before = report_baseline(report_of(row("ws_1", "user", "jane@acme.com", "owner"),
+                                       row("ws_2", "user", "ana@acme.com", "editor")), label="x")
+    (revoked,) = changes_since(before, _offboarded(row("ws_1", "user", "jane@acme.com", "owner"), rules=())).changes
+    assert revoked.managed_by == ""

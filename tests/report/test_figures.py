@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import datetime
 
-from reconciler.report.figures import external_histogram, headline, owner_counts, roles_by_reach, widest_reach
+from reconciler.company.model import Leaver
+from reconciler.report.figures import (
+    LeaverAccess,
+    external_histogram,
+    headline,
+    owner_counts,
+    roles_by_reach,
+    widest_reach,
+)
 from tests.report.conftest import ENTRY, TODAY, report_of, row
 
 
@@ -15,12 +23,20 @@ def test_people_count_distinct_emails_and_external_people_those_outside() -> Non
     assert (head.workspaces, head.people, head.external_people, head.domain_grants) == (2, 2, 1, 1)
 
 
-def test_a_workspace_with_one_owner_or_none_is_flagged_and_two_is_not() -> None:
+def test_a_workspace_with_no_owner_and_one_with_one_owner_are_listed_apart() -> None:
     made = report_of(row("ws_1", "user", "a@acme.com", "owner"), row("ws_1", "domain", "acme.com", "owner"),
                      row("ws_2", "user", "a@acme.com", "owner"), row("ws_3", "user", "a@acme.com", "viewer"))
     head = headline(made, today=TODAY)
-    assert [(f.workspace_id, f.owners) for f in head.owner_flags] == [("ws_2", 1), ("ws_3", 0)]
+    assert ([(f.workspace_id, f.owners) for f in head.no_owner], [(f.workspace_id, f.owners) for f in head.one_owner]
+            ) == ([("ws_3", 0)], [("ws_2", 1)])
     assert (head.owners_min, head.owners_median, head.owners_max) == (0, 1.0, 2)
+
+
+def test_one_owner_is_an_alert_only_when_policy_min_owners_asks_for_two() -> None:
+    rows = (row("ws_1", "user", "a@acme.com", "owner"),)
+    made = report_of(*rows)
+    assert headline(made, today=TODAY).one_owner_alert is False
+    assert headline(made.model_copy(update={"min_owners": 2}), today=TODAY).one_owner_alert is True
 
 
 def test_a_workspace_nobody_can_see_counts_with_no_owner() -> None:
@@ -61,3 +77,14 @@ def test_widest_reach_ranks_people_by_workspaces_then_email() -> None:
                      row("ws_1", "user", "a@acme.com", "owner"), row("ws_2", "user", "c@acme.com", "owner"),
                      row("ws_1", "domain", "acme.com", "viewer"), row("ws_2", "domain", "acme.com", "viewer"))
     assert widest_reach(made, limit=2) == [("b@acme.com", 2), ("a@acme.com", 1)]
+
+
+def test_a_leaver_still_holding_access_is_listed_by_their_own_entry_and_through_their_domain() -> None:
+    made = report_of(row("ws_1", "user", "ana@acme.com", "editor"), row("ws_2", "domain", "acme.com", "viewer"),
+                     row("ws_3", "user", "bo@acme.com", "owner"))
+    made = made.model_copy(update={"leavers": (
+        Leaver(kind="user", key="ana@acme.com", rule="offboarded", location="rules.yaml:14"),)})
+    assert headline(made, today=TODAY).leavers == (
+        LeaverAccess("ana@acme.com", "offboarded", "rules.yaml:14", "ws_1", "Name ws_1", "editor", None),
+        LeaverAccess("ana@acme.com", "offboarded", "rules.yaml:14", "ws_2", "Name ws_2", "viewer", "acme.com"),
+    )

@@ -73,7 +73,8 @@ def test_the_headline_figures_are_in_the_markup() -> None:
     page = render_page(made, today=TODAY)
     figures = dict(re.findall(r'data-figure="([a-z-]+)"><span class="value">([^<]*)<', page))
     assert figures == {"workspaces": "1", "people": "2", "external-people": "1", "domain-grants": "0",
-                       "owners": "1 / 1 / 1", "owner-flags": "1", "expiring": "0", "unmanaged": "1"}
+                       "owners": "1 / 1 / 1", "no-owner": "0", "one-owner": "1", "expiring": "0", "unmanaged": "1",
+                       "leavers": "0"}
 
 
 def test_the_changes_section_counts_each_kind() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reconciler.company.model import CompanyAccess, CompanyWorkspace
+from reconciler.company.model import CompanyAccess, CompanyWorkspace, Why
 from reconciler.report.model import make_report
 from tests.report.conftest import ENTRY, GENERATED, report_of, row
 
@@ -36,13 +36,16 @@ def test_rows_are_ordered_by_workspace_then_users_before_domains() -> None:
                                                             ("ws_2", "b@acme.com")]
 
 
-def test_a_workspace_is_managed_when_a_manifest_list_governs_it_or_a_row_is_managed() -> None:
+def test_a_workspace_is_managed_when_a_manifest_names_it_and_a_rule_alone_does_not_make_it_so() -> None:
+    rule = Why(source="rule", location="rules.yaml:5", rule="baseline", role="viewer")
     company = CompanyAccess(
-        workspaces=(CompanyWorkspace(id="ws_list", address="workspace.portal"), CompanyWorkspace(id="ws_row"),
+        workspaces=(CompanyWorkspace(id="ws_list", address="workspace.portal", managed="manifest"),
+                    CompanyWorkspace(id="ws_rule", managed="rules", rules=("baseline",)),
                     CompanyWorkspace(id="ws_none")),
-        rows=(row("ws_row", "user", "jane@acme.com", "owner", ENTRY), row("ws_none", "user", "x@acme.com", "owner")))
+        rows=(row("ws_rule", "user", "sec@acme.com", "viewer", rule), row("ws_none", "user", "x@acme.com", "owner")))
     made = make_report(company, generated_at=GENERATED, internal_domains=())
-    assert [(w.id, w.managed) for w in made.workspaces] == [("ws_list", True), ("ws_none", False), ("ws_row", True)]
+    assert [(w.id, w.managed, w.rules_only) for w in made.workspaces] == [
+        ("ws_list", True, False), ("ws_none", False, False), ("ws_rule", False, True)]
 
 
 def test_source_date_epoch_dates_the_report_and_a_bad_one_is_refused() -> None:

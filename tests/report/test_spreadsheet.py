@@ -30,7 +30,7 @@ def test_access_csv_has_a_header_crlf_line_ends_and_one_line_per_row() -> None:
                          group_homepage="ws_1", expires=datetime.date(2027, 2, 1)),
                      row("ws_1", "domain", "out.io", "viewer"))
     assert access_csv(made) == (
-        ",".join(ACCESS_HEADER) + "\r\n"
+        "\ufeff" + ",".join(ACCESS_HEADER) + "\r\n"
         "ws_1,Name ws_1,Customer Inc,ws_1,user,jane@acme.com,owner,internal,"
         "group.customer-inc at manifests/acme.yaml:12,2027-02-01\r\n"
         "ws_1,Name ws_1,,,domain,out.io,viewer,external,not managed,\r\n")
