@@ -71,6 +71,8 @@ class LiveWorkspace:
     crm_two_opportunity_id: str | None = None
     # Read only when the listing asks for account.name (the company read does).
     account_name: str | None = None
+    # When the service reports it (an adopted creation must be younger than its intent).
+    created_at: str | None = None
 
     def entry_ids(self) -> frozenset[str]:
         """The ids of its user and domain entries (a group's members show the same ones)."""
@@ -183,4 +185,5 @@ def read_workspace(ws: object) -> LiveWorkspace:
         crm_one_deal_id=getattr(deal, "crmOneDealId", None),
         crm_two_opportunity_id=getattr(deal, "crmTwoOpportunityId", None),
         account_name=getattr(getattr(ws, "account", None), "name", None),
+        created_at=getattr(ws, "createdAt", None),
     )

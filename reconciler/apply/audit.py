@@ -5,7 +5,10 @@ plan it belongs to (its address, or null for the listings that are no
 change: the plan's reads and apply's re-reads), the method, the path without
 host or query, the status (null when no answer came), the privilege classes
 of the change, and the commit, branch and pull request of the CI run when the
-environment names them.
+environment names them.  A workspace apply adopts (created by an
+interrupted apply, found again by its recorded intent: no call) gets a line
+of its own, method and path null, ``"privilege": ["adopt"]``, the workspace
+in ``adopted`` and why in ``reason``, written when apply has recorded it.
 
 The log is fed by the HTTP client's event hooks, so it sees every request
 actually sent, retries and uploads included, in order.  A "request" hook
@@ -32,7 +35,7 @@ from reconciler.errors import ConfigError
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
-    from reconciler.plan.model import Change, Plan
+    from reconciler.plan.model import Adoption, Change, Plan
 
 # Most important first: what a reviewer of the log looks for.
 _PRIVILEGE_ORDER = ("revocation", "escalation", "downgrade", "grant")
@@ -102,8 +105,12 @@ class AuditLog:
         """The callback ``apply_plan(on_change=...)`` calls with each change
         before making it, and with None once the changes are done."""
         access = {c.address: c for c in plan.changes if c.kind == "access"}
+        adoptions = list(plan.adopted)
 
         def working_on(change: Change | None) -> None:
+            # Apply records the adoptions before its first change: called now, they are recorded.
+            while adoptions:
+                self._write_adoption(adoptions.pop(0))
             self.current_address = change.address if change is not None else None
             self.current_privilege = privilege_classes(change, access) if change is not None else None
 
@@ -114,6 +121,10 @@ class AuditLog:
         a dead holder's state lock taken over.  Written at once, before the calls it precedes."""
         self._write_event({"event": kind, "message": message, "address": None, "method": None, "path": None,
                            "status": None, "privilege": None})
+
+    def _write_adoption(self, adoption: Adoption) -> None:
+        self._write_event({"address": adoption.address, "method": None, "path": None, "status": None,
+                           "privilege": ["adopt"], "adopted": adoption.workspace_id, "reason": adoption.reason})
 
     def prediction_differs(self, differences: list[str]) -> None:
         """After the last write, the lists read back differ from the plan's

@@ -13,7 +13,11 @@ Order of work, and why:
    check; after the last write, every list the apply touched is read back
    and compared with the plan's predicted ``effects``) and record each successful change as one line appended (and
    fsynced) to the state's journal, so a crash loses at most the call in
-   flight.  A new workspace's id is recorded before anything else is sent.
+   flight.  A new workspace's id is recorded before anything else is sent,
+   and the intent to create it before the creation is sent (write-ahead:
+   a kill between the call and its record leaves the intent, by which the
+   next plan finds the workspace again and adopts it).  The workspaces such
+   a plan adopts are recorded first, before any call.
    Recording costs what the change touched: the state is changed in place
    (``StateBuilder``), and the journal line holds only the addresses changed.
 4. Stop at the first failure: what was done stays done and recorded, the
@@ -66,7 +70,7 @@ from reconciler.plan.model import (
 from reconciler.plan.workspaces import Identity, namesakes
 from reconciler.plan.render_text import needs_person_lines
 from reconciler.apply.progress import ApplyProgress, as_progress
-from reconciler.state import AccessRecord, ResourceState, State, StateBuilder, StateWriteError
+from reconciler.state import AccessRecord, CreationIntent, ResourceState, State, StateBuilder, StateWriteError
 from reconciler.state.model import RevokedByReview
 from reconciler.state.backend import JournalWriter, StateBackend, open_backend
 from reconciler.text import plural, printable
@@ -215,6 +219,7 @@ def _apply_changes(run: _Run, shown: ApplyProgress,
                    on_change: Callable[[Change | None], None] | None) -> int:
     """Make the plan's changes in order, recording each; how many were made."""
     plan, client = run.plan, run.client
+    _record_adoptions(run)
     shown.start(len(plan.changes))
     done = 0
     for change in plan.changes:
@@ -252,6 +257,20 @@ def _record_moves(run: _Run) -> None:
             run.state.remove(move.previous_address)
     if run.plan.moved:
         run.save()
+
+
+def _record_adoptions(run: _Run) -> None:
+    """Record each workspace the plan adopts (an interrupted apply created it,
+    and its intent found it again), as the lost answer would have: no call."""
+    for adoption in run.plan.adopted:
+        run.state.bind(adoption.address, adoption.workspace_id, connected_to=adoption.homepage_id,
+                       template=adoption.template_id)
+        try:
+            run.save()
+        except StateWriteError as exc:
+            raise ApplyError(f"Apply stopped before any call: {adoption.address} ({adoption.location}) could not "
+                             f"be recorded as adopted. {exc} {exc.remedy}, then run 'reconciler apply' again.") from exc
+        run.say(f"{adoption.address}: {adoption.reason}")
 
 
 def _fold_after_stop(run: _Run, stop: BaseException) -> None:
@@ -322,8 +341,8 @@ def _unrecorded(change: Change, exc: StateWriteError, done: int, plan: Plan, *, 
         f"Apply stopped: {change.address} ({change.location}) {made}, but {exc.noun} could not record it. "
         f"{exc} The state records the {plural(before, 'change')} before it; "
         f"{_not_attempted(len(plan.changes) - before - 1)}. {exc.remedy}, then run 'reconciler "
-        "plan': access lists are read live, and a workspace created here is found again by its name (the plan "
-        "then offers 'reconciler import')."
+        "plan': access lists are read live, and a workspace created here is found again by the intent recorded "
+        "before its creation, and adopted."
     )
 
 
@@ -535,11 +554,14 @@ def _connect(client: WorkspaceClient, change: ConnectChange) -> None:
 def _create(run: _Run, change: CreateChange) -> None:
     """Create from the template and record the new id.
 
-    A creation is never sent twice: after an answer that leaves it open
-    (5xx, lost connection) the workspaces are listed and one of this
-    account, template and name that the state does not know is taken as
-    the one just created.
+    The intent is recorded (journaled, fsynced) before the call: if the
+    process dies before the answer is recorded, the next plan finds the
+    workspace by it and adopts it.  A creation is never sent twice: after an
+    answer that leaves it open (5xx, lost connection) the workspaces are
+    listed and one of this account, template and name that the state does
+    not know is taken as the one just created.
     """
+    _record_intent(run, change)
     users, domains = _inputs(change.access) if change.access is not None else (None, None)
     body = CreateFromTemplate(
         templateId=change.template_id,
@@ -555,10 +577,13 @@ def _create(run: _Run, change: CreateChange) -> None:
     try:
         created = run.client.connect_workspace(change.homepage_id, body, properties=CREATED_PROPERTIES).workspace
     except AMBIGUOUS as exc:
-        workspace_id = _find_created(run, change, exc)
+        workspace_id = _find_created(run, change, exc)  # none found: the intent is closed, the apply stops
         run.say(f"{change.address}: the answer was lost, but workspace {workspace_id} was created; recorded")
         _record_created(run, change, workspace_id)
         return
+    except (ApiError, UploadExpired, NotReadyInTime):
+        _close_intent(run, change)  # refused outright: nothing was made
+        raise
     run.say(f"{change.address}: created workspace {created.id}")
     if change.access is not None:
         try:
@@ -573,6 +598,27 @@ def _create(run: _Run, change: CreateChange) -> None:
             run.save()
             raise
     _record_created(run, change, created.id)
+
+
+def _record_intent(run: _Run, change: CreateChange) -> None:
+    """Journal what is about to be created, and when, before the call (write-ahead)."""
+    at = datetime.datetime.fromtimestamp(run.client.clock.now(), datetime.UTC)
+    intent = CreationIntent(at=at.isoformat(timespec="seconds").replace("+00:00", "Z"), name=change.name,
+                            account=change.account_id, template=change.template_id, group=change.group,
+                            homepage=change.homepage_id)
+    run.state.put(change.address, ResourceState(id="", intent=intent))
+    try:
+        run.save()
+    except StateWriteError as exc:
+        raise ApplyError(f"Apply stopped at {change.address} ({change.location}) before its creation was sent: "
+                         f"{exc.noun} could not record the intent to create it. {exc} {exc.remedy}, then run "
+                         "'reconciler apply' again.") from exc
+
+
+def _close_intent(run: _Run, change: CreateChange) -> None:
+    """The creation was not made: its intent goes (recorded before the apply stops)."""
+    run.state.remove(change.address)
+    run.save()
 
 
 def _record_created(run: _Run, change: CreateChange, workspace_id: str) -> None:
@@ -590,6 +636,7 @@ def _find_created(run: _Run, change: CreateChange, exc: ApiError) -> str:
     if len(found) == 1:
         return found[0]
     if not found:
+        _close_intent(run, change)
         raise ApplyError(
             f"Apply stopped at {change.address} ({change.location}): {exc} "
             f"{_no_new_namesake(run, change, listed, account)} Run 'reconciler apply' again."

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 # expiry dates, the cost under this run's --rate-limit, the unmanaged list of
 # --show-unmanaged) are not part of the approval.
 APPROVED_FIELDS = ("changes", "managed", "forgotten", "unchanged", "addresses", "targets", "reassert", "summary",
-                   "effects", "moved")
+                   "adopted", "effects", "moved")
 # Said for people, never acted on: where a manifest line is (its path depends
 # on the directory plan ran in) and why a change is made.
 DISPLAY_ONLY = frozenset({"location", "reason"})

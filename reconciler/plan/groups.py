@@ -38,7 +38,8 @@ def plan_group(group: DesiredGroup, access: AccessList | None, probable: Probabl
     (so the list reaches the new members), then the members' sections, pages
     and tasks."""
     live, state = inputs.live, inputs.state
-    members = plan_members(group, live, state, scope=inputs.scope, reassert=inputs.reassert)
+    members = plan_members(group, live, state, scope=lambda a: inputs.scope(a) and a not in inputs.blocked,
+                           reassert=inputs.reassert)
     planned = Planned(warnings=list(members.warnings))
     change = None
     if access is not None:

@@ -378,6 +378,7 @@ class CreateChange(_Change):
     crm_two_opportunity_id: str | None = None
     access: AccessSnapshot | None = None  # the group's final lists, riding on this creation
     access_address: str | None = None  # the group access change those lists belong to
+    account_id: str | None = None  # the homepage's account: recorded in the intent, to find the workspace again
     credits: int = 1
 
     @property
@@ -472,23 +473,31 @@ class NeedsPerson(_Frozen):
     it last and exits 1.
     """
 
-    kind: Literal["asset", "access"] = Field(default="asset", description=(
-        "The kind of resource: an asset, or the access list of a workspace no manifest names."))
+    kind: Literal["asset", "access", "workspace"] = Field(default="asset", description=(
+        "The kind of resource: an asset, the access list of a workspace no manifest names, or a workspace to "
+        "create from a template."))
     address: str = Field(description="The manifest address, e.g. asset.website or unmanaged.ws_1.")
     location: str | None = Field(default=None, description="The manifest file:line that declares it.")
-    cause: Literal["creation-unanswered", "file-backs-asset", "ownerless"] = Field(description=(
+    cause: Literal["creation-unanswered", "file-backs-asset", "ownerless", "namesake-exists",
+                   "several-candidates"] = Field(description=(
         "creation-unanswered: a link or embed whose POST /assets got no answer; it may exist, the API cannot "
         "list assets to tell, and sending it again could make a second one. file-backs-asset: a file asset whose "
         "second creation the service refused because its file backs an asset already; it exists, its id is "
         "unknown. ownerless: a workspace no manifest names whose list has no owner, or that the rules could "
-        "change only by leaving it without one; the rules' changes there are skipped."))
+        "change only by leaving it without one; the rules' changes there are skipped. namesake-exists: a "
+        "workspace to create from a template, of which one of the same account, template and name exists that "
+        "the state does not know and no recorded intent of this tool explains (an apply whose state was lost may "
+        "have made it): creating another would spend a second credit. several-candidates: a creation an "
+        "interrupted apply recorded as intended, matched by more than one workspace."))
     asset_type: str | None = Field(default=None, description="The asset's type, as in the manifest (assets only).")
-    name: str | None = Field(default=None, description="The asset's name, to find it by in the web app.")
+    name: str | None = Field(default=None, description="The asset's or workspace's name, to find it by in the web "
+                                                       "app.")
     url: str | None = Field(default=None, description="A link's or embed's url, to find it by in the web app.")
     file_id: str | None = Field(default=None, description="The file that backs the asset (file-backs-asset).")
+    workspace_ids: tuple[str, ...] = Field(default=(), description="The workspaces that may be it (workspaces).")
     reason: str = Field(description="For display: what happened and what is not known.")
     check: str = Field(description="For display: what to look for in the web app.")
-    resolutions: tuple[Resolution, ...] = Field(description="One command per finding: adopt the asset with "
+    resolutions: tuple[Resolution, ...] = Field(description="One command per finding: adopt it with "
                                                             "'reconciler import', or forget the doubt with "
                                                             "'reconciler state rm' so the next apply creates it "
                                                             "(none for an access list: ``check`` says what to edit).")
@@ -525,6 +534,22 @@ class Moved(_Frozen):
         """``workspace.a has moved to workspace.b (workspace ws_1, m.yaml:9): only the state changes, ...``."""
         return (f"{self.previous_address} has moved to {self.address} ({self.detail}): only the state changes, "
                 "no call is made")
+
+
+class Adoption(_Frozen):
+    """A workspace an interrupted apply created and did not record, found
+    again by the intent it journaled before the call: apply records it
+    (``address`` bound to ``workspace_id``) before any change, as if the
+    answer had arrived.  No call, no credit."""
+
+    address: str
+    location: str | None = None
+    workspace_id: str
+    group: str
+    homepage_id: str
+    template_id: str
+    intended_at: str = Field(description="When the interrupted apply recorded the intent (ISO 8601 UTC).")
+    reason: str = Field(description='For display: "adopted ws_1: created by the interrupted apply of ...".')
 
 
 class ManagedAccess(_Frozen):
@@ -602,6 +627,8 @@ class Plan(_Frozen):
     left_alone: tuple[LeftAlone, ...] = ()
     # Resources whose outcome is unknown: shown first, never "No changes".
     needs_person: tuple[NeedsPerson, ...] = ()
+    # Creations of an interrupted apply found again by their intent: recorded first by apply.
+    adopted: tuple[Adoption, ...] = ()
     # Every workspace whose access the apply changes, with its list before and
     # after (plan/effects.py): what apply checks the service against at the end.
     effects: tuple[Effect, ...] = ()
@@ -641,8 +668,8 @@ class Plan(_Frozen):
 
     @property
     def settled(self) -> bool:
-        """Nothing to change and nothing in doubt: the one plan that may say "No changes"."""
-        return not self.has_changes and not self.needs_person
+        """Nothing to change, move, record or doubt: the one plan that may say "No changes"."""
+        return not self.has_changes and not self.needs_person and not self.adopted
 
     @property
     def access_changes(self) -> tuple[AccessChange, ...]:

@@ -23,6 +23,7 @@ from reconciler.plan import facts
 from reconciler.plan.assets import CommandPaths, plan_assets
 from reconciler.plan.cost import plan_cost
 from reconciler.plan.lookalikes import invisible_warnings
+from reconciler.plan.intents import settle_creations
 from reconciler.plan.groups import company_governed, company_groups_without_list, member_id, plan_groups
 from reconciler.plan.company import CompanyPlanner
 from reconciler.plan.effects import effects, simulate, with_joins
@@ -71,12 +72,17 @@ def make_plan(
     list and then its settings; then assets.  Otherwise manifest order, so
     two plans of the same manifests list their changes alike.
     """
+    paths = paths or CommandPaths(manifest=str(desired.root))
+    scope = lambda address: _targeted(address, targets)  # noqa: E731 - one line, read by every step
     # The manifests' moved: entries first: every step below reads the addresses as they are now.
     state, moves = apply_moves(desired, state)
+    # Creations an interrupted apply left open are adopted next: the rest of the plan reads them as recorded.
+    settled = settle_creations(desired, live, state, scope=scope, paths=paths)
+    state = settled.state
     # Teams and rules (plan/company.py): every list expanded, then the workspaces no list governs.
     company = CompanyPlanner(desired, live, state, today=today, member_id=lambda a: _recorded_id(state, a))
-    inputs = Inputs(live=live, state=state, scope=lambda address: _targeted(address, targets),
-                    reassert=reassert, today=today, company=company if company.active else None)
+    inputs = Inputs(live=live, state=state, scope=scope, reassert=reassert, today=today,
+                    company=company if company.active else None, blocked=settled.blocked)
     refuse_unplannable(desired, inputs)
     lists = [item for item in desired.access_lists() if inputs.scope(item[0])]
     by_address = {address: access for address, _, access in lists}
@@ -93,13 +99,13 @@ def make_plan(
         # members of a named group found by their shared entries.
         named |= governed | {m for members in without_list.values() for m in members}
         planned.warnings += company.review_warnings()  # refuses a review revoking what a manifest grants
-    assets, needs_person = plan_assets(desired.assets, state, scope=inputs.scope, reassert=reassert,
-                                       paths=paths or CommandPaths(manifest=str(desired.root)))
+    planned.changes = [_retried(c, settled.retried) for c in planned.changes]
+    assets, doubts = plan_assets(desired.assets, state, scope=inputs.scope, reassert=reassert, paths=paths)
     planned.changes += assets
     # A workspace no manifest names that would be left without an owner waits
     # for a person; a manifest's list so left refuses the plan.
     planned.changes, ownerless = company.set_aside_ownerless(planned.changes)
-    needs_person = [*ownerless, *needs_person]
+    needs_person = [*settled.needs_person, *ownerless, *doubts]
     # What the calls do to each workspace's access (plan/effects.py): a join's
     # loss and gain become an access change of its own, reviewed like any other.
     sim = simulate(planned.changes, live, _named_groups(desired, state, planned.changes))
@@ -108,11 +114,19 @@ def make_plan(
     forgotten = facts.forgotten(desired, state, targets)
     planned.warnings += facts.warnings(desired, live, state, planned.changes, forgotten, today=today,
                                        expiry_warning_days=expiry_warning_days,
-                                       state_in_postgres=paths is not None and paths.state_in_postgres)
+                                       state_in_postgres=paths.state_in_postgres)
     planned.warnings += invisible_warnings((ws.id, ws.name, ws.users) for ws in live.workspaces.values())
-    return _plan(desired, live, state, planned, lists, needs_person, forgotten, company, named, effects(sim, live),
+    plan = _plan(desired, live, state, planned, lists, needs_person, forgotten, company, named, effects(sim, live),
                  moves,
                  targets=targets, limits=limits, reassert=reassert, show_unmanaged=show_unmanaged)
+    return plan.model_copy(update={"adopted": tuple(settled.adopted)}) if settled.adopted else plan
+
+
+def _retried(change: Change, retried: Mapping[str, str]) -> Change:
+    """A creation planned again after its intent found nothing says so."""
+    if isinstance(change, CreateChange) and change.address in retried:
+        return change.model_copy(update={"reason": retried[change.address]})
+    return change
 
 
 def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: facts.Lists,
@@ -190,7 +204,7 @@ def needs_complete_listing(desired: Desired, state: State, targets: Sequence[str
     group has an access list (a change of it reaches the members connected
     by hand that no manifest names, found by their shared entries)."""
     return any(
-        m.template is not None and m.address not in state.resources and _targeted(m.address, targets)
+        m.template is not None and not _recorded_id(state, m.address) and _targeted(m.address, targets)
         for g in desired.groups
         for m in g.members
     ) or any(g.access is not None and _targeted(g.address, targets) for g in desired.groups) or bool(
@@ -202,8 +216,8 @@ def wanted_workspaces(desired: Desired, state: State) -> list[str]:
     workspaces, and the workspaces this tool created (known from the state)."""
     ids = [g.homepage for g in desired.groups]
     ids += [m.id for g in desired.groups for m in g.members if m.id is not None]
-    ids += [state.resources[m.address].id for g in desired.groups for m in g.members
-            if m.id is None and m.address in state.resources]
+    ids += [recorded for g in desired.groups for m in g.members
+            if m.id is None and (recorded := _recorded_id(state, m.address)) is not None]
     ids += [w.id for w in desired.workspaces]
     return ids
 

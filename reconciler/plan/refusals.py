@@ -2,8 +2,10 @@
 
 Two moments: before planning, inputs that cannot be planned safely (a
 workspace the service does not have, a member of another account, a rule's
-``except`` id no workspace has, a creation a lost answer may already have made); after planning, a plan that
-would leave an access list without an owner.
+``except`` id no workspace has); after planning, a plan that would leave an
+access list without an owner.  A creation a lost answer may already have
+made is not refused: it alone waits for a person (``intents.py``), and the
+rest of the plan goes on.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from reconciler.manifest import Desired, DesiredGroup, DesiredRule
 from reconciler.plan.handover import ownerless_problems
 from reconciler.plan.model import AccessChange, Change
 from reconciler.plan.steps import Inputs
-from reconciler.plan.workspaces import duplicate_problems
 from reconciler.text import quoted
 
 _MISSING = "does not exist, or the company this token belongs to cannot see it."
@@ -23,10 +24,9 @@ _MISSING = "does not exist, or the company this token belongs to cannot see it."
 
 def refuse_unplannable(desired: Desired, inputs: Inputs) -> None:
     """Refuse, naming each cause, a manifest that names workspaces the
-    service does not have or a creation that may already have been made."""
+    service does not have."""
     problems = unknown_workspaces(desired, inputs)
-    if inputs.live.complete:  # duplicates can be told only from the complete listing
-        problems += duplicate_problems(desired.groups, inputs.live, inputs.state, scope=inputs.scope)
+    if inputs.live.complete:  # which ids exist can be told only from the complete listing
         problems += unknown_exceptions(desired, inputs.live.workspaces.keys())
     if problems:
         raise PlanError(join("The plan cannot be made:", problems))

@@ -51,8 +51,9 @@ EMBED_SHOWN = 10_000
 
 
 def render_markdown(plan: Plan) -> str:
-    if not plan.has_changes and plan.needs_person:
-        lines = [f"### reconciler plan: {needs_person_heading(plan)}", "", *_needs_person_block(plan),
+    if not plan.has_changes and (plan.needs_person or plan.adopted):
+        heading = needs_person_heading(plan) if plan.needs_person else "adoptions to record"
+        lines = [f"### reconciler plan: {heading}", "", *_needs_person_block(plan), *_adopted_block(plan),
                  f"Nothing else to change ({checked_words(plan)}).", ""]
         return ("\n".join(printable(line) for line in [*lines, _digest(plan), ""]) + _left_alone_block(plan)
                 + _warning_block(plan))
@@ -76,6 +77,7 @@ def render_markdown(plan: Plan) -> str:
                   "this plan covers only those addresses; the rest of the manifests is neither planned nor applied.",
                   ""]
     lines += _needs_person_block(plan)
+    lines += _adopted_block(plan)
     lines += _review_block(plan)
     lines += [*(f"- **moved** {md_code(m.previous_address)} → {md_code(m.address)} ({md_text(m.detail)}): "
                 "only the state changes, no call is made" for m in plan.moved), *([""] if plan.moved else [])]
@@ -131,6 +133,17 @@ def _needs_person_block(plan: Plan) -> list[str]:
         where = f" ({md_text(item.location)})" if item.location else ""
         lines.append(f"> - {md_code(item.address)}{where}: {md_text(item.reason)}. {md_text(item.check)}")
         lines += [f">   - if {md_text(r.when)}: {md_code(r.command)}" for r in item.resolutions]
+    return [*lines, ""]
+
+
+def _adopted_block(plan: Plan) -> list[str]:
+    """Creations of an interrupted apply found again by their intent: recorded, no call."""
+    if not plan.adopted:
+        return []
+    lines = [f"**Adopted** (created by an interrupted apply, found again by its recorded intent; apply records "
+             f"{'it' if len(plan.adopted) == 1 else 'them'}, no call, no credit):"]
+    lines += [f"- {md_code(a.address)}{f' ({md_text(a.location)})' if a.location else ''}: {md_text(a.reason)}"
+              for a in plan.adopted]
     return [*lines, ""]
 
 

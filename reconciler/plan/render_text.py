@@ -55,6 +55,7 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
     paint = _Paint(color)
     # What only a person can settle comes first, and is never "No changes".
     doubts = [*needs_person_lines(plan, paint), ""] if plan.needs_person else []
+    doubts += [*adopted_lines(plan, paint), ""] if plan.adopted else []
     if not plan.has_changes:
         checked = checked_words(plan)
         head = (f"Nothing else to change ({checked}).\n" if doubts else
@@ -202,6 +203,17 @@ def needs_person_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str
         lines.append(paint(f"    {item.check}", "update"))
         width = max((len(r.when) for r in item.resolutions), default=0) + 4
         lines += [paint(f"    {'If ' + r.when + ':':<{width}} {r.command}", "update") for r in item.resolutions]
+    return lines
+
+
+def adopted_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
+    """The creations of an interrupted apply found again by their intent (also apply's words)."""
+    if not plan.adopted:
+        return []
+    lines = [paint(f"{count_words(len(plan.adopted), 'workspace')} created by an interrupted apply, found again "
+                   "by its recorded intent (apply records it; no call, no credit):", "bold")]
+    lines += [paint(f"  {a.address}{f' ({a.location})' if a.location else ''}: {a.reason}", "create")
+              for a in plan.adopted]
     return lines
 
 

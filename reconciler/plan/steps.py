@@ -51,3 +51,5 @@ class Inputs:
     today: date | None = None
     # Teams and rules: every manifest list is planned through it (plan/company.py).
     company: CompanyPlanner | None = None
+    # Members whose creation waits for a person (plan/intents.py): not planned.
+    blocked: frozenset[str] = frozenset()

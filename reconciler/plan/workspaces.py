@@ -81,7 +81,8 @@ def _join(
             return None, member.id
         return _connect(group, member, member.id, live, known=known), member.id
     if record is None:
-        return _create(group, member), None
+        homepage = live.workspaces.get(group.homepage)
+        return _create(group, member, homepage.account_id if homepage is not None else None), None
     if record.id not in live.workspaces:
         warnings.append(
             f"{member.location}: {member.address}: the state binds it to workspace {record.id}, which the "
@@ -111,7 +112,7 @@ def _connect(group: DesiredGroup, member: DesiredMember, workspace_id: str, live
     )
 
 
-def _create(group: DesiredGroup, member: DesiredMember) -> CreateChange:
+def _create(group: DesiredGroup, member: DesiredMember, account_id: str | None) -> CreateChange:
     assert member.template is not None and member.name is not None  # validate requires both
     deal = member.deal
     return CreateChange(
@@ -126,6 +127,7 @@ def _create(group: DesiredGroup, member: DesiredMember) -> CreateChange:
         actual_end_date=member.actual_end_date,
         crm_one_deal_id=deal.crm_one_deal_id if deal else None,
         crm_two_opportunity_id=deal.crm_two_opportunity_id if deal else None,
+        account_id=account_id,
         calls=(_connect_call(group.homepage),),
         reason="not in the state: created from the template (uses 1 workspace credit)",
     )
@@ -229,32 +231,6 @@ def namesakes(workspaces: Iterable[tuple[str, Identity]], known: Callable[[str],
         if not known(workspace_id):
             found.setdefault(identity, []).append(workspace_id)
     return found
-
-
-def duplicate_problems(groups: tuple[DesiredGroup, ...], live: Live, state: State, *, scope: Scope) -> list[str]:
-    """Creations refused because a workspace of the same account, template and
-    name already exists and the state does not know it: most likely made by
-    an earlier apply whose answer was lost. Creating again would spend a
-    second credit for one manifest entry."""
-    known = state.known_ids()
-    by_identity = namesakes(((ws.id, Identity(ws.account_id, ws.template_id, ws.name))
-                             for ws in live.workspaces.values()), known.__contains__)
-    problems = []
-    for group in groups:
-        homepage = live.workspaces.get(group.homepage)
-        for member in group.members:
-            if member.template is None or member.address in state.resources or not scope(member.address):
-                continue
-            found = by_identity.get(Identity(homepage.account_id if homepage else None, member.template, member.name))
-            if found:
-                problems.append(
-                    f"{member.location}: {member.address}: workspace {found[0]} \"{member.name}\" of the same "
-                    f"account and template {member.template} already exists and the state does not know it "
-                    f"(an earlier apply may have created it and lost the answer). Creating another would spend "
-                    f"a second credit, so the creation is refused. Adopt it with "
-                    f"'reconciler import {member.address} {found[0]}', or give the member another name."
-                )
-    return problems
 
 
 def _iso(value: date | None) -> str | None:

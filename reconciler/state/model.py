@@ -82,6 +82,27 @@ class AssetRecord(BaseModel):
     pending_patch: list[str] | None = None
 
 
+class CreationIntent(BaseModel):
+    """A workspace creation about to be sent: written ahead of the call.
+
+    The service gives a creation no key of ours, and a kill between the
+    call and the record of its answer loses the new id.  So the journal
+    records the intent durably (fsynced) before the call is sent, under the
+    address with no id yet; the answer's record replaces it.  An intent
+    still open when the next plan runs is a creation this tool itself may
+    have made: the plan adopts the one workspace that matches it exactly
+    (``plan/intents.py``) instead of refusing it as a stranger's.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    at: str  # when the call was about to be sent: ISO 8601 UTC, the apply's clock
+    name: str
+    account: str | None  # the homepage's account: the service connects only within one
+    template: str
+    group: str  # the group's address
+    homepage: str
+
+
 class ResourceState(BaseModel):
     """What this tool knows of one address.
 
@@ -107,6 +128,8 @@ class ResourceState(BaseModel):
     pages: dict[str, bool] | None = None
     tasks: dict[str, bool] | None = None
     asset: AssetRecord | None = None
+    # A creation sent (or about to be) and not answered: ``id`` is empty until it is.
+    intent: CreationIntent | None = None
 
     def setting(self, kind: str, item_id: str) -> bool | None:
         """The value last written to section/page/task ``item_id``, if known."""

@@ -8,9 +8,10 @@ subprocess, and kills it with SIGKILL after a seeded random delay.  Then:
 - a lock left behind names its holder, which is dead on this host: the next
   apply takes it over by itself and says so (no ``force-unlock`` needed);
 - ``reconciler apply`` again until it succeeds; when the kill fell after a
-  workspace's creation and before the state recorded it, the plan refuses
-  and names ``reconciler import ADDRESS ID`` (a credit is never spent twice):
-  the test runs that import, as a user would, and counts it;
+  workspace's creation and before the state recorded it, the next plan
+  adopts it by the intent journaled before the call (a credit is never spent
+  twice); should a plan name ``reconciler import ADDRESS ID`` instead, the
+  test runs that import, as a user would, and counts it;
 - a file asset whose creation was cut off is retried (one file backs one
   asset: a second creation is refused with 409, and apply then names the
   import); a link or embed whose creation was in flight is never sent again:

@@ -9,6 +9,8 @@ and a standalone workspace.
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from reconciler.clock import VirtualClock
 from reconciler.errors import ApplyError, PlanError
 from reconciler.plan import Plan
 from reconciler.plan.model import AccessChange, ConnectChange, CreateChange, SettingChange
-from reconciler.state import load_state, write_state
+from reconciler.state import journal_path, load_state, write_state
 from tests.e2e.conftest import EmulatorRig, onboarding_rig
 
 CONNECT_PATH = "/v1/workspaces/ws_home/connected-workspaces"
@@ -195,16 +197,16 @@ def test_a_list_that_notifies_is_written_on_its_own_after_the_creations(rig: Rig
     assert [n.email for n in rig.emulator.notifications] == ["priya@customer.com"]
 
 
-def test_a_creation_whose_workspace_exists_unknown_to_the_state_is_refused(rig: Rig) -> None:
+def test_a_creation_whose_workspace_exists_unknown_to_the_state_needs_a_person(rig: Rig) -> None:
     rig.apply()
     kickoff_id = load_state(rig.state_path).resources[KICKOFF].id
-    write_state(rig.state_path, load_state(rig.state_path).without(KICKOFF))  # as if the answer was lost
-    with pytest.raises(PlanError) as refused:
-        rig.plan()
-    message = str(refused.value)
-    assert f"workspace {kickoff_id}" in message
-    assert f"reconciler import {KICKOFF} {kickoff_id}" in message
-    assert "groups.yaml:31" in message
+    write_state(rig.state_path, load_state(rig.state_path).without(KICKOFF))  # as if the state was lost
+    plan = rig.plan()
+    (doubt,) = plan.needs_person
+    assert (doubt.address, doubt.workspace_ids, doubt.location) == (KICKOFF, (kickoff_id,),
+                                                                   f"{rig.root / 'groups.yaml'}:31")
+    assert f"reconciler import {KICKOFF} {kickoff_id}" in doubt.resolutions[0].command
+    assert not any(c.address == KICKOFF for c in plan.changes)
 
 
 def test_a_creation_known_under_another_address_is_not_taken_for_a_duplicate(rig: Rig) -> None:
@@ -387,13 +389,13 @@ def test_a_full_disk_mid_apply_names_what_was_changed_and_not_recorded(rig: Rig,
     real_write_all = state_module.write_all
     writes = {"n": 0}
 
-    def disk_fills_up_after_two_writes(fd: int, data: bytes) -> None:  # simulates the disk, not our code
+    def disk_fills_up_after_three_writes(fd: int, data: bytes) -> None:  # simulates the disk, not our code
         writes["n"] += 1
-        if writes["n"] > 2:
+        if writes["n"] > 3:  # two connects, then the intent to create the kickoff
             raise OSError(errno.ENOSPC, "No space left on device")
         real_write_all(fd, data)
 
-    monkeypatch.setattr(state_module, "write_all", disk_fills_up_after_two_writes)
+    monkeypatch.setattr(state_module, "write_all", disk_fills_up_after_three_writes)
     before = rig.state_path.read_bytes() if rig.state_path.exists() else None
     with pytest.raises(ApplyError) as stopped:
         rig.apply()
@@ -403,7 +405,47 @@ def test_a_full_disk_mid_apply_names_what_was_changed_and_not_recorded(rig: Rig,
     # The three changes before it: the two connects and what QBR's join did to its list.
     assert "No space left on device" in message and "The state records the 3 changes before it" in message
     assert "reconciler plan" in message
-    assert before is None and set(load_state(rig.state_path).resources) == {WELCOME, QBR}
+    recorded = load_state(rig.state_path).resources
+    assert before is None and set(recorded) == {WELCOME, QBR, KICKOFF} and recorded[KICKOFF].intent is not None
     monkeypatch.undo()
-    with pytest.raises(PlanError, match=f"reconciler import {KICKOFF}"):
-        rig.plan()  # the unrecorded workspace is found again by its name, never created twice
+    (kickoff,) = rig.named("Customer Inc – Kickoff")
+    plan = rig.plan()  # the unrecorded workspace is found again by its intent, never created twice
+    assert [(a.address, a.workspace_id) for a in plan.adopted] == [(KICKOFF, kickoff.id)]
+
+
+def test_the_intent_to_create_is_journaled_before_the_creation_is_sent(rig: Rig) -> None:
+    connect_members_first(rig)
+    journaled: list[dict[str, Any]] = []
+    handle = rig.emulator.handle
+
+    def journal_as_the_creation_arrives(method: str, path: str, *args: Any, **kwargs: Any) -> Any:
+        if method == "POST" and path == CONNECT_PATH and not journaled:
+            lines = journal_path(rig.state_path).read_text(encoding="utf-8").splitlines()
+            journaled.append(json.loads(lines[-1])["set"][KICKOFF])
+        return handle(method, path, *args, **kwargs)
+
+    rig.emulator.handle = journal_as_the_creation_arrives  # type: ignore[method-assign]  # sees each request
+    rig.apply()
+    (intent,) = journaled
+    assert intent["id"] == "" and intent["intent"]["name"] == "Customer Inc – Kickoff"
+    assert (intent["intent"]["template"], intent["intent"]["account"]) == ("tpl_kickoff", "acc_1")
+    recorded = load_state(rig.state_path).resources[KICKOFF]
+    assert recorded.intent is None and recorded.id == rig.named("Customer Inc – Kickoff")[0].id
+
+
+def test_a_creation_refused_outright_closes_its_intent(rig: Rig) -> None:
+    connect_members_first(rig)
+    rig.emulator.faults.inject("POST", "/connected-workspaces$", kind="status", status=403, times=1)
+    with pytest.raises(ApplyError):
+        rig.apply()
+    assert KICKOFF not in load_state(rig.state_path).resources, "nothing was made: no intent stays open"
+    assert by_address(rig.plan())[KICKOFF].reason == "not in the state: created from the template (uses 1 " \
+                                                     "workspace credit)"
+
+
+def test_a_lost_creation_the_listing_does_not_show_closes_its_intent(rig: Rig) -> None:
+    connect_members_first(rig)
+    rig.emulator.faults.inject("POST", "/connected-workspaces$", kind="drop", times=1)
+    with pytest.raises(ApplyError, match="none was created and no credit was used"):
+        rig.apply()
+    assert KICKOFF not in load_state(rig.state_path).resources

@@ -373,15 +373,14 @@ def test_reassert_resends_every_setting_and_every_connect(write_manifest: Write)
 # --- creations the planner refuses or warns about --------------------------------------
 
 
-def test_creating_a_workspace_that_exists_unknown_to_the_state_is_refused(write_manifest: Write) -> None:
+def test_creating_a_workspace_that_exists_unknown_to_the_state_needs_a_person(write_manifest: Write) -> None:
     path = write_manifest(KICKOFF)
     lost = live_workspace("ws_lost", name="Kickoff", account_id="acc_1", template_id="tpl_kickoff")
-    with pytest.raises(PlanError) as err:
-        plan_for(path, HOME, lost, complete=True)
-    message = str(err.value)
-    assert "ws_lost" in message
-    assert f"reconciler import {KICKOFF_ADDRESS} ws_lost" in message
-    assert f"{path}:" in message
+    plan = plan_for(path, HOME, lost, complete=True)
+    assert kinds(plan) == []
+    (doubt,) = plan.needs_person
+    assert doubt.location == f"{path}:8" and doubt.workspace_ids == ("ws_lost",)
+    assert [r.command for r in doubt.resolutions] == [f"reconciler import {KICKOFF_ADDRESS} ws_lost {path.parent}"]
 
 
 def test_a_workspace_the_state_knows_under_another_address_is_not_a_duplicate(write_manifest: Write) -> None:
