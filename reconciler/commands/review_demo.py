@@ -71,7 +71,8 @@ def review_demo_steps(example: Path, workdir: Path, *, service: Service, color: 
     due = today + datetime.timedelta(days=script.dueInDays)
     (plan_title, show_plan), (apply_title, run_apply) = plan_and_apply(manifests, service=service,
                                                                         state_path=state_path, color=color)
-    yield f"# first the company is brought in line with its manifests\n$ {apply_title}", run_apply
+    yield (f"# {example}: a quarterly access review over {script.manifests}, in a copy\n"
+           f"# first the company is brought in line with its manifests\n$ {apply_title}"), run_apply
     yield (f"reconciler review start {script.campaign} {manifests} --due {due.isoformat()} "
            f"--reviewers {script.reviewers} {where}",
            lambda: review.start(script.campaign, manifests, service=service, due=due, today=today,
