@@ -134,6 +134,45 @@ def shared_entries(entry_ids: Mapping[str, Iterable[str]]) -> dict[str, set[str]
     return sharing
 
 
+def one_list_each(workspaces: Iterable[LiveWorkspace],
+                  joined: Iterable[tuple[str, str]] = ()) -> list[list[str]]:
+    """The workspace ids grouped by the access list they hold: those showing
+    the same entry ids share one list (``shared_entries``, taken
+    transitively), and so does each pair of ``joined`` (known to be in one
+    group).  Each group sorted, the groups in the order of their first
+    workspace; a workspace sharing nothing is a group of its own.  One pass
+    over the entries (union-find), at any size."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        root = x
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while parent.get(x, x) != root:  # path compression: the walk stays short at any size
+            parent[x], x = root, parent[x]
+        return root
+
+    def union(a: str, b: str) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[rb] = ra
+
+    ids: list[str] = []
+    first_holder: dict[str, str] = {}
+    for ws in workspaces:
+        ids.append(ws.id)
+        for entry_id in ws.entry_ids():
+            union(first_holder.setdefault(entry_id, ws.id), ws.id)
+    known = set(ids)
+    for a, b in joined:
+        if a in known and b in known:
+            union(a, b)
+    groups: dict[str, list[str]] = {}
+    for workspace_id in ids:
+        groups.setdefault(find(workspace_id), []).append(workspace_id)
+    return [sorted(group) for group in groups.values()]
+
+
 @gc_paused()
 def fetch_live(
     client: WorkspaceClient,

@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import date
 
 from reconciler.errors import PlanError
-from reconciler.live import Live, LiveWorkspace, shared_entries
+from reconciler.live import Live, LiveWorkspace, one_list_each
 from reconciler.manifest.desired import (
     AccessList,
     Desired,
@@ -162,7 +162,9 @@ class CompanyPlanner:
         changes: list[AccessChange] = []
         candidates = [ws for ws in self._live.workspaces.values()
                       if ws.id not in skip and in_scope(unmanaged_address(ws.id))]
-        for shared in _sharing_one_list(candidates):
+        by_id = {ws.id: ws for ws in candidates}
+        for ids in one_list_each(candidates):  # workspaces sharing one list: ONE change of it
+            shared = [by_id[i] for i in ids]
             ws = shared[0]
             spaces = [*shared, *(self._live.workspaces[m] for m in groups_without_list.get(ws.id, ())
                                  if m in self._live.workspaces)]
@@ -314,30 +316,6 @@ def _unknown_ids(rule: DesiredRule, spaces: Sequence[LiveWorkspace]) -> list[str
                 found.append(f"{rule.match.location}: {rule.address}: match.{key}: {value} is not the {what} id of "
                              f"any workspace of the company; match takes ids, not names ({what} ids of the "
                              f"company's workspaces: {there})")
-    return found
-
-
-def _sharing_one_list(workspaces: Sequence[LiveWorkspace]) -> list[list[LiveWorkspace]]:
-    """The workspaces grouped by the list they hold: those showing the same
-    entry ids are connected (one list, so ONE change of it), each group in
-    listing order; a workspace sharing nothing is a group of its own."""
-    sharing = shared_entries({w.id: w.entry_ids() for w in workspaces})
-    by_id = {w.id: w for w in workspaces}
-    seen: set[str] = set()
-    found: list[list[LiveWorkspace]] = []
-    for ws in workspaces:
-        if ws.id in seen:
-            continue
-        component, queue = [], [ws.id]
-        seen.add(ws.id)
-        while queue:
-            current = queue.pop()
-            component.append(by_id[current])
-            for other in sorted(sharing.get(current, ())):
-                if other not in seen:
-                    seen.add(other)
-                    queue.append(other)
-        found.append(sorted(component, key=lambda w: w.id))
     return found
 
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from reconciler.live import Live
+from reconciler.live import Live, one_list_each
 from reconciler.plan.access import diff_entries
 from reconciler.plan.model import (
     AccessChange,
@@ -77,8 +77,8 @@ class Simulation:
     # The reverse of ``holder``: list -> the workspaces holding it (a change of one list is O(its members)).
     members: dict[int, set[str]] = field(default_factory=dict)
     because: dict[str, list[str]] = field(default_factory=dict)
-    # The list a workspace held the moment a connect moved it, by the connect's address.
-    joined: dict[str, tuple[AccessSnapshot, AccessSnapshot]] = field(default_factory=dict)
+    # The connects that moved a workspace onto another list (a join), by address.
+    joined: set[str] = field(default_factory=set)
 
     def list_of(self, workspace: str) -> AccessSnapshot:
         return self.lists[self.holder[workspace]]
@@ -103,7 +103,7 @@ class Simulation:
         """``workspace`` now holds list ``to`` (a join): its own list is gone."""
         before = self.lists[self.holder[workspace]] if workspace in self.holder else AccessSnapshot()
         self.hold(workspace, to)
-        self.joined[address] = (before, self.lists[to])
+        self.joined.add(address)
         if before != self.lists[to]:
             _add(self.because, workspace, address)
 
@@ -148,48 +148,15 @@ def effects(sim: Simulation, live: Live) -> tuple[Effect, ...]:
     return tuple(sorted(found, key=lambda e: (e.workspace is None, e.workspace or "")))
 
 
-def predicted_after(plan_effects: Iterable[Effect]) -> dict[str, AccessSnapshot]:
-    """Workspace id -> the list the plan predicts, for the workspaces it changes."""
-    return {e.workspace: e.after.snapshot() for e in plan_effects if e.workspace is not None}
-
-
 def _start(live: Live, groups: Iterable[tuple[str, Iterable[str]]]) -> Simulation:
     """Every live workspace holding its list: one list per set of workspaces that share entries."""
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        root = x
-        while parent.get(root, root) != root:
-            root = parent[root]
-        while parent.get(x, x) != root:  # path compression: the walk stays short at any size
-            parent[x], x = root, parent[x]
-        return root
-
-    def union(a: str, b: str) -> None:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[rb] = ra
-
-    first_holder: dict[str, str] = {}
-    for ws in live.workspaces.values():
-        for entry_id in ws.entry_ids():
-            other = first_holder.setdefault(entry_id, ws.id)
-            if other != ws.id:
-                union(other, ws.id)
-    for homepage, members in groups:
-        for member in members:
-            if homepage in live.workspaces and member in live.workspaces:
-                union(homepage, member)
-    ids: dict[str, int] = {}
-    roots: dict[int, str] = {}
-    for ws in live.workspaces.values():
-        root = find(ws.id)
-        if root not in ids:
-            ids[root] = len(ids)
-            roots[ids[root]] = root
-    sim = Simulation(lists=_LiveLists(live, roots), holder={}, names={w.id: w.name for w in live.workspaces.values()})
-    for ws in live.workspaces.values():
-        sim.hold(ws.id, ids[find(ws.id)])
+    joined = [(homepage, member) for homepage, members in groups for member in members]
+    lists = one_list_each(live.workspaces.values(), joined)
+    sim = Simulation(lists=_LiveLists(live, {i: holders[0] for i, holders in enumerate(lists)}), holder={},
+                     names={w.id: w.name for w in live.workspaces.values()})
+    for list_id, holders in enumerate(lists):
+        for workspace_id in holders:
+            sim.hold(workspace_id, list_id)
     return sim
 
 

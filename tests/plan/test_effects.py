@@ -90,7 +90,7 @@ def test_connecting_a_workspace_already_in_the_group_changes_nothing() -> None:
     connect = ConnectChange(address="group.g.workspace.j", group="group.g", homepage_id="ws_h", workspace_id="ws_j")
     sim = simulate([connect], live)
     assert effects(sim, live) == ()
-    assert sim.joined == {}
+    assert sim.joined == set()
 
 
 def test_a_creation_without_lists_holds_the_groups_list_and_changes_no_other() -> None:
