@@ -87,9 +87,17 @@ class LookalikeIndex:
     finds its look-alikes in time proportional to them, not to the company
     (an offboarding of fifty people over 10,000 workspaces reads each address once)."""
 
-    def __init__(self, candidates: Iterable[str]) -> None:
+    def __init__(self, candidates: Iterable[str], *, only_like: Iterable[str] | None = None) -> None:
+        """With ``only_like``, only the candidates that may be look-alikes of one of those
+        addresses are kept (``of`` is then asked only about them): a plan revoking a few people
+        reads a company's 200,000 addresses through one batch of string operations
+        (``local_keys``) instead of taking each apart."""
+        keys = sorted(set(candidates))
+        if only_like is not None:
+            wanted = {_parts(email).local for email in only_like}
+            keys = [key for key, local in zip(keys, local_keys(keys), strict=True) if local in wanted]
         self._by_local: dict[str, list[tuple[str, _Parts]]] = {}
-        for key in sorted(set(candidates)):
+        for key in keys:
             parts = _parts(key)
             self._by_local.setdefault(parts.local, []).append((key, parts))
 
@@ -135,6 +143,21 @@ def _parts(email: str) -> _Parts:
     # elsewhere a.na and ana are still probably one person (only named for review, never revoked).
     undotted = untagged.replace(".", "")
     return _Parts(skeleton(undotted), canonical or skeleton(domain), cleaned, untagged, undotted, domain)
+
+
+def local_keys(emails: list[str]) -> list[str]:
+    """``_parts(email).local`` of each of ``emails``, in order.  The plain ones (printable
+    ASCII, no space) are taken apart together: their local parts joined by line breaks, then
+    lower-cased, cut at the +tag, the dots removed and the skeleton's table applied to the
+    whole text in one call each, the very steps ``_parts`` takes on one address."""
+    odd = [not email.isascii() or _ASCII_INVISIBLE.search(email) is not None for email in emails]
+    joined = "\n".join(email.rpartition("@")[0] for email, other in zip(emails, odd, strict=True) if not other)
+    batch = iter(_TAG.sub("", joined.lower()).replace(".", "").translate(_ascii_prototypes()).split("\n"))
+    return [_parts(email).local if other else next(batch) for email, other in zip(emails, odd, strict=True)]
+
+
+# A +tag: from the first "+" of a local part to its end (the local parts are one a line).
+_TAG = re.compile(r"\+[^\n]*")
 
 
 def _under(parent: str, child: str) -> bool:

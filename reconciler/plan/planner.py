@@ -181,7 +181,8 @@ def probably_same_person(changes: Sequence[Change], live: Live) -> tuple[Probabl
     for ws in live.workspaces.values():
         for key in ws.users:
             where.setdefault(key, []).append(ws.id)
-    index = LookalikeIndex(key for key in where if key not in revoked)
+    gone = set(revoked)
+    index = LookalikeIndex((key for key in where if key not in gone), only_like=revoked)
     return tuple(ProbablySamePerson(revoked=user, key=alike.key, why=alike.why, workspaces=tuple(sorted(where[alike.key])))
                  for user in revoked for alike in index.of(user))
 

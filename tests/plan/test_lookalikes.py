@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from reconciler.plan.lookalikes import invisible_warnings, lookalikes, skeleton, spelled
+from reconciler.plan.lookalikes import (
+    LookalikeIndex,
+    _parts,
+    invisible_warnings,
+    local_keys,
+    lookalikes,
+    skeleton,
+    spelled,
+)
 
 
 @pytest.mark.parametrize(("other", "why"), [
@@ -47,3 +57,31 @@ def test_an_address_the_service_reports_with_a_space_is_flagged() -> None:
         'ws_b "Beta": the service reports user \\u0020ana@acme.com, whose address holds invisible or space '
         "characters, which no mail system issues: probably a look-alike of ana@acme.com, kept when ana@acme.com "
         "is revoked. Remove it in the web app."]
+
+
+_ADDRESS_PARTS = st.text(alphabet=st.sampled_from("aAnN01lIoO.+-_ \t\u0430\u200b\u00e9"), max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.builds(lambda local, host: f"{local}@{host}", _ADDRESS_PARTS,
+                          st.sampled_from(["acme.com", "sub.acme.com", "gmail.com", "googlemail.com", "x.io"])),
+                max_size=12))
+def test_the_batched_local_parts_are_each_address_taken_apart_alone(emails: list[str]) -> None:
+    assert local_keys(emails) == [_parts(email).local for email in emails]
+
+
+@pytest.mark.parametrize("revoked", ["ana@acme.com", "ana@gmail.com", "\u0430na@acme.com", "AN.A+x@acme.com"])
+def test_an_index_kept_to_the_revoked_finds_what_the_whole_index_finds(revoked: str) -> None:
+    candidates = ["ana+old@acme.com", "a.na@googlemail.com", "\u0430na@acme.com", "ana@sub.acme.com",
+                  "ana\u200b@acme.com", " ana@acme.com", "anna@acme.com", "bob@acme.com", "ANA@acme.com",
+                  "ana@gmail.com", "ana@acme.com"]
+    whole = LookalikeIndex(candidates).of(revoked)
+    assert whole, "the example must find look-alikes to compare"
+    assert LookalikeIndex(candidates, only_like=[revoked]).of(revoked) == whole
+
+
+def test_an_index_kept_to_the_revoked_holds_only_their_look_alikes() -> None:
+    index = LookalikeIndex(["ana+old@acme.com", "bob@acme.com", "b.o.b@gmail.com"], only_like=["ana@acme.com"])
+    assert [found.key for found in LookalikeIndex(["b.o.b@gmail.com"]).of("bob@gmail.com")] == ["b.o.b@gmail.com"]
+    assert index.of("bob@gmail.com") == []
+    assert [found.key for found in index.of("ana@acme.com")] == ["ana+old@acme.com"]
