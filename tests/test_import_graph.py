@@ -29,7 +29,7 @@ ALLOWED: dict[str, frozenset[str]] = {
                            "company", "report", "review", "owned_files", "clock", "text", "errors"}),
     "review": frozenset({"manifest", "company", "report", "plan", "state", "live", "owned_files", "vocabulary",
                          "text", "errors"}),
-    "report": frozenset({"company", "state", "vocabulary", "owned_files", "text", "errors"}),
+    "report": frozenset({"company", "state", "vocabulary", "owned_files", "gcpause", "text", "errors"}),
     "company": frozenset({"manifest", "plan", "state", "service", "api", "live", "text", "errors"}),
     "apply": frozenset({"plan", "state", "api", "live", "owned_files", "text", "errors"}),
     "service": frozenset({"api", "emulator", "apply", "errors"}),

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from reconciler.errors import ConfigError
+from reconciler.gcpause import gc_paused
 from reconciler.report.diff import ChangeSet
 from reconciler.report.model import MadeReport, utf8
 
@@ -22,6 +23,7 @@ class ReportFiles(NamedTuple):
     names: tuple[str, ...]
 
 
+@gc_paused()
 def write_report(out: Path, made: MadeReport, *, changes: ChangeSet | None, today: datetime.date) -> ReportFiles:
     """Write the files, each atomically and never through a link planted at its name."""
     from reconciler.owned_files import write_owned

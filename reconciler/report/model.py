@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
 from reconciler.company.build import EntryFacts
+from reconciler.gcpause import gc_paused
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhySource
 
 # 1: the first report document.
@@ -185,44 +186,68 @@ def make_report(company: CompanyAccess, *, generated_at: datetime.datetime,
                            rows=company.rows)
 
 
+@gc_paused()
 def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Iterable[AccessRow | EntryFacts]]], *,
                     generated_at: datetime.datetime, internal_domains: Iterable[str],
                     leavers: tuple[Leaver, ...] = (), min_owners: int = 1,
                     rows: Iterable[AccessRow | EntryFacts] = ()) -> MadeReport:
-    """The report of the company's workspaces, each with its rows (``reconciler.company.build.attributed``
-    gives them one workspace at a time, so the company's own rows are never all held), and of
-    ``rows`` besides."""
-    internal = tuple(sorted({normal_domain(d) for d in internal_domains}))
-    # Each domain judged once, each Why kept and its line written once: they repeat on every
-    # workspace a group's list, a team or a rule reaches.
-    external: dict[str, bool] = {}
-    whys: dict[WhyLine, tuple[WhyLine, str]] = {}
-
-    def line_of(r: AccessRow | EntryFacts) -> ReportLine:
-        domain = subject_domain(r.kind, r.key)
-        outside = external.get(domain)
-        if outside is None:
-            outside = external[domain] = not is_internal(domain, internal)
-        why = r.why
-        reason = WhyLine(why.source, why.location, why.address, why.team, why.rule, why.role)
-        kept = whys.get(reason)
-        if kept is None:
-            kept = whys[reason] = (reason, managed_by(why))
-        return ReportLine(r.workspace_id, r.workspace_name, r.account_id, r.account_name, r.group_homepage, r.kind,
-                          r.key, r.role, outside, kept[1], kept[0], r.expires)
-
+    """The report of the company's workspaces, each with its rows in the report's order (users
+    before domains, each sorted, as ``reconciler.company.build.attributed`` gives them one
+    workspace at a time, so the company's own rows are never all held), and of ``rows``
+    besides (in any order)."""
+    lines = _Lines(tuple(sorted({normal_domain(d) for d in internal_domains})))
     workspaces: list[ReportWorkspace] = []
-    made: list[ReportLine] = []
+    blocks: dict[str, list[ReportLine]] = {}
     for w, entries in parts:
         workspaces.append(ReportWorkspace(
             id=w.id, name=w.name, account_id=w.account_id, account_name=w.account_name,
             group_homepage=w.group_homepage, address=w.address,
             managed=w.managed == "manifest", rules_only=w.managed == "rules", rules=w.rules))
-        made += map(line_of, entries)
-    made += map(line_of, rows)
-    made.sort(key=lambda r: (r.workspace_id, r.kind != "user", r.key))
-    return MadeReport(generated_at, internal, tuple(sorted(workspaces, key=lambda w: w.id)), tuple(made),
+        blocks.setdefault(w.id, []).extend(lines.of(entries))
+    # Workspaces by id, each block as it came: one sort of 10,000 ids, not of 250,000 rows.
+    made = [line for workspace_id in sorted(blocks) for line in blocks[workspace_id]]
+    others = lines.of(rows)
+    if others:
+        made += others
+        made.sort(key=lambda r: (r.workspace_id, r.kind != "user", r.key))
+    return MadeReport(generated_at, lines.internal, tuple(sorted(workspaces, key=lambda w: w.id)), tuple(made),
                       leavers, min_owners)
+
+
+class _Lines:
+    """Rows made ``ReportLine``s: each domain judged internal or external once, and each
+    ``Why`` made a ``WhyLine`` with its "managed by" line once (they repeat on every workspace a
+    group's list, a team or a rule reaches; ``attributed`` hands out one object per why)."""
+
+    def __init__(self, internal: tuple[str, ...]) -> None:
+        self.internal = internal
+        self._external: dict[str, bool] = {}
+        self._whys: dict[int, tuple[Why, WhyLine, str]] = {}  # by id(); the Why is kept, so no id is reused
+        self._lines: dict[WhyLine, tuple[WhyLine, str]] = {}
+
+    def of(self, rows: Iterable[AccessRow | EntryFacts]) -> list[ReportLine]:
+        made: list[ReportLine] = []
+        add = made.append
+        external, whys, line = self._external, self._whys, ReportLine
+        for r in rows:
+            kind, key = r.kind, r.key
+            domain = key.rpartition("@")[2] if kind == "user" else key
+            outside = external.get(domain)
+            if outside is None:
+                outside = external[domain] = not is_internal(domain, self.internal)
+            kept = whys.get(id(r.why))
+            if kept is None:
+                kept = whys[id(r.why)] = (r.why, *self._why_line(r.why))
+            add(line(r.workspace_id, r.workspace_name, r.account_id, r.account_name, r.group_homepage, kind, key,
+                     r.role, outside, kept[2], kept[1], r.expires))
+        return made
+
+    def _why_line(self, why: Why) -> tuple[WhyLine, str]:
+        reason = WhyLine(why.source, why.location, why.address, why.team, why.rule, why.role)
+        kept = self._lines.get(reason)
+        if kept is None:
+            kept = self._lines[reason] = (reason, managed_by(why))
+        return kept
 
 
 def managed_by(why: Why | WhyLine) -> str:
