@@ -20,6 +20,7 @@ from reconciler.text import plural
 if TYPE_CHECKING:
     from reconciler.report.diff import ChangeSet
     from reconciler.report.files import ReportFiles
+    from reconciler.report.figures import Tally
     from reconciler.report.model import MadeReport
     from reconciler.service import Service
 
@@ -36,6 +37,7 @@ def report(path: Path, *, service: Service, out: Path, state_path: Path | None =
     from reconciler.company.build import attributed, leavers
     from reconciler.company.read import load_and_list
     from reconciler.report.diff import changes_since, load_baseline
+    from reconciler.report.figures import tally
     from reconciler.report.files import write_report
     from reconciler.report.model import report_of_parts
 
@@ -54,8 +56,9 @@ def report(path: Path, *, service: Service, out: Path, state_path: Path | None =
     calls = listing.live.pages_read
     del listing  # the listing is in the report now: its memory is free for the files' text
     changes = changes_since(baseline, made) if baseline is not None else None
-    written = write_report(out, made, changes=changes, today=moment.date())
-    return summary(made, written, calls=calls, changes=changes)
+    counted = tally(made)  # the page's figures and the summary's, counted once
+    written = write_report(out, made, changes=changes, today=moment.date(), counted=counted)
+    return summary(made, written, calls=calls, changes=changes, counted=counted)
 
 
 def source_date(env: Mapping[str, str]) -> datetime.datetime | None:
@@ -75,11 +78,12 @@ def check_out_dir(out: Path) -> None:
         raise ConfigError(f"--out {out} is a file; give a directory (created when missing) for the report's files.")
 
 
-def summary(made: MadeReport, written: ReportFiles, *, calls: int, changes: ChangeSet | None) -> str:
-    from reconciler.report.figures import leavers_holding
+def summary(made: MadeReport, written: ReportFiles, *, calls: int, changes: ChangeSet | None,
+            counted: Tally | None = None) -> str:
+    from reconciler.report.figures import tally
 
-    people = {r.key for r in made.rows if r.kind == "user"}
-    external = {r.key for r in made.rows if r.kind == "user" and r.external}
+    counted = counted or tally(made)
+    people, external = counted.people, counted.external_people
     lines = [
         f"Wrote {', '.join(written.names)} to {written.out}: {plural(len(made.workspaces), 'workspace')}, "
         f"{plural(len(people), 'person', 'people')} ({len(external)} external), "
@@ -90,7 +94,7 @@ def summary(made: MadeReport, written: ReportFiles, *, calls: int, changes: Chan
 
         counts = ", ".join(plural(changes.count(c), c) for c in CHANGE_ORDER)
         lines.append(f"Since {changes.baseline.label}: {counts}.")
-    leavers = leavers_holding(made)
+    leavers = counted.leavers
     if leavers:
         held = ", ".join(f"{a.key} on {a.workspace_id}" + (f" through domain {a.through}" if a.through else "")
                          for a in leavers[:5])

@@ -17,13 +17,13 @@ the workspaces that show the homepage's access entries (connected by hand;
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import date
 from typing import NamedTuple
 
-from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why
+from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine
 from reconciler.live import Live, LiveEntry, LiveWorkspace, shared_entries
-from reconciler.manifest.desired import AccessList, Desired, DesiredRule, RevokedEntry
+from reconciler.manifest.desired import AccessList, Desired, DesiredRule, DesiredTeam, RevokedEntry
 from reconciler.manifest.location import SourceLocation
 from reconciler.plan.rules import matching_rules
 from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
@@ -54,16 +54,21 @@ class EntryFacts(NamedTuple):
     key: str
     role: str
     expires: date | None
-    why: Why
+    why: WhyLine
 
 
 def company_access(desired: Desired, live: Live, state: State) -> CompanyAccess:
     """Every workspace of ``live`` (a complete listing) and every entry on it, with why."""
     workspaces: list[CompanyWorkspace] = []
     rows: list[AccessRow] = []
+    models: dict[WhyLine, Why] = {}
     for workspace, entries in attributed(desired, live, state):
         workspaces.append(workspace)
-        rows += (AccessRow(**facts._asdict()) for facts in entries)
+        for facts in entries:
+            model = models.get(facts.why)
+            if model is None:
+                model = models[facts.why] = facts.why.model()
+            rows.append(AccessRow(**{**facts._asdict(), "why": model}))
     return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=live.pages_read,
                          leavers=leavers(desired))
 
@@ -73,7 +78,7 @@ def attributed(desired: Desired, live: Live, state: State) -> Iterator[tuple[Com
     reaches = list_reaches(desired, live, state)
     teams = {team.key: team for team in desired.teams}
     rules = _list_rules(desired, live, reaches)
-    whys = _Whys()
+    lists = _Lists(teams)
     for ws in live.workspaces.values():
         reach = reaches.get(ws.id)
         matching = rules[reach.address] if reach is not None else matching_rules(desired.rules, ws)
@@ -83,7 +88,7 @@ def attributed(desired: Desired, live: Live, state: State) -> Iterator[tuple[Com
             probable_member=reach.probable if reach else False, address=reach.address if reach else None,
             managed="manifest" if reach is not None else "rules" if matching else "none",
             rules=tuple(r.key for r in matching))
-        yield workspace, _rows(ws, reach, expand_access(reach.access if reach else None, teams, matching), whys)
+        yield workspace, _rows(ws, reach, lists.of(reach, matching))
 
 
 def leavers(desired: Desired) -> tuple[Leaver, ...]:
@@ -145,26 +150,44 @@ def location_text(location: SourceLocation) -> str:
     return f"{location.file}:{location.line}"
 
 
-_UNMANAGED = Why(source="unmanaged")
+_UNMANAGED = WhyLine("unmanaged", None, None, None, None, None)
 
 
-def why(source: GrantSource, role: str | None, address: str | None) -> Why:
-    """The model's ``Why`` of a grant ``expand_access`` decided (``role``
-    None: of a revocation).  A review only ever revokes, and a revocation
-    has no row, so ``source`` is an entry, a team or a rule."""
+def why(source: GrantSource, role: str | None, address: str | None) -> WhyLine:
+    """The ``Why`` of a grant ``expand_access`` decided (``role`` None: of a revocation).  A
+    review only ever revokes, and a revocation has no row, so ``source`` is an entry, a team or
+    a rule."""
     assert source.kind != "review", "a review grants nothing"
-    return Why(source=source.kind, location=location_text(source.location),
-               address=address if source.kind != "rule" else None, team=source.team, rule=source.rule, role=role)
+    return WhyLine(source.kind, location_text(source.location), address if source.kind != "rule" else None,
+                   source.team, source.rule, role)
 
 
-class _Whys(dict[tuple[GrantSource, str, str | None], Why]):
-    """Each ``Why`` made once: a group's list, a team or a rule gives the same one to every
-    workspace it reaches (250,000 rows at 10,000 workspaces, a few thousand distinct whys),
-    and every row made of them holds the one object."""
+class _Expanded(NamedTuple):
+    """A list as ``expand_access`` decided it, and the why of each of its grants (by the
+    grant's ``id``: the grants live as long as this), made when a row first needs it."""
 
-    def __missing__(self, key: tuple[GrantSource, str, str | None]) -> Why:
-        made = self[key] = why(*key)
-        return made
+    access: ExpandedAccess
+    whys: dict[int, WhyLine]
+
+
+class _Lists:
+    """Each list expanded once: a group's list is on every member, and the rules alone decide
+    a workspace no manifest names, so those are kept; a standalone workspace's list is on that
+    one workspace and is let go with its rows."""
+
+    def __init__(self, teams: dict[str, DesiredTeam]) -> None:
+        self._teams = teams
+        self._shared: dict[tuple[str | None, tuple[str, ...]], _Expanded] = {}
+
+    def of(self, reach: ListReach | None, matching: Sequence[DesiredRule]) -> _Expanded:
+        if reach is not None and reach.homepage is None:
+            return _Expanded(expand_access(reach.access, self._teams, matching), {})
+        key = (reach.address if reach is not None else None, tuple(r.key for r in matching))
+        found = self._shared.get(key)
+        if found is None:
+            found = self._shared[key] = _Expanded(
+                expand_access(reach.access if reach is not None else None, self._teams, matching), {})
+        return found
 
 
 def _kinds(ws: LiveWorkspace, expanded: ExpandedAccess) -> Iterator[
@@ -173,17 +196,22 @@ def _kinds(ws: LiveWorkspace, expanded: ExpandedAccess) -> Iterator[
     yield "domain", ws.domains, expanded.domains, expanded.revoked_domains
 
 
-def _rows(ws: LiveWorkspace, reach: ListReach | None, expanded: ExpandedAccess, whys: _Whys) -> list[EntryFacts]:
+def _rows(ws: LiveWorkspace, reach: ListReach | None, expanded: _Expanded) -> list[EntryFacts]:
     """The workspace's entries, users before domains, each sorted (the report's order)."""
-    homepage = reach.homepage if reach is not None else None
-    probable = reach.probable if reach is not None else False
     address = reach.address if reach is not None else None
-    head = (ws.id, ws.name, ws.account_id, ws.account_name, homepage, probable)
+    head = (ws.id, ws.name, ws.account_id, ws.account_name, reach.homepage if reach is not None else None,
+            reach.probable if reach is not None else False)
+    whys = expanded.whys
     rows: list[EntryFacts] = []
-    for kind, entries, granted, _ in _kinds(ws, expanded):
+    add = rows.append
+    for kind, entries, granted, _ in _kinds(ws, expanded.access):
         for key in sorted(entries):
             grant = granted.get(key)
-            rows.append(EntryFacts(*head, kind, key, entries[key].role, grant.expires,
-                                   whys[grant.source, grant.role, address]) if grant is not None else
-                        EntryFacts(*head, kind, key, entries[key].role, None, _UNMANAGED))
+            if grant is None:
+                add(EntryFacts(*head, kind, key, entries[key].role, None, _UNMANAGED))
+                continue
+            reason = whys.get(id(grant))
+            if reason is None:
+                reason = whys[id(grant)] = why(grant.source, grant.role, address)
+            add(EntryFacts(*head, kind, key, entries[key].role, grant.expires, reason))
     return rows

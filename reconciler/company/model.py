@@ -15,7 +15,7 @@ escapes them for where it shows them.
 from __future__ import annotations
 
 from datetime import date
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -61,15 +61,41 @@ class Why(Frozen):
 
     def text(self) -> str:
         """One line for people (unescaped: the renderer escapes it)."""
-        at = f" at {self.location}" if self.location else ""
-        if self.source == "entry":
-            return f"{self.address}{at}"
-        if self.source == "team":
-            return f"team {self.team} ({self.address}{at})"
-        if self.source == "rule":
-            via = f" via team {self.team}" if self.team else ""
-            return f"rule {self.rule}{via}{at}"
-        return UNMANAGED_TEXT
+        return why_text(self.source, self.location, self.address, self.team, self.rule)
+
+
+class WhyLine(NamedTuple):
+    """A ``Why`` as the company's rows hold it in memory: its fields in a tuple (a model of
+    them takes 700 bytes, and a company of 10,000 workspaces has 250,000 rows)."""
+
+    source: WhySource
+    location: str | None
+    address: str | None
+    team: str | None
+    rule: str | None
+    role: str | None
+
+    def text(self) -> str:
+        """``Why.text()`` of the same fields."""
+        return why_text(self.source, self.location, self.address, self.team, self.rule)
+
+    def model(self) -> Why:
+        return Why(source=self.source, location=self.location, address=self.address, team=self.team,
+                   rule=self.rule, role=self.role)
+
+
+def why_text(source: WhySource, location: str | None, address: str | None, team: str | None,
+             rule: str | None) -> str:
+    """The "why" line for people: the list and line, the team, the rule, or not managed."""
+    at = f" at {location}" if location else ""
+    if source == "entry":
+        return f"{address}{at}"
+    if source == "team":
+        return f"team {team} ({address}{at})"
+    if source == "rule":
+        via = f" via team {team}" if team else ""
+        return f"rule {rule}{via}{at}"
+    return UNMANAGED_TEXT
 
 
 class CompanyWorkspace(Frozen):

@@ -7,9 +7,11 @@ prints a summary line from them, and the tests check them by hand.
 from __future__ import annotations
 
 import datetime
+import heapq
 from collections import Counter, defaultdict
 from typing import NamedTuple
 
+from reconciler.company.model import Leaver
 from reconciler.report.model import MadeReport, ReportLine
 from reconciler.vocabulary import ROLE_ORDER
 
@@ -59,79 +61,114 @@ class Headline(NamedTuple):
     leavers: tuple[LeaverAccess, ...]
 
 
-def headline(report: MadeReport, *, today: datetime.date) -> Headline:
-    """The figures at the top of the page."""
-    people = {r.key for r in report.rows if r.kind == "user"}
-    external = {r.key for r in report.rows if r.kind == "user" and r.external}
-    owners = owner_counts(report)
+class Tally(NamedTuple):
+    """What the figures and pictures count, from one pass over the report's rows (a company of
+    10,000 workspaces has 250,000 of them; a pass per figure cost more than writing a file)."""
+
+    people: frozenset[str]
+    external_people: frozenset[str]
+    domain_grants: int
+    owners: dict[str, int]  # workspace id -> users and domains with the owner role (every workspace, 0 too)
+    dated: tuple[ReportLine, ...]  # every row with an expiry
+    internal_roles: Counter[str]
+    external_roles: Counter[str]
+    external_on: dict[str, int]  # workspace id -> external people (every workspace, 0 too)
+    reach: dict[str, int]  # email -> the workspaces it is on
+    leavers: tuple[LeaverAccess, ...]
+
+
+def tally(report: MadeReport) -> Tally:
+    """Every count the page and the summary show, in one pass over the rows."""
+    users = {v.key: v for v in report.leavers if v.kind == "user"}
+    by_domain: dict[str, list[str]] = defaultdict(list)
+    for email in users:
+        by_domain[email.rpartition("@")[2]].append(email)
+    people: set[str] = set()
+    outside: set[str] = set()
+    domains = 0
+    owners = dict.fromkeys((w.id for w in report.workspaces), 0)
+    dated: list[ReportLine] = []
+    roles = (Counter[str](), Counter[str]())
+    external_on: dict[str, set[str]] = {w.id: set() for w in report.workspaces}
+    reach: defaultdict[str, set[str]] = defaultdict(set)
+    held: list[LeaverAccess] = []
+    for row in report.rows:
+        workspace_id, kind, key, role, external, expires = row[0], row[5], row[6], row[7], row[8], row[11]
+        if kind == "user":
+            people.add(key)
+            reach[key].add(workspace_id)
+            if external:
+                outside.add(key)
+                external_on.setdefault(workspace_id, set()).add(key)
+            if key in users:
+                held.append(_held(users[key], row, None))
+        else:
+            domains += 1
+            held += (_held(users[email], row, key) for email in by_domain.get(key, ()))
+        if role == "owner":
+            owners[workspace_id] = owners.get(workspace_id, 0) + 1
+        roles[external][role] += 1
+        if expires is not None:
+            dated.append(row)
+    return Tally(frozenset(people), frozenset(outside), domains, owners, tuple(dated), roles[0], roles[1],
+                 {w: len(keys) for w, keys in external_on.items()}, {k: len(ids) for k, ids in reach.items()},
+                 tuple(sorted(held, key=lambda a: (a.key, a.workspace_id))))
+
+
+def _held(leaver: Leaver, row: ReportLine, through: str | None) -> LeaverAccess:
+    return LeaverAccess(leaver.key, leaver.rule, leaver.location, row.workspace_id, row.workspace_name, row.role,
+                        through)
+
+
+def headline(report: MadeReport, *, today: datetime.date, counted: Tally | None = None) -> Headline:
+    """The figures at the top of the page (``counted``: the report's ``tally``, when made already)."""
+    counted = counted or tally(report)
+    owners = counted.owners
     counts = sorted(owners.values()) or [0]
     middle = len(counts) // 2
     median = float(counts[middle]) if len(counts) % 2 else (counts[middle - 1] + counts[middle]) / 2
     names = {w.id: w.name for w in report.workspaces}
     flags = [OwnerFlag(wid, names.get(wid), n) for wid, n in sorted(owners.items()) if n <= 1]
     horizon = today + datetime.timedelta(days=EXPIRY_WINDOW_DAYS)
-    expiring = tuple(sorted((r for r in report.rows if r.expires is not None and today <= r.expires <= horizon),
+    expiring = tuple(sorted((r for r in counted.dated if r.expires is not None and today <= r.expires <= horizon),
                             key=lambda r: (r.expires, *r.sort_key())))
     return Headline(
-        workspaces=len(report.workspaces), people=len(people), external_people=len(external),
-        domain_grants=sum(1 for r in report.rows if r.kind == "domain"),
+        workspaces=len(report.workspaces), people=len(counted.people), external_people=len(counted.external_people),
+        domain_grants=counted.domain_grants,
         owners_min=counts[0], owners_median=median, owners_max=counts[-1],
         no_owner=tuple(f for f in flags if f.owners == 0), one_owner=tuple(f for f in flags if f.owners == 1),
         one_owner_alert=report.min_owners > 1,
         expiring=expiring, unmanaged_workspaces=sum(1 for w in report.workspaces if not w.managed),
         rules_only_workspaces=sum(1 for w in report.workspaces if w.rules_only),
-        leavers=leavers_holding(report),
+        leavers=counted.leavers,
     )
 
 
-def leavers_holding(report: MadeReport) -> tuple[LeaverAccess, ...]:
+def leavers_holding(report: MadeReport, counted: Tally | None = None) -> tuple[LeaverAccess, ...]:
     """Every row through which someone a rule revokes still holds a role: their own
     entry (a rule not yet applied, or not matching there) or a domain entry of their
     email's domain, which no user revoke can remove."""
-    users = {v.key: v for v in report.leavers if v.kind == "user"}
-    by_domain: dict[str, list[str]] = defaultdict(list)
-    for email in users:
-        by_domain[email.rpartition("@")[2]].append(email)
-    found = []
-    for row in report.rows:
-        reached = [row.key] if row.kind == "user" and row.key in users else (
-            by_domain.get(row.key, []) if row.kind == "domain" else [])
-        for email in reached:
-            leaver = users[email]
-            found.append(LeaverAccess(email, leaver.rule, leaver.location, row.workspace_id, row.workspace_name,
-                                      row.role, row.key if row.kind == "domain" else None))
-    return tuple(sorted(found, key=lambda a: (a.key, a.workspace_id)))
+    return (counted or tally(report)).leavers
 
 
-def owner_counts(report: MadeReport) -> dict[str, int]:
+def owner_counts(report: MadeReport, counted: Tally | None = None) -> dict[str, int]:
     """Workspace id → how many users and domains hold the owner role on it (every workspace, 0 included)."""
-    counts = dict.fromkeys((w.id for w in report.workspaces), 0)
-    for row in report.rows:
-        if row.role == "owner":
-            counts[row.workspace_id] = counts.get(row.workspace_id, 0) + 1
-    return counts
+    return (counted or tally(report)).owners
 
 
-def roles_by_reach(report: MadeReport) -> list[tuple[str, int, int]]:
+def roles_by_reach(report: MadeReport, counted: Tally | None = None) -> list[tuple[str, int, int]]:
     """(role, internal rows, external rows) for every role present, highest role first."""
-    internal: Counter[str] = Counter()
-    external: Counter[str] = Counter()
-    for row in report.rows:
-        (external if row.external else internal)[row.role] += 1
+    counted = counted or tally(report)
+    internal, external = counted.internal_roles, counted.external_roles
     present = set(internal) | set(external)
     order = [r for r in reversed(ROLE_ORDER) if r in present] + sorted(present - set(ROLE_ORDER))
     return [(role, internal[role], external[role]) for role in order]
 
 
-def external_histogram(report: MadeReport) -> list[tuple[str, int]]:
+def external_histogram(report: MadeReport, counted: Tally | None = None) -> list[tuple[str, int]]:
     """(bin label, workspaces) of workspaces by how many external people have access."""
-    per_workspace: dict[str, set[str]] = {w.id: set() for w in report.workspaces}
-    for row in report.rows:
-        if row.kind == "user" and row.external:
-            per_workspace.setdefault(row.workspace_id, set()).add(row.key)
     bins = Counter[tuple[int, int | None]]()
-    for people in per_workspace.values():
-        n = len(people)
+    for n in (counted or tally(report)).external_on.values():
         bins[next(b for b in EXTERNAL_BINS if b[0] <= n and (b[1] is None or n <= b[1]))] += 1
     return [(_bin_label(low, high), bins[(low, high)]) for low, high in EXTERNAL_BINS]
 
@@ -142,11 +179,7 @@ def _bin_label(low: int, high: int | None) -> str:
     return str(low) if low == high else f"{low}–{high}"
 
 
-def widest_reach(report: MadeReport, *, limit: int = TOP_REACH) -> list[tuple[str, int]]:
+def widest_reach(report: MadeReport, *, limit: int = TOP_REACH, counted: Tally | None = None) -> list[tuple[str, int]]:
     """(email, workspaces) of the ``limit`` people with access to the most workspaces; ties by email."""
-    reach: defaultdict[str, set[str]] = defaultdict(set)
-    for row in report.rows:
-        if row.kind == "user":
-            reach[row.key].add(row.workspace_id)
-    ranked = sorted(reach.items(), key=lambda item: (-len(item[1]), item[0]))
-    return [(email, len(ids)) for email, ids in ranked[:limit]]
+    ranked = heapq.nsmallest(limit, (counted or tally(report)).reach.items(), key=lambda item: (-item[1], item[0]))
+    return [(email, n) for email, n in ranked]

@@ -11,6 +11,7 @@ from typing import NamedTuple
 from reconciler.errors import ConfigError
 from reconciler.gcpause import gc_paused
 from reconciler.report.diff import ChangeSet
+from reconciler.report.figures import Tally
 from reconciler.report.model import MadeReport, utf8
 
 ACCESS_CSV, ACCESS_JSON, INDEX_HTML, CHANGES_CSV = "access.csv", "access.json", "index.html", "changes.csv"
@@ -24,8 +25,10 @@ class ReportFiles(NamedTuple):
 
 
 @gc_paused()
-def write_report(out: Path, made: MadeReport, *, changes: ChangeSet | None, today: datetime.date) -> ReportFiles:
-    """Write the files, each atomically and never through a link planted at its name."""
+def write_report(out: Path, made: MadeReport, *, changes: ChangeSet | None, today: datetime.date,
+                 counted: Tally | None = None) -> ReportFiles:
+    """Write the files, each atomically and never through a link planted at its name (``counted``:
+    the report's ``figures.tally``, when made already)."""
     from reconciler.owned_files import write_owned
     from reconciler.report.html import render_page
     from reconciler.report.spreadsheet import access_csv, changes_csv
@@ -35,7 +38,7 @@ def write_report(out: Path, made: MadeReport, *, changes: ChangeSet | None, toda
     files: dict[str, Callable[[], Iterable[bytes]]] = {
         ACCESS_CSV: lambda: (utf8(access_csv(made)),),
         ACCESS_JSON: lambda: itertools.chain(made.json_parts(), (b"\n",)),
-        INDEX_HTML: lambda: (utf8(render_page(made, today=today, changes=changes)),),
+        INDEX_HTML: lambda: (utf8(render_page(made, today=today, changes=changes, counted=counted)),),
     }
     if changes is not None:
         files[CHANGES_CSV] = lambda: (utf8(changes_csv(changes.changes)),)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 from collections.abc import Iterable, Sequence
 from html import escape
 from importlib import resources
@@ -62,41 +63,56 @@ def script_json(value: Any) -> str:
     return dumped
 
 
-def view_data(report: MadeReport) -> dict[str, Any]:
-    """The compact block the script reads: workspaces and rows as arrays, the "why" lines once each.
+def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
+    """The compact block the script reads, as ``script_json`` writes it: workspaces and rows as
+    arrays, the "why" lines once each.
 
     ``w``: [id, name, account, group homepage, managed 0/1, owners]; ``r``: [workspace index,
-    kind 0 user/1 domain, email or domain, role, external 0/1, why index, expires]."""
-    owners = fig.owner_counts(report)
+    kind 0 user/1 domain, email or domain, role, external 0/1, why index, expires].  Each value
+    shown through ``printable``.  The rows (250,000 at 10,000 workspaces) are written here a
+    line each, their strings through ``script_text``, instead of as lists for ``json.dumps``."""
+    owners = (counted or fig.tally(report)).owners
     index = {w.id: i for i, w in enumerate(report.workspaces)}
-    shown: dict[str, str] = {}  # printable() once per distinct value: emails, roles and why lines repeat
-
-    def show(value: str) -> str:
-        found = shown.get(value)
-        if found is None:
-            found = shown[value] = printable(value)
-        return found
-
     workspaces: list[list[Any]] = [
         [printable(w.id), printable(w.name or ""), printable(w.account_name or w.account_id or ""),
          printable(w.group_homepage or ""), int(w.managed), owners.get(w.id, 0)]
         for w in report.workspaces
     ]
     whys: dict[str, int] = {"not managed": 0}
-    rows: list[list[Any]] = []
-    for r in report.rows:
-        if r.workspace_id not in index:  # a row always has its workspace; kept safe for a hand-made report
-            index[r.workspace_id] = len(workspaces)
-            workspaces.append([printable(r.workspace_id), printable(r.workspace_name or ""), "", "", 0, 0])
-        why = whys.setdefault(show(r.managed_by), len(whys))
-        rows.append([index[r.workspace_id], int(r.kind == "domain"), show(r.key), show(r.role),
-                     int(r.external), why, r.expires.isoformat() if r.expires else ""])
-    return {"w": workspaces, "r": rows, "why": list(whys), "unmanaged": 0}
+    rows: list[str] = []
+    add = rows.append
+    for workspace_id, workspace_name, _, _, _, kind, key, role, external, managed, _, expires in report.rows:
+        at = index.get(workspace_id)
+        if at is None:  # a row always has its workspace; kept safe for a hand-made report
+            at = index[workspace_id] = len(workspaces)
+            workspaces.append([printable(workspace_id), printable(workspace_name or ""), "", "", 0, 0])
+        why = whys.setdefault(shown(managed), len(whys))
+        add(f'[{at},{0 if kind == "user" else 1},{shown_text(key)},{shown_text(role)},'
+            f'{1 if external else 0},{why},"{expires.isoformat() if expires else ""}"]')
+    return (f'{{"w":{script_json(workspaces)},"r":[{",".join(rows)}],"why":{script_json(list(whys))},'
+            f'"unmanaged":0}}')
 
 
-def render_page(report: MadeReport, *, today: datetime.date, changes: ChangeSet | None = None) -> str:
-    """The whole page."""
-    head = fig.headline(report, today=today)
+# A string that ``script_json`` writes as it is between quotes, and ``printable`` leaves as it
+# is: printable ASCII without a quote, a backslash, "<", ">" or "&".
+_PLAIN_SCRIPT = re.compile(r"[ !#-%'-;=?-\[\]-~]*").fullmatch
+
+
+def shown(value: str) -> str:
+    """``printable(value)``, without translating what is printable ASCII already."""
+    return value if value.isascii() and value.isprintable() else printable(value)
+
+
+def shown_text(value: str) -> str:
+    """``script_json(printable(value))``, the plain case written directly."""
+    return f'"{value}"' if _PLAIN_SCRIPT(value) else script_json(printable(value))
+
+
+def render_page(report: MadeReport, *, today: datetime.date, changes: ChangeSet | None = None,
+                counted: fig.Tally | None = None) -> str:
+    """The whole page (``counted``: the report's ``tally``, when made already)."""
+    counted = counted or fig.tally(report)
+    head = fig.headline(report, today=today, counted=counted)
     generated = report.generated_at.strftime("%Y-%m-%d %H:%M UTC")
     internal = ", ".join(report.internal_domains) or "none given (every person counts as external)"
     parts = [
@@ -111,11 +127,11 @@ def render_page(report: MadeReport, *, today: datetime.date, changes: ChangeSet 
         _figures(head),
         _attention(head),
         _changes(changes) if changes is not None else "",
-        _pictures(report),
+        _pictures(report, counted),
         _views(),
         "</main><footer>Made by <code>reconciler report</code>. The same rows are in access.csv and "
         "access.json beside this file.</footer>",
-        f"<script type=\"application/json\" id=\"report-data\">{script_json(view_data(report))}</script>",
+        f"<script type=\"application/json\" id=\"report-data\">{view_json(report, counted)}</script>",
         f"<script>{_asset('page.js')}</script></body></html>\n",
     ]
     return "".join(parts)
@@ -202,15 +218,15 @@ def _changes(changes: ChangeSet) -> str:
     return head + table + "</section>"
 
 
-def _pictures(report: MadeReport) -> str:
-    roles = fig.roles_by_reach(report)
+def _pictures(report: MadeReport, counted: fig.Tally) -> str:
+    roles = fig.roles_by_reach(report, counted)
     role_chart = svg.grouped_bars(
         "Access rows by role, internal and external", [r for r, _, _ in roles],
         [("internal", svg.INTERNAL_COLOUR), ("external", svg.EXTERNAL_COLOUR)], [[i, e] for _, i, e in roles])
-    histogram = svg.histogram("Workspaces by number of external people", fig.external_histogram(report),
+    histogram = svg.histogram("Workspaces by number of external people", fig.external_histogram(report, counted),
                               x_label="external people on the workspace", y_label="workspaces")
     reach = svg.bars(f"The {fig.TOP_REACH} people with the widest reach (workspaces)",
-                     [(printable(email), n) for email, n in fig.widest_reach(report)])
+                     [(printable(email), n) for email, n in fig.widest_reach(report, counted=counted)])
     charts = [("Roles, internal and external", role_chart),
               ("Workspaces by number of external people", histogram),
               (f"The {fig.TOP_REACH} people with the widest reach", reach)]

@@ -12,6 +12,7 @@ the plan's renderers read one plan).
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
@@ -20,7 +21,7 @@ from pydantic_core import to_json
 
 from reconciler.company.build import EntryFacts
 from reconciler.gcpause import gc_paused
-from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhySource
+from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine
 
 # 1: the first report document.
 REPORT_FORMAT_VERSION = 1
@@ -90,21 +91,6 @@ class AccessReport(_Frozen):
 
 
 
-class WhyLine(NamedTuple):
-    """A ``Why`` as the report holds it: its fields in a tuple (a model of them takes 700 bytes,
-    and every row has one)."""
-
-    source: WhySource
-    location: str | None
-    address: str | None
-    team: str | None
-    rule: str | None
-    role: str | None
-
-    def text(self) -> str:
-        return Why(**self._asdict()).text()
-
-
 class ReportLine(NamedTuple):
     """A ``ReportRow`` as the report holds it in memory: a tuple, a tenth of a model's size (a
     company of 10,000 workspaces has 250,000 rows).  ``access.json`` writes each as the
@@ -161,14 +147,53 @@ class MadeReport(NamedTuple):
         yield head + b'"rows":['
         rows = self.rows
         for start in range(0, len(rows), JSON_ROWS_AT_ONCE):
-            part = to_json([{**row._asdict(), "why": row.why._asdict()}
-                            for row in rows[start:start + JSON_ROWS_AT_ONCE]])
-            yield (b"," if start else b"") + part[1:-1]
+            part = ",".join(row_json(rows[start:start + JSON_ROWS_AT_ONCE]))
+            yield (b"," if start else b"") + part.encode("utf-8")
         yield b"]" + tail
 
     def model_dump_json(self) -> str:
         """The whole document as ``AccessReport.model_dump_json`` writes it (for a small report)."""
         return b"".join(self.json_parts()).decode("utf-8")
+
+
+def row_json(rows: Iterable[ReportLine]) -> Iterator[str]:
+    """Each row as pydantic dumps a ``ReportRow`` (compact, its fields in order), put together
+    here (``tests/report/test_model.py`` holds the two to the same bytes): making a model, or a
+    dict, of each of 250,000 rows cost more than the plan's whole diff.  A workspace's values
+    are written once for all of its rows, a why once for every row it explains."""
+    head = ""
+    last: tuple[str, str | None, str | None, str | None, str | None] | None = None
+    whys: dict[int, tuple[WhyLine, str]] = {}  # by id(); the why is kept, so no id is reused
+    for row in rows:
+        workspace = row[:5]
+        if workspace != last:
+            last = workspace
+            head = (f'{{"workspace_id":{json_text(workspace[0])},"workspace_name":{json_text(workspace[1])},'
+                    f'"account_id":{json_text(workspace[2])},"account_name":{json_text(workspace[3])},'
+                    f'"group_homepage":{json_text(workspace[4])},"kind":')
+        kind, key, role, external, managed, why, expires = row[5:]
+        kept = whys.get(id(why))
+        if kept is None:
+            kept = whys[id(why)] = (why, f'{{"source":{json_text(why[0])},"location":{json_text(why[1])},'
+                                         f'"address":{json_text(why[2])},"team":{json_text(why[3])},'
+                                         f'"rule":{json_text(why[4])},"role":{json_text(why[5])}}}')
+        yield (f'{head}{json_text(kind)},"key":{json_text(key)},"role":{json_text(role)},'
+               f'"external":{"true" if external else "false"},"managed_by":{json_text(managed)},"why":{kept[1]},'
+               f'"expires":{json_text(expires.isoformat()) if expires is not None else "null"}}}')
+
+
+# A string JSON writes as it is between quotes: printable ASCII without a quote or a backslash.
+_PLAIN_JSON = re.compile(r'[ !#-\[\]-~]*').fullmatch
+
+
+def json_text(value: str | None) -> str:
+    """``value`` as pydantic's JSON writes it (non-ASCII as UTF-8, controls escaped); a lone
+    surrogate, which UTF-8 cannot carry, as "?" (as ``utf8`` writes it)."""
+    if value is None:
+        return "null"
+    if _PLAIN_JSON(value):
+        return f'"{value}"'
+    return to_json(value.encode("utf-8", errors="replace").decode("utf-8")).decode("utf-8")
 
 
 def utf8(text: str) -> bytes:
@@ -215,39 +240,34 @@ def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Iterable[AccessRow |
 
 
 class _Lines:
-    """Rows made ``ReportLine``s: each domain judged internal or external once, and each
-    ``Why`` made a ``WhyLine`` with its "managed by" line once (they repeat on every workspace a
-    group's list, a team or a rule reaches; ``attributed`` hands out one object per why)."""
+    """Rows made ``ReportLine``s: each domain judged internal or external once, and each why
+    made a ``WhyLine`` with its "managed by" line once (``attributed`` hands out one object
+    for a why that repeats on every workspace a group's list, a team or a rule reaches)."""
 
     def __init__(self, internal: tuple[str, ...]) -> None:
         self.internal = internal
         self._external: dict[str, bool] = {}
-        self._whys: dict[int, tuple[Why, WhyLine, str]] = {}  # by id(); the Why is kept, so no id is reused
-        self._lines: dict[WhyLine, tuple[WhyLine, str]] = {}
+        # By id(): the why itself is kept in the value, so its id is not reused while this lives.
+        self._whys: dict[int, tuple[Why | WhyLine, WhyLine, str]] = {}
 
     def of(self, rows: Iterable[AccessRow | EntryFacts]) -> list[ReportLine]:
         made: list[ReportLine] = []
         add = made.append
         external, whys, line = self._external, self._whys, ReportLine
         for r in rows:
-            kind, key = r.kind, r.key
+            kind, key, reason = r.kind, r.key, r.why
             domain = key.rpartition("@")[2] if kind == "user" else key
             outside = external.get(domain)
             if outside is None:
                 outside = external[domain] = not is_internal(domain, self.internal)
-            kept = whys.get(id(r.why))
+            kept = whys.get(id(reason))
             if kept is None:
-                kept = whys[id(r.why)] = (r.why, *self._why_line(r.why))
+                as_line = reason if isinstance(reason, WhyLine) else WhyLine(
+                    reason.source, reason.location, reason.address, reason.team, reason.rule, reason.role)
+                kept = whys[id(reason)] = (reason, as_line, managed_by(as_line))
             add(line(r.workspace_id, r.workspace_name, r.account_id, r.account_name, r.group_homepage, kind, key,
                      r.role, outside, kept[2], kept[1], r.expires))
         return made
-
-    def _why_line(self, why: Why) -> tuple[WhyLine, str]:
-        reason = WhyLine(why.source, why.location, why.address, why.team, why.rule, why.role)
-        kept = self._lines.get(reason)
-        if kept is None:
-            kept = self._lines[reason] = (reason, managed_by(why))
-        return kept
 
 
 def managed_by(why: Why | WhyLine) -> str:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import datetime
 
-from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Why
-from reconciler.report.model import MadeReport, make_report
+from hypothesis import strategies as st
+
+from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Why, WhyLine
+from reconciler.report.model import MadeReport, ReportLine, make_report
 
 GENERATED = datetime.datetime(2027, 1, 15, 9, 30, tzinfo=datetime.UTC)
 TODAY = GENERATED.date()
@@ -33,3 +35,47 @@ def company(*rows: AccessRow, workspaces: tuple[str, ...] = ()) -> CompanyAccess
 def report_of(*rows: AccessRow, workspaces: tuple[str, ...] = (),
               internal: tuple[str, ...] = ("acme.com",)) -> MadeReport:
     return make_report(company(*rows, workspaces=workspaces), generated_at=GENERATED, internal_domains=internal)
+
+
+# Any text a service or a manifest could hold (but a lone surrogate: see test_model), hostile characters
+# made likelier than chance would.
+ANY_TEXT = st.text(alphabet=st.one_of(st.characters(codec="utf-8"), st.sampled_from(',"\\\r\n<>&=+-@\t\u2028\u2029\u202e\x7f\x01é')),
+                   max_size=8)
+
+
+@st.composite
+def made_reports(draw: st.DrawFn) -> MadeReport:
+    """A report of hand-written lines: each value any text, lines of one workspace together."""
+    lines = []
+    for n in range(draw(st.integers(1, 3))):
+        workspace = (f"ws_{n}{draw(ANY_TEXT)}", draw(st.none() | ANY_TEXT), draw(st.none() | ANY_TEXT),
+                     draw(st.none() | ANY_TEXT), draw(st.none() | ANY_TEXT))
+        for _ in range(draw(st.integers(1, 3))):
+            why = WhyLine(draw(st.sampled_from(["entry", "team", "rule", "unmanaged"])),
+                          *(draw(st.none() | ANY_TEXT) for _ in range(5)))
+            lines.append(ReportLine(*workspace, draw(st.sampled_from(["user", "domain"])), draw(ANY_TEXT),
+                                    draw(ANY_TEXT), draw(st.booleans()), draw(ANY_TEXT), why,
+                                    draw(st.none() | st.dates())))
+    return MadeReport(GENERATED, ("acme.com",), (), tuple(lines))
+
+
+# Every character a hand-written serialisation must treat apart, in one value.
+EVERY_HOSTILE = ',"\\\r\n<>&=+-@\t\u2028\u2029\u202e\x7f\x01é漢 '
+
+
+def hostile_report() -> MadeReport:
+    """Every string of every line holds every hostile character (a formula start first), and two
+    workspaces share an id but not their names: the example each hypothesis test always runs."""
+    text = "=" + EVERY_HOSTILE
+    why = WhyLine("rule", *(text + str(n) for n in range(5)))
+    lines = [
+        ReportLine("ws_1", text, text, text, text, "user", text, text, True, text, why, datetime.date(2027, 2, 1)),
+        ReportLine("ws_1", "other", None, None, None, "domain", text, text, False, text, why, None),
+        ReportLine("ws_2" + text, None, None, None, None, "user", "-" + text, "@" + text, False, "+" + text, why,
+                   None)]
+    # And each character alone in otherwise plain text, where a fast path for plain text could take it.
+    for n, c in enumerate(EVERY_HOSTILE):
+        one = f"a{c}b"
+        lines.append(ReportLine(f"ws_{n}{one}", one, one, one, one, "user", one, one, False, one,
+                                WhyLine("team", *(one,) * 5), None))
+    return MadeReport(GENERATED, ("acme.com",), (), tuple(lines))

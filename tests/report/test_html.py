@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
+
+from hypothesis import example, given, settings
 
 from reconciler.report.diff import changes_since, report_baseline
-from reconciler.report.html import render_page, script_json, view_data
+from reconciler.report.html import render_page, script_json, view_json
+from reconciler.report.model import MadeReport
 from reconciler.text import printable
-from tests.report.conftest import ENTRY, TODAY, report_of, row
+from tests.report.conftest import ENTRY, TODAY, hostile_report, made_reports, report_of, row
 
 HOSTILE = '<script>alert(1)</script> "Evil" =HYPERLINK("http://x.example","x") </script><!-- & \u2028'
 DATA_BLOCK = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
@@ -61,7 +65,7 @@ def test_the_page_fetches_nothing() -> None:
 def test_view_data_indexes_rows_by_workspace_and_shares_why_lines() -> None:
     made = report_of(row("ws_1", "user", "jane@acme.com", "owner", ENTRY), row("ws_2", "user", "jane@acme.com", "owner", ENTRY),
                      row("ws_2", "domain", "out.io", "viewer"))
-    data = view_data(made)
+    data = json.loads(view_json(made))
     assert data["w"] == [["ws_1", "Name ws_1", "", "", 1, 1], ["ws_2", "Name ws_2", "", "", 1, 1]]
     assert data["r"] == [[0, 0, "jane@acme.com", "owner", 0, 1, ""], [1, 0, "jane@acme.com", "owner", 0, 1, ""],
                          [1, 1, "out.io", "viewer", 1, 0, ""]]
@@ -82,3 +86,26 @@ def test_the_changes_section_counts_each_kind() -> None:
     now = report_of(row("ws_1", "user", "jane@acme.com", "owner"), row("ws_1", "user", "x@out.io", "viewer"))
     page = render_page(now, today=TODAY, changes=changes_since(report_baseline(before, label="the report a"), now))
     assert '<p data-changes="1">1 grant, 0 escalations, 0 revocations, 0 downgrades (all of them in changes.csv).</p>' in page
+
+
+def _rows_as_the_page_reads_them(made: MadeReport) -> dict[str, Any]:
+    """The data block's meaning, written plainly: what view_json must say of any report."""
+    index = {w.id: i for i, w in enumerate(made.workspaces)}
+    workspaces: list[list[Any]] = []
+    whys = {"not managed": 0}
+    rows = []
+    for r in made.rows:
+        if r.workspace_id not in index:
+            index[r.workspace_id] = len(workspaces)
+            workspaces.append([printable(r.workspace_id), printable(r.workspace_name or ""), "", "", 0, 0])
+        rows.append([index[r.workspace_id], int(r.kind == "domain"), printable(r.key), printable(r.role),
+                     int(r.external), whys.setdefault(printable(r.managed_by), len(whys)),
+                     r.expires.isoformat() if r.expires else ""])
+    return {"w": workspaces, "r": rows, "why": list(whys), "unmanaged": 0}
+
+
+@settings(max_examples=300, deadline=None)
+@given(made_reports())
+@example(hostile_report())
+def test_the_data_block_is_script_json_of_the_rows_for_any_text(made: MadeReport) -> None:
+    assert view_json(made) == script_json(_rows_as_the_page_reads_them(made))
