@@ -83,19 +83,17 @@ def tally(report: MadeReport) -> Tally:
     by_domain: dict[str, list[str]] = defaultdict(list)
     for email in users:
         by_domain[email.rpartition("@")[2]].append(email)
-    people: set[str] = set()
     outside: set[str] = set()
     domains = 0
     owners = dict.fromkeys((w.id for w in report.workspaces), 0)
     dated: list[ReportLine] = []
-    roles = (Counter[str](), Counter[str]())
+    roles: dict[tuple[bool, str], int] = {}  # (external, role) -> rows
     external_on: dict[str, set[str]] = {w.id: set() for w in report.workspaces}
-    reach: defaultdict[str, set[str]] = defaultdict(set)
+    reach: defaultdict[str, set[str]] = defaultdict(set)  # every person: the workspaces they are on
     held: list[LeaverAccess] = []
     for row in report.rows:
-        workspace_id, kind, key, role, external, expires = row[0], row[5], row[6], row[7], row[8], row[11]
+        workspace_id, _, _, _, _, kind, key, role, external, _, _, expires = row
         if kind == "user":
-            people.add(key)
             reach[key].add(workspace_id)
             if external:
                 outside.add(key)
@@ -104,13 +102,16 @@ def tally(report: MadeReport) -> Tally:
                 held.append(_held(users[key], row, None))
         else:
             domains += 1
-            held += (_held(users[email], row, key) for email in by_domain.get(key, ()))
+            if key in by_domain:
+                held += (_held(users[email], row, key) for email in by_domain[key])
         if role == "owner":
             owners[workspace_id] = owners.get(workspace_id, 0) + 1
-        roles[external][role] += 1
+        roles[external, role] = roles.get((external, role), 0) + 1
         if expires is not None:
             dated.append(row)
-    return Tally(frozenset(people), frozenset(outside), domains, owners, tuple(dated), roles[0], roles[1],
+    return Tally(frozenset(reach), frozenset(outside), domains, owners, tuple(dated),
+                 Counter({role: n for (external, role), n in roles.items() if not external}),
+                 Counter({role: n for (external, role), n in roles.items() if external}),
                  {w: len(keys) for w, keys in external_on.items()}, {k: len(ids) for k, ids in reach.items()},
                  tuple(sorted(held, key=lambda a: (a.key, a.workspace_id))))
 

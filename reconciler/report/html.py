@@ -79,6 +79,7 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
         for w in report.workspaces
     ]
     whys: dict[str, int] = {"not managed": 0}
+    roles: dict[str, str] = {}
     rows: list[str] = []
     add = rows.append
     for workspace_id, workspace_name, _, _, _, kind, key, role, external, managed, _, expires in report.rows:
@@ -87,8 +88,10 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
             at = index[workspace_id] = len(workspaces)
             workspaces.append([printable(workspace_id), printable(workspace_name or ""), "", "", 0, 0])
         why = whys.setdefault(shown(managed), len(whys))
-        add(f'[{at},{0 if kind == "user" else 1},{shown_text(key)},{shown_text(role)},'
-            f'{1 if external else 0},{why},"{expires.isoformat() if expires else ""}"]')
+        role_text = roles.get(role) or roles.setdefault(role, shown_text(role))
+        key_text = '"' + key + '"' if _PLAIN_SCRIPT(key) else shown_text(key)
+        add(f'[{at},{0 if kind == "user" else 1},{key_text},{role_text},{1 if external else 0},{why},'
+            f'"{expires.isoformat() if expires else ""}"]')
     return (f'{{"w":{script_json(workspaces)},"r":[{",".join(rows)}],"why":{script_json(list(whys))},'
             f'"unmanaged":0}}')
 

@@ -160,10 +160,12 @@ def row_json(rows: Iterable[ReportLine]) -> Iterator[str]:
     """Each row as pydantic dumps a ``ReportRow`` (compact, its fields in order), put together
     here (``tests/report/test_model.py`` holds the two to the same bytes): making a model, or a
     dict, of each of 250,000 rows cost more than the plan's whole diff.  A workspace's values
-    are written once for all of its rows, a why once for every row it explains."""
+    are written once for all of its rows, a why once for every row it explains, a role once;
+    a row's email and "managed by" line, when both are plain, are checked in one match."""
     head = ""
     last: tuple[str, str | None, str | None, str | None, str | None] | None = None
     whys: dict[int, tuple[WhyLine, str]] = {}  # by id(); the why is kept, so no id is reused
+    known: dict[str, str] = {}  # role or kind -> its JSON
     for row in rows:
         workspace = row[:5]
         if workspace != last:
@@ -174,18 +176,37 @@ def row_json(rows: Iterable[ReportLine]) -> Iterator[str]:
         kind, key, role, external, managed, why, expires = row[5:]
         kept = whys.get(id(why))
         if kept is None:
-            kept = whys[id(why)] = (why, f'{{"source":{json_text(why[0])},"location":{json_text(why[1])},'
-                                         f'"address":{json_text(why[2])},"team":{json_text(why[3])},'
-                                         f'"rule":{json_text(why[4])},"role":{json_text(why[5])}}}')
-        yield (f'{head}{json_text(kind)},"key":{json_text(key)},"role":{json_text(role)},'
-               f'"external":{"true" if external else "false"},"managed_by":{json_text(managed)},"why":{kept[1]},'
-               f'"expires":{json_text(expires.isoformat()) if expires is not None else "null"}}}')
+            kept = whys[id(why)] = (why, _why_json(why))
+        kind_json = known.get(kind) or known.setdefault(kind, json_text(kind))
+        role_json = known.get(role) or known.setdefault(role, json_text(role))
+        if _PLAIN_JSON(key + managed):
+            key_json, managed_json = f'"{key}"', f'"{managed}"'
+        else:
+            key_json, managed_json = json_text(key), json_text(managed)
+        yield (f'{head}{kind_json},"key":{key_json},"role":{role_json},'
+               f'"external":{"true" if external else "false"},"managed_by":{managed_json},"why":{kept[1]},'
+               f'"expires":{_NULL if expires is None else _quoted(expires.isoformat())}}}')
 
 
+def _why_json(why: WhyLine) -> str:
+    source, location, address, team, rule, role = why
+    if _PLAIN_JSON(f"{source}{location or ''}{address or ''}{team or ''}{rule or ''}{role or ''}"):
+        # All plain: each written between quotes, or null.
+        return (f'{{"source":"{source}","location":{_NULL if location is None else _quoted(location)},'
+                f'"address":{_NULL if address is None else _quoted(address)},'
+                f'"team":{_NULL if team is None else _quoted(team)},"rule":{_NULL if rule is None else _quoted(rule)},'
+                f'"role":{_NULL if role is None else _quoted(role)}}}')
+    return (f'{{"source":{json_text(source)},"location":{json_text(location)},"address":{json_text(address)},'
+            f'"team":{json_text(team)},"rule":{json_text(rule)},"role":{json_text(role)}}}')
+
+
+def _quoted(plain: str) -> str:
+    return '"' + plain + '"'
+
+
+_NULL = "null"
 # A string JSON writes as it is between quotes: printable ASCII without a quote or a backslash.
 _PLAIN_JSON = re.compile(r'[ !#-\[\]-~]*').fullmatch
-
-
 def json_text(value: str | None) -> str:
     """``value`` as pydantic's JSON writes it (non-ASCII as UTF-8, controls escaped); a lone
     surrogate, which UTF-8 cannot carry, as "?" (as ``utf8`` writes it)."""

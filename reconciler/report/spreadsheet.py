@@ -77,14 +77,17 @@ def access_csv(report: MadeReport) -> str:
         role_field = roles.get(role)
         if role_field is None:
             role_field = roles[role] = field(cell(role))
-        add(f"{head},{kind},{field(cell(key))},{role_field},{'external' if external else 'internal'},"
-            f"{field(cell(why))},{expires.isoformat() if expires else ''}")
+        add(f"{head},{kind},{key if _PLAIN_CELL(key) else field(cell(key))},{role_field},"
+            f"{'external' if external else 'internal'},{why if _PLAIN_CELL(why) else field(cell(why))},"
+            f"{expires.isoformat() if expires else ''}")
     add("")
     return "\r\n".join(lines)
 
 
 # A field the csv module writes as it is: none of the delimiter, the quote or a line break.
 _PLAIN_FIELD = re.compile(r'[^,"\r\n]*').fullmatch
+# ... and a cell that is such a field as it is: not starting like a formula either.
+_PLAIN_CELL = re.compile(r'(?![=+\-@\t\r])[^,"\r\n]*').fullmatch
 
 
 def field(value: str) -> str:
