@@ -25,10 +25,12 @@ import re
 from collections.abc import Iterable, Sequence
 from html import escape
 from importlib import resources
+from operator import itemgetter
 from typing import Any
 
 from reconciler.report import figures as fig
 from reconciler.report import svg
+from reconciler.report.columns import column, each_once, plain
 from reconciler.report.diff import CHANGE_ORDER, ChangeSet
 from reconciler.report.model import MadeReport, ReportLine
 from reconciler.text import plural, printable
@@ -70,7 +72,7 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
     ``w``: [id, name, account, group homepage, managed 0/1, owners]; ``r``: [workspace index,
     kind 0 user/1 domain, email or domain, role, external 0/1, why index, expires].  Each value
     shown through ``printable``.  The rows (250,000 at 10,000 workspaces) are written here a
-    line each, their strings through ``script_text``, instead of as lists for ``json.dumps``."""
+    column at a time (``reconciler.report.columns``), instead of as lists for ``json.dumps``."""
     owners = (counted or fig.tally(report)).owners
     index = {w.id: i for i, w in enumerate(report.workspaces)}
     workspaces: list[list[Any]] = [
@@ -78,21 +80,21 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
          printable(w.group_homepage or ""), int(w.managed), owners.get(w.id, 0)]
         for w in report.workspaces
     ]
+    rows = report.rows
+    ids = column(rows, 0)
+    for workspace_id, name in dict.fromkeys(map(itemgetter(0, 1), rows)):
+        if workspace_id not in index:  # a row always has its workspace; kept safe for a hand-made report
+            index[workspace_id] = len(workspaces)
+            workspaces.append([printable(workspace_id), printable(name or ""), "", "", 0, 0])
     whys: dict[str, int] = {"not managed": 0}
-    roles: dict[str, str] = {}
-    rows: list[str] = []
-    add = rows.append
-    for workspace_id, workspace_name, _, _, _, kind, key, role, external, managed, _, expires in report.rows:
-        at = index.get(workspace_id)
-        if at is None:  # a row always has its workspace; kept safe for a hand-made report
-            at = index[workspace_id] = len(workspaces)
-            workspaces.append([printable(workspace_id), printable(workspace_name or ""), "", "", 0, 0])
-        why = whys.setdefault(shown(managed), len(whys))
-        role_text = roles.get(role) or roles.setdefault(role, shown_text(role))
-        key_text = '"' + key + '"' if _PLAIN_SCRIPT(key) else shown_text(key)
-        add(f'[{at},{0 if kind == "user" else 1},{key_text},{role_text},{1 if external else 0},{why},'
-            f'"{expires.isoformat() if expires else ""}"]')
-    return (f'{{"w":{script_json(workspaces)},"r":[{",".join(rows)}],"why":{script_json(list(whys))},'
+    why_at = [whys.setdefault(managed, len(whys)) for managed in shown_column(column(rows, 9))]
+    keys = script_column(column(rows, 6))
+    roles = each_once(column(rows, 7), shown_text)
+    lines = [f'[{index[workspace_id]},{0 if kind == "user" else 1},{key},{role},{1 if external else 0},{why},'
+             f'"{expires.isoformat() if expires else ""}"]'
+             for workspace_id, kind, key, role, external, why, expires
+             in zip(ids, column(rows, 5), keys, roles, column(rows, 8), why_at, column(rows, 11), strict=True)]
+    return (f'{{"w":{script_json(workspaces)},"r":[{",".join(lines)}],"why":{script_json(list(whys))},'
             f'"unmanaged":0}}')
 
 
@@ -101,14 +103,21 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
 _PLAIN_SCRIPT = re.compile(r"[ !#-%'-;=?-\[\]-~]*").fullmatch
 
 
-def shown(value: str) -> str:
-    """``printable(value)``, without translating what is printable ASCII already."""
-    return value if value.isascii() and value.isprintable() else printable(value)
+def shown_column(values: list[str]) -> list[str]:
+    """``printable`` of each value: the column as it is when it is printable ASCII."""
+    return values if plain(values, "") else list(map(printable, values))
 
 
 def shown_text(value: str) -> str:
     """``script_json(printable(value))``, the plain case written directly."""
     return f'"{value}"' if _PLAIN_SCRIPT(value) else script_json(printable(value))
+
+
+def script_column(values: list[str]) -> list[str]:
+    """``shown_text`` of each value: the whole column at once when it is plain."""
+    if plain(values, '"\\<>&'):
+        return [f'"{value}"' for value in values]
+    return list(map(shown_text, values))
 
 
 def render_page(report: MadeReport, *, today: datetime.date, changes: ChangeSet | None = None,

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from operator import itemgetter
 from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,6 +22,7 @@ from pydantic_core import to_json
 
 from reconciler.company.build import EntryFacts
 from reconciler.gcpause import gc_paused
+from reconciler.report.columns import column, each_once, plain
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine
 
 # 1: the first report document.
@@ -156,48 +158,49 @@ class MadeReport(NamedTuple):
         return b"".join(self.json_parts()).decode("utf-8")
 
 
-def row_json(rows: Iterable[ReportLine]) -> Iterator[str]:
-    """Each row as pydantic dumps a ``ReportRow`` (compact, its fields in order), put together
-    here (``tests/report/test_model.py`` holds the two to the same bytes): making a model, or a
-    dict, of each of 250,000 rows cost more than the plan's whole diff.  A workspace's values
-    are written once for all of its rows, a why once for every row it explains, a role once;
-    a row's email and "managed by" line, when both are plain, are checked in one match."""
-    head = ""
-    last: tuple[str, str | None, str | None, str | None, str | None] | None = None
-    whys: dict[int, tuple[WhyLine, str]] = {}  # by id(); the why is kept, so no id is reused
-    known: dict[str, str] = {}  # role or kind -> its JSON
-    for row in rows:
-        workspace = row[:5]
-        if workspace != last:
-            last = workspace
-            head = (f'{{"workspace_id":{json_text(workspace[0])},"workspace_name":{json_text(workspace[1])},'
-                    f'"account_id":{json_text(workspace[2])},"account_name":{json_text(workspace[3])},'
-                    f'"group_homepage":{json_text(workspace[4])},"kind":')
-        kind, key, role, external, managed, why, expires = row[5:]
-        kept = whys.get(id(why))
-        if kept is None:
-            kept = whys[id(why)] = (why, _why_json(why))
-        kind_json = known.get(kind) or known.setdefault(kind, json_text(kind))
-        role_json = known.get(role) or known.setdefault(role, json_text(role))
-        if _PLAIN_JSON(key + managed):
-            key_json, managed_json = f'"{key}"', f'"{managed}"'
-        else:
-            key_json, managed_json = json_text(key), json_text(managed)
-        yield (f'{head}{kind_json},"key":{key_json},"role":{role_json},'
-               f'"external":{"true" if external else "false"},"managed_by":{managed_json},"why":{kept[1]},'
-               f'"expires":{_NULL if expires is None else _quoted(expires.isoformat())}}}')
+def row_json(rows: Sequence[ReportLine]) -> list[str]:
+    """Each row as pydantic dumps a ``ReportRow`` (compact, its fields in order), put together a
+    column at a time (``reconciler.report.columns``; ``tests/report/test_model.py`` holds the
+    result to pydantic's bytes): a model, or a dict, of each of 250,000 rows cost more than the
+    plan's whole diff.  A workspace's values are written once for all of its rows, a why once
+    for every row it explains."""
+    heads = each_once(list(map(itemgetter(0, 1, 2, 3, 4), rows)), _workspace_json)
+    kinds = each_once(column(rows, 5), json_text)
+    keys = json_column(column(rows, 6))
+    roles = each_once(column(rows, 7), json_text)
+    managed = json_column(column(rows, 9))
+    whys = _why_jsons(column(rows, 10))
+    return [f'{head}{kind},"key":{key},"role":{role},"external":{"true" if external else "false"},'
+            f'"managed_by":{by},"why":{why},"expires":{_NULL if expires is None else _quoted(expires.isoformat())}}}'
+            for head, kind, key, role, external, by, why, expires
+            in zip(heads, kinds, keys, roles, column(rows, 8), managed, whys, column(rows, 11), strict=True)]
 
 
-def _why_json(why: WhyLine) -> str:
-    source, location, address, team, rule, role = why
-    if _PLAIN_JSON(f"{source}{location or ''}{address or ''}{team or ''}{rule or ''}{role or ''}"):
-        # All plain: each written between quotes, or null.
-        return (f'{{"source":"{source}","location":{_NULL if location is None else _quoted(location)},'
-                f'"address":{_NULL if address is None else _quoted(address)},'
-                f'"team":{_NULL if team is None else _quoted(team)},"rule":{_NULL if rule is None else _quoted(rule)},'
-                f'"role":{_NULL if role is None else _quoted(role)}}}')
-    return (f'{{"source":{json_text(source)},"location":{json_text(location)},"address":{json_text(address)},'
-            f'"team":{json_text(team)},"rule":{json_text(rule)},"role":{json_text(role)}}}')
+def _workspace_json(workspace: tuple[str, str | None, str | None, str | None, str | None]) -> str:
+    workspace_id, name, account_id, account_name, homepage = workspace
+    return (f'{{"workspace_id":{json_text(workspace_id)},"workspace_name":{json_text(name)},'
+            f'"account_id":{json_text(account_id)},"account_name":{json_text(account_name)},'
+            f'"group_homepage":{json_text(homepage)},"kind":')
+
+
+def _why_jsons(whys: list[WhyLine]) -> list[str]:
+    """Each why's JSON, made once per why (by identity: ``attributed`` hands one object to every
+    row a why explains), the distinct ones a column at a time."""
+    distinct = list({id(why): why for why in whys}.values())
+    sources = each_once(column(distinct, 0), json_text)
+    fields = [json_column(column(distinct, n)) for n in range(1, 6)]
+    made = [f'{{"source":{source},"location":{location},"address":{address},"team":{team},"rule":{rule},'
+            f'"role":{role}}}'
+            for source, location, address, team, rule, role in zip(sources, *fields, strict=True)]
+    by_id = {id(why): text for why, text in zip(distinct, made, strict=True)}
+    return [by_id[id(why)] for why in whys]
+
+
+def json_column(values: list[str | None]) -> list[str]:
+    """Each value as ``json_text`` writes it: the whole column at once when it is plain."""
+    if plain(values, '"\\'):
+        return [_NULL if value is None else f'"{value}"' for value in values]
+    return list(map(json_text, values))
 
 
 def _quoted(plain: str) -> str:
