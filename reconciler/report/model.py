@@ -277,9 +277,13 @@ class _Lines:
     def of(self, rows: Iterable[AccessRow | EntryFacts]) -> list[ReportLine]:
         made: list[ReportLine] = []
         add = made.append
-        external, whys, line = self._external, self._whys, ReportLine
+        external, whys, make = self._external, self._whys, tuple.__new__
         for r in rows:
-            kind, key, reason = r.kind, r.key, r.why
+            # A company row (pydantic) as the tuple of its fields an EntryFacts is.
+            facts = r if isinstance(r, tuple) else (
+                r.workspace_id, r.workspace_name, r.account_id, r.account_name, r.group_homepage,
+                r.probable_member, r.kind, r.key, r.role, r.expires, r.why)
+            workspace_id, workspace_name, account_id, account_name, homepage, _, kind, key, role, expires, reason = facts
             domain = key.rpartition("@")[2] if kind == "user" else key
             outside = external.get(domain)
             if outside is None:
@@ -289,8 +293,9 @@ class _Lines:
                 as_line = reason if isinstance(reason, WhyLine) else WhyLine(
                     reason.source, reason.location, reason.address, reason.team, reason.rule, reason.role)
                 kept = whys[id(reason)] = (reason, as_line, managed_by(as_line))
-            add(line(r.workspace_id, r.workspace_name, r.account_id, r.account_name, r.group_homepage, kind, key,
-                     r.role, outside, kept[2], kept[1], r.expires))
+            # tuple.__new__ directly: a NamedTuple's own __new__ is a Python function, called 250,000 times.
+            add(make(ReportLine, (workspace_id, workspace_name, account_id, account_name, homepage, kind, key,
+                                  role, outside, kept[2], kept[1], expires)))
         return made
 
 
