@@ -14,6 +14,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from reconciler.company.model import Leaver
+from reconciler.gcpause import gc_paused
 from reconciler.report.columns import column
 from reconciler.report.model import MadeReport, ReportLine
 from reconciler.vocabulary import ROLE_ORDER
@@ -80,6 +81,7 @@ class Tally(NamedTuple):
     leavers: tuple[LeaverAccess, ...]
 
 
+@gc_paused()
 def tally(report: MadeReport) -> Tally:
     """Every count the page and the summary show, a column at a time (``reconciler.report.columns``:
     a report of 10,000 workspaces has 250,000 rows, and C code counts them)."""

@@ -156,3 +156,11 @@ def test_an_entry_a_rule_puts_on_a_group_is_attributed_on_every_workspace_of_it(
     company = company_access(load_desired(tmp_path), live, State())
     assert [(r.workspace_id, r.why.rule) for r in company.rows if r.key == "side@acme.com"] == [
         ("ws_home", "side-only"), ("ws_side", "side-only")]
+
+
+def test_two_workspaces_in_no_manifest_matched_by_different_rules_are_each_attributed_to_their_own(
+        tmp_path: Path) -> None:
+    company = _company(tmp_path, _ws("ws_a", {"bo@acme.com": "commenter"}),
+                       _ws("ws_b", {"bo@acme.com": "commenter"}, account="acc_partner"))
+    assert [(r.workspace_id, r.why.source, r.why.rule) for r in company.rows] == [
+        ("ws_a", "unmanaged", None), ("ws_b", "rule", "partners")]

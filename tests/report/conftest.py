@@ -79,3 +79,17 @@ def hostile_report() -> MadeReport:
         lines.append(ReportLine(f"ws_{n}{one}", one, one, one, one, "user", one, one, False, one,
                                 WhyLine("team", *(one,) * 5), None))
     return MadeReport(GENERATED, ("acme.com",), (), tuple(lines))
+
+
+
+def one_character_reports() -> list[MadeReport]:
+    """For each hostile character, inside a value and at its start (a formula's), a report whose every
+    value is plain but for that one character: a column is written as it is only when all of it is
+    plain, so each character must spoil it alone."""
+    reports = []
+    for one in [f"a{c}b" for c in EVERY_HOSTILE] + [f"{c}ab" for c in EVERY_HOSTILE]:
+        reports.append(MadeReport(GENERATED, ("acme.com",), (), (
+            ReportLine("ws_1", one, one, one, one, "user", one, one, False, one, WhyLine("team", *(one,) * 5), None),
+            ReportLine("ws_1", one, one, one, one, "user", "plain@acme.com", "viewer", False, "plain",
+                       WhyLine("rule", "m.yaml:1", None, None, "r", "viewer"), None))))
+    return reports

@@ -60,8 +60,9 @@ def test_unmanaged_workspaces_are_those_no_manifest_reaches() -> None:
 
 def test_roles_by_reach_counts_rows_highest_role_first() -> None:
     made = report_of(row("ws_1", "user", "a@acme.com", "owner"), row("ws_1", "user", "x@out.io", "viewer"),
-                     row("ws_2", "user", "y@out.io", "viewer"), row("ws_2", "domain", "acme.com", "viewer"))
-    assert roles_by_reach(made) == [("owner", 1, 0), ("viewer", 1, 2)]
+                     row("ws_2", "user", "y@out.io", "viewer"), row("ws_2", "domain", "acme.com", "viewer"),
+                     row("ws_2", "user", "z@out.io", "editor"))
+    assert roles_by_reach(made) == [("owner", 1, 0), ("editor", 0, 1), ("viewer", 1, 2)]
 
 
 def test_the_histogram_bins_workspaces_by_distinct_external_people() -> None:
@@ -88,3 +89,11 @@ def test_a_leaver_still_holding_access_is_listed_by_their_own_entry_and_through_
         LeaverAccess("ana@acme.com", "offboarded", "rules.yaml:14", "ws_1", "Name ws_1", "editor", None),
         LeaverAccess("ana@acme.com", "offboarded", "rules.yaml:14", "ws_2", "Name ws_2", "viewer", "acme.com"),
     )
+
+
+def test_a_person_listed_twice_on_one_workspace_reaches_it_once() -> None:
+    made = report_of(row("ws_1", "user", "a@acme.com", "owner"), row("ws_1", "user", "a@acme.com", "viewer"),
+                     row("ws_2", "user", "a@acme.com", "viewer"), row("ws_1", "user", "x@out.io", "viewer"),
+                     row("ws_1", "user", "x@out.io", "editor"))
+    assert widest_reach(made) == [("a@acme.com", 2), ("x@out.io", 1)]
+    assert external_histogram(made)[1] == ("1", 1)  # ws_1: one external person, listed twice

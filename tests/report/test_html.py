@@ -6,13 +6,14 @@ import json
 import re
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 
 from reconciler.report.diff import changes_since, report_baseline
 from reconciler.report.html import render_page, script_json, view_json
 from reconciler.report.model import MadeReport
 from reconciler.text import printable
-from tests.report.conftest import ENTRY, TODAY, hostile_report, made_reports, report_of, row
+from tests.report.conftest import ENTRY, TODAY, hostile_report, made_reports, one_character_reports, report_of, row
 
 HOSTILE = '<script>alert(1)</script> "Evil" =HYPERLINK("http://x.example","x") </script><!-- & \u2028'
 DATA_BLOCK = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
@@ -104,8 +105,17 @@ def _rows_as_the_page_reads_them(made: MadeReport) -> dict[str, Any]:
     return {"w": workspaces, "r": rows, "why": list(whys), "unmanaged": 0}
 
 
+def _the_data_block_is_script_json_of_the_rows_for_any_text(made: MadeReport) -> None:
+    assert view_json(made) == script_json(_rows_as_the_page_reads_them(made))
+
+
 @settings(max_examples=300, deadline=None)
 @given(made_reports())
 @example(hostile_report())
 def test_the_data_block_is_script_json_of_the_rows_for_any_text(made: MadeReport) -> None:
-    assert view_json(made) == script_json(_rows_as_the_page_reads_them(made))
+    _the_data_block_is_script_json_of_the_rows_for_any_text(made)
+
+
+@pytest.mark.parametrize("made", one_character_reports())
+def test_a_value_plain_but_for_one_character_is_written_as_script_json_writes_it(made: MadeReport) -> None:
+    _the_data_block_is_script_json_of_the_rows_for_any_text(made)

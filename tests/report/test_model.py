@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from reconciler.company.model import CompanyAccess, CompanyWorkspace, Leaver, Why
 from reconciler.report import model
 from reconciler.report.model import AccessReport, ReportRow, make_report
-from tests.report.conftest import ENTRY, GENERATED, hostile_report, made_reports, report_of, row
+from tests.report.conftest import ENTRY, GENERATED, hostile_report, made_reports, one_character_reports, report_of, row
 
 
 def test_a_person_of_an_internal_domain_or_below_it_is_internal() -> None:
@@ -90,16 +90,25 @@ def test_access_json_written_in_parts_is_the_same_document(monkeypatch: pytest.M
     assert b"".join(parts).decode() == whole
 
 
-@settings(max_examples=300, deadline=None)
-@given(made_reports())
-@example(hostile_report())
-def test_rows_written_by_hand_are_the_bytes_pydantic_dumps_of_any_text(made: model.MadeReport) -> None:
+def _rows_written_by_hand_are_the_bytes_pydantic_dumps_of_any_text(made: model.MadeReport) -> None:
     document = AccessReport(generated_at=made.generated_at, internal_domains=made.internal_domains,
                             rows=tuple(ReportRow(**{**line._asdict(), "why": line.why._asdict()})
                                        for line in made.rows)).model_dump_json()
     assert made.model_dump_json() == document
 
 
+@settings(max_examples=300, deadline=None)
+@given(made_reports())
+@example(hostile_report())
+def test_rows_written_by_hand_are_the_bytes_pydantic_dumps_of_any_text(made: model.MadeReport) -> None:
+    _rows_written_by_hand_are_the_bytes_pydantic_dumps_of_any_text(made)
+
+
 def test_a_lone_surrogate_from_the_service_is_written_as_a_question_mark() -> None:
     made = report_of(row("ws_1", "user", "a\ud800@acme.com", "owner"))
     assert '"key":"a?@acme.com"' in made.model_dump_json()
+
+
+@pytest.mark.parametrize("made", one_character_reports())
+def test_a_value_plain_but_for_one_character_is_written_as_pydantic_writes_it(made: model.MadeReport) -> None:
+    _rows_written_by_hand_are_the_bytes_pydantic_dumps_of_any_text(made)

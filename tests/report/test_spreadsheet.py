@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from reconciler.report.diff import AccessChange
 from reconciler.report.model import MadeReport
 from reconciler.report.spreadsheet import ACCESS_HEADER, access_csv, cell, changes_csv, csv_text
-from tests.report.conftest import ENTRY, hostile_report, made_reports, report_of, row
+from tests.report.conftest import ENTRY, hostile_report, made_reports, one_character_reports, report_of, row
 
 HOSTILE_NAME = 'Evil, "Inc" =HYPERLINK("http://x.example","click")\r\n</script>'
 
@@ -51,11 +51,20 @@ def test_changes_csv_lists_each_change_with_both_roles() -> None:
     assert changes_csv([change]).splitlines()[1] == "escalation,ws_1,'-Portal,user,raj@out.io,viewer,editor,external,not managed"
 
 
-@settings(max_examples=300, deadline=None)
-@given(made_reports())
-@example(hostile_report())
-def test_access_csv_is_what_the_csv_module_writes_of_any_text(made: MadeReport) -> None:
+def _access_csv_is_what_the_csv_module_writes_of_any_text(made: MadeReport) -> None:
     assert access_csv(made) == csv_text(ACCESS_HEADER, (
         (r.workspace_id, r.workspace_name, r.account_name or r.account_id, r.group_homepage, r.kind, r.key, r.role,
          "external" if r.external else "internal", r.managed_by, r.expires.isoformat() if r.expires else None)
         for r in made.rows))
+
+
+@settings(max_examples=300, deadline=None)
+@given(made_reports())
+@example(hostile_report())
+def test_access_csv_is_what_the_csv_module_writes_of_any_text(made: MadeReport) -> None:
+    _access_csv_is_what_the_csv_module_writes_of_any_text(made)
+
+
+@pytest.mark.parametrize("made", one_character_reports())
+def test_a_value_plain_but_for_one_character_is_written_as_the_csv_module_writes_it(made: MadeReport) -> None:
+    _access_csv_is_what_the_csv_module_writes_of_any_text(made)
