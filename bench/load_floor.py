@@ -7,8 +7,8 @@ the events of ``yaml.parse`` with the C parser, taken one by one and
 dropped (what any reader of the events pays before it does anything with
 them), and, below that, the C parser alone (``CParser.raw_parse``: libyaml
 makes the events and frees them, no Python object is made).  Each is the
-best CPU of ``--repeat`` runs with the cyclic GC paused, as the tool's own
-loading runs.  Prints the markdown rows for bench/README.md:
+best CPU of ``--repeat`` runs, taken in turns, with the cyclic GC paused, as
+the tool's own loading runs.  Prints the markdown rows for bench/README.md:
 
     .venv/bin/python -m bench.load_floor --size 10000 --repeat 3
 """
@@ -54,9 +54,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         manifest = Path(tmp) / "manifest.yaml"
         manifest.write_text(text, encoding="utf-8")
-        events, floor = best_of(args.repeat, gc_paused()(lambda: event_parse(text)))
-        _, raw = best_of(args.repeat, gc_paused()(lambda: raw_parse(text)))
-        _, load = best_of(args.repeat, lambda: load_desired(manifest))
+        # In turns, the best of each kept: the machine's speed drifts over minutes (a virtual
+        # machine's CPU time counts the time its host lends elsewhere), and a ratio of runs taken
+        # apart would read that drift as well as the code.
+        floors, raws, loads = [], [], []
+        for _ in range(args.repeat):
+            events, timing = best_of(1, gc_paused()(lambda: event_parse(text)))
+            floors.append(timing)
+            raws.append(best_of(1, gc_paused()(lambda: raw_parse(text)))[1])
+            loads.append(best_of(1, lambda: load_desired(manifest))[1])
+        floor, raw, load = (min(timings, key=lambda t: t.cpu) for timings in (floors, raws, loads))
     print(f"| {args.size:,} workspaces × 25 entries ({len(text) / 2**20:.1f} MiB, {events:,} events) | CPU | load / it |")
     print("|---|---:|---:|")
     print(f"| `load_desired` | {load.cpu:.2f} s | |")
