@@ -153,16 +153,8 @@ def headline(report: MadeReport, *, today: datetime.date, counted: Tally | None 
     )
 
 
-def leavers_holding(report: MadeReport, counted: Tally | None = None) -> tuple[LeaverAccess, ...]:
-    """Every row through which someone a rule revokes still holds a role: their own
-    entry (a rule not yet applied, or not matching there) or a domain entry of their
-    email's domain, which no user revoke can remove."""
-    return (counted or tally(report)).leavers
 
 
-def owner_counts(report: MadeReport, counted: Tally | None = None) -> dict[str, int]:
-    """Workspace id → how many users and domains hold the owner role on it (every workspace, 0 included)."""
-    return (counted or tally(report)).owners
 
 
 def roles_by_reach(report: MadeReport, counted: Tally | None = None) -> list[tuple[str, int, int]]:

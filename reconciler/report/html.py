@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import re
 from collections.abc import Iterable, Sequence
 from html import escape
 from importlib import resources
@@ -98,9 +97,9 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
             f'"unmanaged":0}}')
 
 
-# A string that ``script_json`` writes as it is between quotes, and ``printable`` leaves as it
-# is: printable ASCII without a quote, a backslash, "<", ">" or "&".
-_PLAIN_SCRIPT = re.compile(r"[ !#-%'-;=?-\[\]-~]*").fullmatch
+# What ``script_json`` escapes in printable ASCII (which ``printable`` leaves as it is): a string of
+# printable ASCII without them is written as it is between quotes.
+_SCRIPT_ESCAPED = '"\\<>&'
 
 
 def shown_column(values: list[str]) -> list[str]:
@@ -110,12 +109,12 @@ def shown_column(values: list[str]) -> list[str]:
 
 def shown_text(value: str) -> str:
     """``script_json(printable(value))``, the plain case written directly."""
-    return f'"{value}"' if _PLAIN_SCRIPT(value) else script_json(printable(value))
+    return f'"{value}"' if plain((value,), _SCRIPT_ESCAPED) else script_json(printable(value))
 
 
 def script_column(values: list[str]) -> list[str]:
     """``shown_text`` of each value: the whole column at once when it is plain."""
-    if plain(values, '"\\<>&'):
+    if plain(values, _SCRIPT_ESCAPED):
         return [f'"{value}"' for value in values]
     return list(map(shown_text, values))
 

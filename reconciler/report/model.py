@@ -12,7 +12,6 @@ the plan's renderers read one plan).
 from __future__ import annotations
 
 import datetime
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
 from typing import NamedTuple
@@ -21,9 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
 from reconciler.company.build import EntryFacts
+from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine
 from reconciler.gcpause import gc_paused
 from reconciler.report.columns import column, each_once, plain
-from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine
 
 # 1: the first report document.
 REPORT_FORMAT_VERSION = 1
@@ -198,7 +197,7 @@ def _why_jsons(whys: list[WhyLine]) -> list[str]:
 
 def json_column(values: list[str | None]) -> list[str]:
     """Each value as ``json_text`` writes it: the whole column at once when it is plain."""
-    if plain(values, '"\\'):
+    if plain(values, _JSON_ESCAPED):
         return [_NULL if value is None else f'"{value}"' for value in values]
     return list(map(json_text, values))
 
@@ -208,14 +207,16 @@ def _quoted(plain: str) -> str:
 
 
 _NULL = "null"
-# A string JSON writes as it is between quotes: printable ASCII without a quote or a backslash.
-_PLAIN_JSON = re.compile(r'[ !#-\[\]-~]*').fullmatch
+# What JSON escapes in printable ASCII: a string of printable ASCII without them is written as it is.
+_JSON_ESCAPED = '"\\'
+
+
 def json_text(value: str | None) -> str:
     """``value`` as pydantic's JSON writes it (non-ASCII as UTF-8, controls escaped); a lone
     surrogate, which UTF-8 cannot carry, as "?" (as ``utf8`` writes it)."""
     if value is None:
-        return "null"
-    if _PLAIN_JSON(value):
+        return _NULL
+    if plain((value,), _JSON_ESCAPED):
         return f'"{value}"'
     return to_json(value.encode("utf-8", errors="replace").decode("utf-8")).decode("utf-8")
 

@@ -9,8 +9,8 @@ from reconciler.report.figures import (
     LeaverAccess,
     external_histogram,
     headline,
-    owner_counts,
     roles_by_reach,
+    tally,
     widest_reach,
 )
 from tests.report.conftest import ENTRY, TODAY, report_of, row
@@ -41,7 +41,7 @@ def test_one_owner_is_an_alert_only_when_policy_min_owners_asks_for_two() -> Non
 
 def test_a_workspace_nobody_can_see_counts_with_no_owner() -> None:
     made = report_of(row("ws_1", "user", "a@acme.com", "owner"), workspaces=("ws_1", "ws_empty"))
-    assert owner_counts(made) == {"ws_1": 1, "ws_empty": 0}
+    assert tally(made).owners == {"ws_1": 1, "ws_empty": 0}
 
 
 def test_grants_expiring_within_30_days_are_counted_soonest_first() -> None:
