@@ -14,6 +14,7 @@ escapes them for where it shows them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
 from typing import Literal, NamedTuple
 
@@ -87,15 +88,18 @@ class WhyLine(NamedTuple):
 def why_text(source: WhySource, location: str | None, address: str | None, team: str | None,
              rule: str | None) -> str:
     """The "why" line for people: the list and line, the team, the rule, or not managed."""
-    at = f" at {location}" if location else ""
-    if source == "entry":
-        return f"{address}{at}"
-    if source == "team":
-        return f"team {team} ({address}{at})"
-    if source == "rule":
-        via = f" via team {team}" if team else ""
-        return f"rule {rule}{via}{at}"
-    return UNMANAGED_TEXT
+    return why_texts(((source, location, address, team, rule, None),))[0]
+
+
+def why_texts(whys: Iterable[tuple[WhySource, str | None, str | None, str | None, str | None, str | None]], *,
+              unmanaged: str = UNMANAGED_TEXT) -> list[str]:
+    """``why_text`` of each of ``whys`` (a ``WhyLine``'s fields): a report's 250,000 rows have
+    their lines made in one expression, not two function calls each."""
+    return [f"{address}{' at ' + location if location else ''}" if source == "entry"
+            else f"team {team} ({address}{' at ' + location if location else ''})" if source == "team"
+            else f"rule {rule}{' via team ' + team if team else ''}{' at ' + location if location else ''}"
+            if source == "rule" else unmanaged
+            for source, location, address, team, rule, _ in whys]
 
 
 class CompanyWorkspace(Frozen):

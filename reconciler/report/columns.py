@@ -16,15 +16,9 @@ files' tests hold the result to the bytes the libraries write.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from operator import itemgetter
-from typing import Any, TypeVar
+from typing import TypeVar
 
 K = TypeVar("K", bound=Hashable)
-
-
-def column(rows: Sequence[Sequence[Any]], index: int) -> list[Any]:
-    """The ``index``-th value of every row (typed Any: a row's fields differ in type)."""
-    return list(map(itemgetter(index), rows))
 
 
 def plain(values: Sequence[str | None], forbidden: str) -> bool:

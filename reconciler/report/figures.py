@@ -15,7 +15,6 @@ from typing import NamedTuple
 
 from reconciler.company.model import Leaver
 from reconciler.gcpause import gc_paused
-from reconciler.report.columns import column
 from reconciler.report.model import MadeReport, ReportLine
 from reconciler.vocabulary import ROLE_ORDER
 
@@ -86,7 +85,7 @@ def tally(report: MadeReport) -> Tally:
     """Every count the page and the summary show, a column at a time (``reconciler.report.columns``:
     a report of 10,000 workspaces has 250,000 rows, and C code counts them)."""
     rows = report.rows
-    ids, kinds, keys, roles, external = (column(rows, n) for n in (0, 5, 6, 7, 8))
+    ids, kinds, keys, roles, external = (rows.column(n) for n in (0, 5, 6, 7, 8))
     is_user = [kind == "user" for kind in kinds]
     outside_user = [user and bool(out) for user, out in zip(is_user, external, strict=True)]
     # A person's reach and a workspace's external people count distinct (workspace, person) pairs.
@@ -98,7 +97,7 @@ def tally(report: MadeReport) -> Tally:
     owners.update(Counter(compress(ids, [role == "owner" for role in roles])))
     by_reach = Counter(zip(map(bool, external), roles, strict=True))
     return Tally(frozenset(reach), frozenset(map(itemgetter(1), external_pairs)), len(rows) - sum(is_user), owners,
-                 tuple(row for row in rows if row.expires is not None),
+                 tuple(rows[n] for n, expires in enumerate(rows.column(11)) if expires is not None),
                  Counter({role: n for (out, role), n in by_reach.items() if not out}),
                  Counter({role: n for (out, role), n in by_reach.items() if out}),
                  external_on, dict(reach), _leavers_holding(report))
@@ -115,7 +114,8 @@ def _leavers_holding(report: MadeReport) -> tuple[LeaverAccess, ...]:
         by_domain[email.rpartition("@")[2]].append(email)
     held: list[LeaverAccess] = []
     watched = users.keys() | by_domain.keys()
-    for row in [row for row in report.rows if row[6] in watched]:
+    rows = report.rows
+    for row in [rows[n] for n, key in enumerate(rows.column(6)) if key in watched]:
         if row.kind == "user":
             if row.key in users:
                 held.append(_held(users[row.key], row, None))

@@ -24,12 +24,11 @@ import json
 from collections.abc import Iterable, Sequence
 from html import escape
 from importlib import resources
-from operator import itemgetter
 from typing import Any
 
 from reconciler.report import figures as fig
 from reconciler.report import svg
-from reconciler.report.columns import column, each_once, plain
+from reconciler.report.columns import each_once, plain
 from reconciler.report.diff import CHANGE_ORDER, ChangeSet
 from reconciler.report.model import MadeReport, ReportLine
 from reconciler.text import plural, printable
@@ -79,20 +78,18 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
          printable(w.group_homepage or ""), int(w.managed), owners.get(w.id, 0)]
         for w in report.workspaces
     ]
-    rows = report.rows
-    ids = column(rows, 0)
-    for workspace_id, name in dict.fromkeys(map(itemgetter(0, 1), rows)):
+    ids, names, _, _, _, kinds, keys, roles, external, managed, _, expires = report.rows.columns
+    for workspace_id, name in dict.fromkeys(zip(ids, names, strict=True)):
         if workspace_id not in index:  # a row always has its workspace; kept safe for a hand-made report
             index[workspace_id] = len(workspaces)
             workspaces.append([printable(workspace_id), printable(name or ""), "", "", 0, 0])
     whys: dict[str, int] = {"not managed": 0}
-    why_at = [whys.setdefault(managed, len(whys)) for managed in shown_column(column(rows, 9))]
-    keys = script_column(column(rows, 6))
-    roles = each_once(column(rows, 7), shown_text)
-    lines = [f'[{index[workspace_id]},{0 if kind == "user" else 1},{key},{role},{1 if external else 0},{why},'
-             f'"{expires.isoformat() if expires else ""}"]'
-             for workspace_id, kind, key, role, external, why, expires
-             in zip(ids, column(rows, 5), keys, roles, column(rows, 8), why_at, column(rows, 11), strict=True)]
+    why_at = [whys.setdefault(by, len(whys)) for by in shown_column(managed)]
+    lines = [f'[{index[workspace_id]},{0 if kind == "user" else 1},{key},{role},{1 if outside else 0},{why},'
+             f'"{expiry.isoformat() if expiry else ""}"]'
+             for workspace_id, kind, key, role, outside, why, expiry
+             in zip(ids, kinds, script_column(keys), each_once(roles, shown_text), external, why_at, expires,
+                    strict=True)]
     return (f'{{"w":{script_json(workspaces)},"r":[{",".join(lines)}],"why":{script_json(list(whys))},'
             f'"unmanaged":0}}')
 
@@ -102,7 +99,7 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
 _SCRIPT_ESCAPED = '"\\<>&'
 
 
-def shown_column(values: list[str]) -> list[str]:
+def shown_column(values: Sequence[str]) -> Sequence[str]:
     """``printable`` of each value: the column as it is when it is printable ASCII."""
     return values if plain(values, "") else list(map(printable, values))
 
@@ -112,7 +109,7 @@ def shown_text(value: str) -> str:
     return f'"{value}"' if plain((value,), _SCRIPT_ESCAPED) else script_json(printable(value))
 
 
-def script_column(values: list[str]) -> list[str]:
+def script_column(values: Sequence[str]) -> list[str]:
     """``shown_text`` of each value: the whole column at once when it is plain."""
     if plain(values, _SCRIPT_ESCAPED):
         return [f'"{value}"' for value in values]

@@ -15,11 +15,10 @@ from __future__ import annotations
 import csv
 import io
 import re
-from operator import itemgetter
 from collections.abc import Iterable, Sequence
 
 from reconciler.report.diff import AccessChange
-from reconciler.report.columns import column, each_once, plain
+from reconciler.report.columns import each_once, plain
 from reconciler.report.model import MadeReport
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -63,16 +62,15 @@ def access_csv(report: MadeReport) -> str:
     (``reconciler.report.columns``; ``tests/report/test_spreadsheet.py`` holds the two to the
     same text): the csv module spent more on 250,000 rows than the plan spends on its whole
     diff.  A workspace's four values are written once for all of its rows, a role once."""
-    rows = report.rows
-    heads = each_once(list(map(itemgetter(0, 1, 2, 3, 4), rows)), _workspace_fields)
-    keys = cell_column(column(rows, 6))
-    roles = each_once(column(rows, 7), _cell_field)
-    whys = cell_column(column(rows, 9))
+    (ids, names, account_ids, account_names, homepages, kinds, keys, roles, external, managed, _,
+     expires) = report.rows.columns
+    heads = each_once(list(zip(ids, names, account_ids, account_names, homepages, strict=True)), _workspace_fields)
     lines = [BOM + ",".join(ACCESS_HEADER)]
-    lines += [f"{head},{kind},{key},{role},{'external' if external else 'internal'},{why},"
-              f"{expires.isoformat() if expires else ''}"
-              for head, kind, key, role, external, why, expires
-              in zip(heads, column(rows, 5), keys, roles, column(rows, 8), whys, column(rows, 11), strict=True)]
+    lines += [f"{head},{kind},{key},{role},{'external' if outside else 'internal'},{by},"
+              f"{expiry.isoformat() if expiry else ''}"
+              for head, kind, key, role, outside, by, expiry
+              in zip(heads, kinds, cell_column(keys), each_once(roles, _cell_field), external, cell_column(managed),
+                     expires, strict=True)]
     lines.append("")
     return "\r\n".join(lines)
 
@@ -95,7 +93,7 @@ def field(value: str) -> str:
     return value if _PLAIN_FIELD(value) else '"' + value.replace('"', '""') + '"'
 
 
-def cell_column(values: list[str]) -> list[str]:
+def cell_column(values: Sequence[str]) -> Sequence[str]:
     """Each value as ``field(cell(value))`` writes it: the column as it is when it is plain
     and no value starts like a formula."""
     if plain(values, ',"'):

@@ -121,3 +121,22 @@ def test_rows_list_users_then_domains_each_sorted_and_count_the_calls(tmp_path: 
     assert [(r.kind, r.key) for r in company.rows] == [("user", "a@acme.com"), ("user", "b@acme.com"),
                                                       ("domain", "z.com")]
     assert (company.calls, company.total) == (1, 1)
+
+
+def test_each_why_line_names_its_list_team_or_rule_and_its_line_when_it_has_one() -> None:
+    from reconciler.company.model import UNMANAGED_TEXT, why_texts
+
+    whys = [("entry", "m.yaml:3", "workspace.portal", None, None, "owner"),
+            ("entry", None, "workspace.portal", None, None, "owner"),
+            ("team", "m.yaml:4", "group.acme", "ops", None, "viewer"),
+            ("team", None, "group.acme", "ops", None, "viewer"),
+            ("rule", "rules.yaml:5", None, "ops", "baseline", "viewer"),
+            ("rule", "rules.yaml:6", None, None, "baseline", "viewer"),
+            ("rule", None, None, None, "offboarded", None),
+            ("unmanaged", None, None, None, None, None)]
+    assert why_texts(whys) == [
+        "workspace.portal at m.yaml:3", "workspace.portal", "team ops (group.acme at m.yaml:4)", "team ops (group.acme)",
+        "rule baseline via team ops at rules.yaml:5", "rule baseline at rules.yaml:6", "rule offboarded", UNMANAGED_TEXT]
+    assert why_texts(whys[-1:], unmanaged="not managed") == ["not managed"]
+    assert [Why(source=s, location=at, address=a, team=t, rule=r, role=role).text()  # type: ignore[arg-type]
+            for s, at, a, t, r, role in whys] == why_texts(whys)

@@ -7,7 +7,7 @@ import datetime
 from hypothesis import strategies as st
 
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Why, WhyLine
-from reconciler.report.model import MadeReport, ReportLine, make_report
+from reconciler.report.model import MadeReport, ReportLine, ReportRows, make_report
 
 GENERATED = datetime.datetime(2027, 1, 15, 9, 30, tzinfo=datetime.UTC)
 TODAY = GENERATED.date()
@@ -56,7 +56,7 @@ def made_reports(draw: st.DrawFn) -> MadeReport:
             lines.append(ReportLine(*workspace, draw(st.sampled_from(["user", "domain"])), draw(ANY_TEXT),
                                     draw(ANY_TEXT), draw(st.booleans()), draw(ANY_TEXT), why,
                                     draw(st.none() | st.dates())))
-    return MadeReport(GENERATED, ("acme.com",), (), tuple(lines))
+    return MadeReport(GENERATED, ("acme.com",), (), ReportRows.of(lines))
 
 
 # Every character a hand-written serialisation must treat apart, in one value.
@@ -78,7 +78,7 @@ def hostile_report() -> MadeReport:
         one = f"a{c}b"
         lines.append(ReportLine(f"ws_{n}{one}", one, one, one, one, "user", one, one, False, one,
                                 WhyLine("team", *(one,) * 5), None))
-    return MadeReport(GENERATED, ("acme.com",), (), tuple(lines))
+    return MadeReport(GENERATED, ("acme.com",), (), ReportRows.of(lines))
 
 
 
@@ -88,8 +88,8 @@ def one_character_reports() -> list[MadeReport]:
     plain, so each character must spoil it alone."""
     reports = []
     for one in [f"a{c}b" for c in EVERY_HOSTILE] + [f"{c}ab" for c in EVERY_HOSTILE]:
-        reports.append(MadeReport(GENERATED, ("acme.com",), (), (
+        reports.append(MadeReport(GENERATED, ("acme.com",), (), ReportRows.of((
             ReportLine("ws_1", one, one, one, one, "user", one, one, False, one, WhyLine("team", *(one,) * 5), None),
             ReportLine("ws_1", one, one, one, one, "user", "plain@acme.com", "viewer", False, "plain",
-                       WhyLine("rule", "m.yaml:1", None, None, "r", "viewer"), None))))
+                       WhyLine("rule", "m.yaml:1", None, None, "r", "viewer"), None)))))
     return reports

@@ -15,9 +15,11 @@ from tests.report.conftest import ENTRY, GENERATED, hostile_report, made_reports
 
 def test_a_person_of_an_internal_domain_or_below_it_is_internal() -> None:
     made = report_of(row("ws_1", "user", "jane@acme.com", "owner"), row("ws_1", "user", "bo@eu.acme.com", "editor"),
-                     row("ws_1", "user", "eve@acme.com.evil", "editor"), row("ws_1", "domain", "acme.com", "viewer"))
+                     row("ws_1", "user", "eve@acme.com.evil", "editor"), row("ws_1", "domain", "acme.com", "viewer"),
+                     row("ws_1", "user", "mo@notacme.com", "editor"), row("ws_1", "domain", "notacme.com", "viewer"))
     assert [(r.key, r.external) for r in made.rows] == [
-        ("bo@eu.acme.com", False), ("eve@acme.com.evil", True), ("jane@acme.com", False), ("acme.com", False)]
+        ("bo@eu.acme.com", False), ("eve@acme.com.evil", True), ("jane@acme.com", False), ("mo@notacme.com", True),
+        ("acme.com", False), ("notacme.com", True)]
 
 
 def test_without_internal_domains_everyone_is_external() -> None:
@@ -112,3 +114,37 @@ def test_a_lone_surrogate_from_the_service_is_written_as_a_question_mark() -> No
 @pytest.mark.parametrize("made", one_character_reports())
 def test_a_value_plain_but_for_one_character_is_written_as_pydantic_writes_it(made: model.MadeReport) -> None:
     _rows_written_by_hand_are_the_bytes_pydantic_dumps_of_any_text(made)
+
+
+def _lines() -> list[model.ReportLine]:
+    return list(hostile_report().rows)[:4]
+
+
+def test_report_rows_give_back_the_rows_they_hold_a_column_at_a_time() -> None:
+    lines = _lines()
+    rows = model.ReportRows.of(lines)
+    assert len(rows) == 4 and list(rows) == lines and rows[2] == lines[2] and rows[-1] == lines[-1]
+    assert list(rows[1:3]) == lines[1:3] and isinstance(rows[1:3], model.ReportRows)
+    assert list(rows.column(6)) == [line.key for line in lines]
+    assert all(type(r) is model.ReportLine for r in rows)
+
+
+def test_report_rows_are_equal_when_their_rows_are() -> None:
+    lines = _lines()
+    assert model.ReportRows.of(lines) == model.ReportRows.of(tuple(lines))
+    assert model.ReportRows.of(lines) != model.ReportRows.of(lines[:3])
+    assert model.ReportRows.of(lines) != model.ReportRows.of([*lines[:3], lines[0]])
+    assert model.ReportRows.of(lines) != lines
+
+
+def test_report_rows_of_no_row_are_a_column_of_nothing_for_each_field() -> None:
+    rows = model.ReportRows.of(())
+    assert len(rows) == 0 and list(rows) == [] and len(rows.columns) == len(model.ReportLine._fields)
+
+
+def test_report_rows_refuse_columns_of_different_lengths_or_a_missing_column() -> None:
+    columns = [[value] for value in _lines()[0]]
+    with pytest.raises(ValueError, match="12 columns of one length"):
+        model.ReportRows([*columns[:-1], []])
+    with pytest.raises(ValueError, match="12 columns of one length"):
+        model.ReportRows(columns[:-1])
