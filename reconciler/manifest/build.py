@@ -88,11 +88,12 @@ class _Builder:
         # Positional and zipped with the lines: a manifest of 10,000 lists has 250,000 entries.
         user_lines = raw["users"].item_lines if spec.users else ()
         domain_lines = raw["domains"].item_lines if spec.domains else ()
+        make = tuple.__new__  # a NamedTuple's own __new__ is Python code, called twice an entry
         return AccessList(
-            users=tuple(UserAccess(u.email, u.role, SourceLocation(file, line), u.expires)
-                        for u, line in zip(spec.users, user_lines, strict=True)),
-            domains=tuple(DomainAccess(d.domain, d.role, SourceLocation(file, line), d.expires)
-                          for d, line in zip(spec.domains, domain_lines, strict=True)),
+            users=tuple([make(UserAccess, (u["email"], u["role"], make(SourceLocation, (file, line)), u["expires"]))
+                         for u, line in zip(spec.users, user_lines, strict=True)]),
+            domains=tuple([make(DomainAccess, (d["domain"], d["role"], make(SourceLocation, (file, line)), d["expires"]))
+                           for d, line in zip(spec.domains, domain_lines, strict=True)]),
             teams=self.team_refs(spec.teams, raw),
             authoritative=spec.authoritative,
             notify=spec.notify,
@@ -133,10 +134,11 @@ class _Builder:
         return DesiredRule(
             key=key,
             match=match,
-            ensure_users=tuple(UserAccess(email=u.email, role=u.role, expires=u.expires, location=users[i])
+            ensure_users=tuple(UserAccess(email=u["email"], role=u["role"], expires=u["expires"], location=users[i])
                                for i, u in enumerate(ensured.users)),
             ensure_teams=self.team_refs(ensured.teams, ensure),
-            ensure_domains=tuple(DomainAccess(domain=d.domain, role=d.role, expires=d.expires, location=domains[i])
+            ensure_domains=tuple(DomainAccess(domain=d["domain"], role=d["role"], expires=d["expires"],
+                                              location=domains[i])
                                  for i, d in enumerate(ensured.domains)),
             revoke_users=tuple(RevokedEntry(key=e, location=gone_users[i]) for i, e in enumerate(revoked.users)),
             revoke_domains=tuple(RevokedEntry(key=d, location=gone_domains[i])

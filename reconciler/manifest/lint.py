@@ -34,6 +34,7 @@ def is_free_mail(domain: str) -> bool:
     return domain in whitelist
 # Where the provider ignores dots in the local part: j.doe@ and jdoe@ are one mailbox.
 DOTLESS_DOMAINS = frozenset({"gmail.com", "googlemail.com"})
+_DOTLESS_ENDINGS = tuple(f"@{domain}" for domain in sorted(DOTLESS_DOMAINS))
 
 
 def lint(desired: Desired, today: date) -> list[str]:
@@ -43,7 +44,8 @@ def lint(desired: Desired, today: date) -> list[str]:
     mailboxes: dict[str, UserAccess] = {}
     for address, _, access in desired.access_lists():
         notes += _list_notes(address, access, today)
-        for user in access.users:
+        # Another spelling of a mailbox is only possible where the provider ignores dots.
+        for user in [user for user in access.users if user.email.endswith(_DOTLESS_ENDINGS)]:
             first = mailboxes.setdefault(_mailbox(user.email), user)
             if first.email != user.email:
                 notes.append(f"{user.location}: {address}: user {user.email} is the same mailbox as {first.email} "

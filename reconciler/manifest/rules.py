@@ -209,25 +209,33 @@ def _duplicates(access: LineDict, path: str, file: str, line_of_list: int) -> tu
         if not isinstance(entries, list):
             lists_readable = False
             continue
-        first_line: dict[str, int] = {}
-        for index, entry in enumerate(entries):
-            if not isinstance(entry, dict):
-                lists_readable = False
-                continue
-            roles.append(entry.get("role"))
-            value = entry.get(field)
-            if not isinstance(value, str):
-                continue
-            value = value.strip().lower()
-            line = entries.item_lines[index] if isinstance(entries, LineList) else access.key_lines.get(
-                list_key, line_of_list)
-            if value in first_line:
-                problems.append(Problem(SourceLocation(file, line), (
-                    f"{path}.{list_key}[{index}]: {field} {quoted(value)} is listed twice "
-                    f"(first at line {first_line[value]}); keep one entry per {field}")))
-            else:
-                first_line[value] = line
+        mappings = [entry for entry in entries if isinstance(entry, dict)]
+        lists_readable = lists_readable and len(mappings) == len(entries)
+        roles += [entry.get("role") for entry in mappings]
+        named = [value.strip().lower() for value in [entry.get(field) for entry in mappings] if isinstance(value, str)]
+        if len(set(named)) < len(named):  # the lines are looked up only when something is listed twice
+            problems += _listed_twice(access, entries, list_key, field, path, file, line_of_list)
     return problems, roles, lists_readable
+
+
+def _listed_twice(access: LineDict, entries: list[Any], list_key: str, field: str, path: str, file: str,
+                  line_of_list: int) -> list[Problem]:
+    problems: list[Problem] = []
+    first_line: dict[str, int] = {}
+    for index, entry in enumerate(entries):
+        value = entry.get(field) if isinstance(entry, dict) else None
+        if not isinstance(value, str):
+            continue
+        value = value.strip().lower()
+        line = entries.item_lines[index] if isinstance(entries, LineList) else access.key_lines.get(
+            list_key, line_of_list)
+        if value in first_line:
+            problems.append(Problem(SourceLocation(file, line), (
+                f"{path}.{list_key}[{index}]: {field} {quoted(value)} is listed twice "
+                f"(first at line {first_line[value]}); keep one entry per {field}")))
+        else:
+            first_line[value] = line
+    return problems
 
 
 def _member_rules(member: LineDict, path: str, line: int, file: str) -> list[Problem]:

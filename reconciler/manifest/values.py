@@ -122,25 +122,25 @@ MAX_EMAIL_LENGTH = 254  # RFC 5321: 256 for the path, less the angle brackets
 MAX_LOCAL_LENGTH = 64  # RFC 5321
 
 
+_HOST_CHARACTERS = _LABEL_CHARACTERS | {"."}
+
+
 def is_hostname(value: str) -> bool:
-    """True for a lower-case ASCII DNS name of two or more labels with a non-numeric top label."""
-    if len(value) > 253 or not value.isascii():
+    """True for a lower-case ASCII DNS name of two or more labels with a non-numeric top label:
+    each label 1 to 63 of a-z, 0-9 and -, not starting or ending with -."""
+    # Tests of the whole name (C code), not a loop over its labels: a manifest of 10,000 lists names
+    # 60,000 hosts.  A label starts after a dot (or at the start) and ends before one (or at the end).
+    if len(value) > 253 or not _HOST_CHARACTERS.issuperset(value):
         return False
     labels = value.split(".")
-    return (
-        len(labels) >= 2
-        and all(_is_label(label) for label in labels)
-        and not labels[-1].isdigit()
-    )
+    return (len(labels) >= 2 and "" not in labels and max(map(len, labels)) <= 63
+            and value[0] != "-" and value[-1] != "-" and ".-" not in value and "-." not in value
+            and not labels[-1].isdigit())
 
 
 # Every user of a domain names it again (19 of the 25 entries of a benchmark list share one host):
 # each distinct host is checked once.
 _known_hostname = functools.lru_cache(maxsize=4096)(is_hostname)
-
-
-def _is_label(label: str) -> bool:
-    return 0 < len(label) <= 63 and label[0] != "-" and label[-1] != "-" and _LABEL_CHARACTERS.issuperset(label)
 
 
 def _refused_character(text: str) -> str | None:

@@ -472,3 +472,22 @@ def test_two_rules_ensuring_one_team_with_different_roles_is_a_warning(write_man
     assert load_desired(path).notes == (
         f"{path}:10: rule.reviews: ensures team security as editor, while rule.baseline ensures it as viewer at "
         f"{path}:7; where both match, the higher role wins: give both the same role",)
+
+
+def test_one_mailbox_spelled_twice_is_a_warning_at_gmail_and_googlemail_and_nowhere_else(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        workspaces:
+          w:
+            id: ws_1
+            access:
+              users:
+                - {email: jane@acme.com, role: owner}
+                - {email: j.doe@googlemail.com, role: viewer}
+                - {email: jdoe@gmail.com, role: viewer}
+                - {email: a.b@acme.com, role: viewer}
+                - {email: ab@acme.com, role: viewer}
+    """)
+    assert load_desired(path).notes == (
+        f"{path}:9: workspace.w: user jdoe@gmail.com is the same mailbox as j.doe@googlemail.com at {path}:8 "
+        "(the provider ignores dots); use one spelling",)

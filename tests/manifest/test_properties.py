@@ -6,7 +6,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from reconciler.errors import ManifestError
@@ -59,3 +59,26 @@ def test_a_key_loads_exactly_when_it_is_a_lower_case_slug(key: str) -> None:
             assert len(exc.problems) == 1 and "must be lower-case letters" in exc.problems[0]
         else:
             raise AssertionError(f"key {key!r} was accepted")
+
+
+def _hostname_by_its_labels(value: str) -> bool:
+    """A hostname as RFC 1123 and this tool define it, label by label: the plain spelling
+    ``is_hostname`` is held to."""
+    labels = value.split(".")
+    return (len(value) <= 253 and len(labels) >= 2 and not labels[-1].isdigit() and all(
+        0 < len(label) <= 63 and label[0] != "-" and label[-1] != "-"
+        and all(c in "abcdefghijklmnopqrstuvwxyz0123456789-" for c in label) for label in labels))
+
+
+@settings(max_examples=1000, deadline=None)
+@example("a" * 63 + ".com")  # the longest label
+@example("a" * 64 + ".com")  # one longer
+@example(".".join(["a" * 63] * 3 + ["a" * 61]))  # the longest name, 253 characters
+@example(".".join(["a" * 63] * 3 + ["a" * 62]))  # one longer
+@given(st.one_of(
+    st.text(alphabet="ab9-._A\u0661é", max_size=12),
+    st.lists(st.text(alphabet="a9-", min_size=0, max_size=70), min_size=1, max_size=6).map(".".join)))
+def test_a_hostname_is_what_its_labels_say(value: str) -> None:
+    from reconciler.manifest.values import is_hostname
+
+    assert is_hostname(value) is _hostname_by_its_labels(value)

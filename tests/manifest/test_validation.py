@@ -442,3 +442,21 @@ def test_one_workspace_in_two_groups_is_refused(write_manifest: Write, problems_
 def test_embed_with_blank_custom_code(write_manifest: Write, problems_of: Problems) -> None:
     path = write_manifest("version: 1\nassets:\n  booking:\n    type: embed\n    customCode: \"  \\n\\t\"\n")
     assert problems_of(path) == [f"{path}:5: assets.booking.customCode: is blank; give the embed code, or a url instead"]
+
+
+def test_an_email_written_with_spaces_around_it_is_still_the_same_entry(write_manifest: Write,
+                                                                         problems_of: Problems) -> None:
+    path = write_manifest(group_with_access("""
+                - {email: jane@acme.com, role: owner}
+                - {email: " jane@acme.com ", role: viewer}"""))
+    assert f"{path}:8: groups.g.access.users[1]: email 'jane@acme.com' is listed twice (first at line 7); " \
+           "keep one entry per email" in problems_of(path)
+
+
+def test_an_entry_that_is_not_a_mapping_is_named_and_the_missing_owner_is_not_guessed(
+        write_manifest: Write, problems_of: Problems) -> None:
+    path = write_manifest(group_with_access("""
+                - jane@acme.com
+                - {email: raj@acme.com, role: viewer}"""))
+    assert problems_of(path) == [
+        f"{path}:7: groups.g.access.users[0]: expected a mapping (key: value), got the text 'jane@acme.com'"]
