@@ -15,8 +15,9 @@ files' tests hold the result to the bytes the libraries write.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from itertools import groupby, repeat
+from typing import Any, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 
@@ -34,3 +35,26 @@ def each_once(values: Sequence[K], render: Callable[[K], str]) -> list[str]:
     """``render`` of each value, called once per distinct value."""
     rendered = {value: render(value) for value in dict.fromkeys(values)}
     return list(map(rendered.__getitem__, values))
+
+
+def each_run(values: Iterable[K], render: Callable[[K], str]) -> list[str]:
+    """``render`` of each value, called once per run of equal values (a workspace's values
+    stand on each of its rows, one after the other)."""
+    rendered: list[str] = []
+    for value, run in groupby(values):
+        rendered += repeat(render(value), len(list(run)))
+    return rendered
+
+
+# A piece of a row: the text before a value, and the column of values (None: the text alone).
+Piece = tuple[str, Sequence[Any] | None]
+
+
+def formatted(pieces: Sequence[Piece]) -> list[str]:
+    """Each row's text: every piece's text, then its value.  The row is one ``%`` format made
+    of the pieces (a column every row holds one value of, say null, is written into it), so
+    the columns are put together by C code, and a plain column needs no pass of its own to be
+    quoted: its quotes are in the pieces' text around it."""
+    template = "".join(text.replace("%", "%%") + ("" if values is None else "%s") for text, values in pieces)
+    columns = [values for _, values in pieces if values is not None]
+    return list(map(template.__mod__, zip(*columns, strict=True)))

@@ -10,7 +10,7 @@ import datetime
 import heapq
 from collections import Counter, defaultdict
 from itertools import compress
-from operator import itemgetter
+from operator import and_, itemgetter, not_
 from typing import NamedTuple
 
 from reconciler.company.model import Leaver
@@ -86,20 +86,19 @@ def tally(report: MadeReport) -> Tally:
     a report of 10,000 workspaces has 250,000 rows, and C code counts them)."""
     rows = report.rows
     ids, kinds, keys, roles, external = (rows.column(n) for n in (0, 5, 6, 7, 8))
-    is_user = [kind == "user" for kind in kinds]
-    outside_user = [user and bool(out) for user, out in zip(is_user, external, strict=True)]
+    is_user = list(map("user".__eq__, kinds))
+    outside = list(map(bool, external))
+    outside_user = list(map(and_, is_user, outside))
     # A person's reach and a workspace's external people count distinct (workspace, person) pairs.
     reach = Counter(map(itemgetter(1), dict.fromkeys(zip(compress(ids, is_user), compress(keys, is_user), strict=True))))
     external_pairs = dict.fromkeys(zip(compress(ids, outside_user), compress(keys, outside_user), strict=True))
     external_on = dict.fromkeys((w.id for w in report.workspaces), 0)
     external_on.update(Counter(map(itemgetter(0), external_pairs)))
     owners = dict.fromkeys((w.id for w in report.workspaces), 0)
-    owners.update(Counter(compress(ids, [role == "owner" for role in roles])))
-    by_reach = Counter(zip(map(bool, external), roles, strict=True))
+    owners.update(Counter(compress(ids, map("owner".__eq__, roles))))
     return Tally(frozenset(reach), frozenset(map(itemgetter(1), external_pairs)), len(rows) - sum(is_user), owners,
                  tuple(rows[n] for n, expires in enumerate(rows.column(11)) if expires is not None),
-                 Counter({role: n for (out, role), n in by_reach.items() if not out}),
-                 Counter({role: n for (out, role), n in by_reach.items() if out}),
+                 Counter(compress(roles, map(not_, outside))), Counter(compress(roles, outside)),
                  external_on, dict(reach), _leavers_holding(report))
 
 

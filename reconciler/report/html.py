@@ -24,11 +24,12 @@ import json
 from collections.abc import Iterable, Sequence
 from html import escape
 from importlib import resources
+from itertools import chain
 from typing import Any
 
 from reconciler.report import figures as fig
 from reconciler.report import svg
-from reconciler.report.columns import each_once, plain
+from reconciler.report.columns import Piece, each_once, each_run, formatted, plain
 from reconciler.report.diff import CHANGE_ORDER, ChangeSet
 from reconciler.report.model import MadeReport, ReportLine
 from reconciler.text import plural, printable
@@ -79,19 +80,37 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
         for w in report.workspaces
     ]
     ids, names, _, _, _, kinds, keys, roles, external, managed, _, expires = report.rows.columns
-    for workspace_id, name in dict.fromkeys(zip(ids, names, strict=True)):
-        if workspace_id not in index:  # a row always has its workspace; kept safe for a hand-made report
-            index[workspace_id] = len(workspaces)
-            workspaces.append([printable(workspace_id), printable(name or ""), "", "", 0, 0])
-    whys: dict[str, int] = {"not managed": 0}
-    why_at = [whys.setdefault(by, len(whys)) for by in shown_column(managed)]
-    lines = [f'[{index[workspace_id]},{0 if kind == "user" else 1},{key},{role},{1 if outside else 0},{why},'
-             f'"{expiry.isoformat() if expiry else ""}"]'
-             for workspace_id, kind, key, role, outside, why, expiry
-             in zip(ids, kinds, script_column(keys), each_once(roles, shown_text), external, why_at, expires,
-                    strict=True)]
-    return (f'{{"w":{script_json(workspaces)},"r":[{",".join(lines)}],"why":{script_json(list(whys))},'
+    if not index.keys() >= set(ids):  # a row always has its workspace; kept safe for a hand-made report
+        for workspace_id, name in dict.fromkeys(zip(ids, names, strict=True)):
+            if workspace_id not in index:
+                index[workspace_id] = len(workspaces)
+                workspaces.append([printable(workspace_id), printable(name or ""), "", "", 0, 0])
+    shown = shown_column(managed)
+    whys = list(dict.fromkeys(chain(("not managed",), shown)))  # in the order the rows first name them
+    why_at = {why: str(n) for n, why in enumerate(whys)}
+    lines = formatted([
+        ("[", each_run(ids, lambda workspace_id: str(index[workspace_id]))),
+        (",", each_once(kinds, _kind_number)),
+        *script_pieces(",", keys),
+        (",", each_once(roles, shown_text)),
+        (",", list(map(_NUMBERS.__getitem__, external))),
+        (",", list(map(why_at.__getitem__, shown))),
+        (",", each_once(expires, _shown_date)),
+        ("]", None),
+    ])
+    return (f'{{"w":{script_json(workspaces)},"r":[{",".join(lines)}],"why":{script_json(whys)},'
             f'"unmanaged":0}}')
+
+
+_NUMBERS = ("0", "1")
+
+
+def _kind_number(kind: str) -> str:
+    return "0" if kind == "user" else "1"
+
+
+def _shown_date(value: datetime.date | None) -> str:
+    return f'"{value.isoformat() if value else ""}"'
 
 
 # What ``script_json`` escapes in printable ASCII (which ``printable`` leaves as it is): a string of
@@ -109,11 +128,12 @@ def shown_text(value: str) -> str:
     return f'"{value}"' if plain((value,), _SCRIPT_ESCAPED) else script_json(printable(value))
 
 
-def script_column(values: Sequence[str]) -> list[str]:
-    """``shown_text`` of each value: the whole column at once when it is plain."""
+def script_pieces(before: str, values: Sequence[str]) -> list[Piece]:
+    """A field of ``formatted`` rows, each value as ``shown_text`` writes it: a plain column is
+    put between quotes in the text around it."""
     if plain(values, _SCRIPT_ESCAPED):
-        return [f'"{value}"' for value in values]
-    return list(map(shown_text, values))
+        return [(before + '"', values), ('"', None)]
+    return [(before, list(map(shown_text, values)))]
 
 
 def render_page(report: MadeReport, *, today: datetime.date, changes: ChangeSet | None = None,

@@ -22,7 +22,7 @@ from pydantic_core import to_json
 from reconciler.company.build import EntryFacts
 from reconciler.company.model import CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine, why_texts
 from reconciler.gcpause import gc_paused
-from reconciler.report.columns import each_once, plain
+from reconciler.report.columns import Piece, each_once, each_run, formatted, plain
 
 # 1: the first report document.
 REPORT_FORMAT_VERSION = 1
@@ -219,18 +219,31 @@ def row_json(rows: ReportRows) -> list[str]:
     fields are columns too (most whys are one row's own: its manifest line)."""
     (ids, names, account_ids, account_names, homepages, kinds, keys, roles, external, managed, whys,
      expires) = rows.columns
-    heads = each_once(list(zip(ids, names, account_ids, account_names, homepages, strict=True)), _workspace_json)
-    why_fields = list(zip(*whys, strict=True)) or [()] * len(WhyLine._fields)
-    sources = each_once(why_fields[0], json_text)
-    locations, addresses, teams, rules, why_roles = (json_column(c) for c in why_fields[1:])
-    return [f'{head}{kind},"key":{key},"role":{role},"external":{"true" if outside else "false"},'
-            f'"managed_by":{by},"why":{{"source":{source},"location":{location},"address":{address},'
-            f'"team":{team},"rule":{rule},"role":{why_role}}},'
-            f'"expires":{_NULL if expiry is None else _quoted(expiry.isoformat())}}}'
-            for head, kind, key, role, outside, by, source, location, address, team, rule, why_role, expiry
-            in zip(heads, each_once(kinds, json_text), json_column(keys), each_once(roles, json_text), external,
-                   json_column(managed), sources, locations, addresses, teams, rules, why_roles, expires,
-                   strict=True)]
+    sources, locations, addresses, teams, rules, why_roles = list(zip(*whys, strict=True)) or [()] * len(
+        WhyLine._fields)
+    return formatted([
+        ("", each_run(zip(ids, names, account_ids, account_names, homepages, strict=True), _workspace_json)),
+        ("", each_once(kinds, json_text)),
+        *json_pieces(',"key":', keys),
+        (',"role":', each_once(roles, json_text)),
+        (',"external":', list(map(_JSON_BOOLEANS.__getitem__, external))),
+        *json_pieces(',"managed_by":', managed),
+        (',"why":{"source":', each_once(sources, json_text)),
+        *json_pieces(',"location":', locations),
+        *json_pieces(',"address":', addresses),
+        *json_pieces(',"team":', teams),
+        *json_pieces(',"rule":', rules),
+        *json_pieces(',"role":', why_roles),
+        ('},"expires":', each_once(expires, _json_date)),
+        ("}", None),
+    ])
+
+
+_JSON_BOOLEANS = ("false", "true")
+
+
+def _json_date(value: datetime.date | None) -> str:
+    return _NULL if value is None else f'"{value.isoformat()}"'
 
 
 def _workspace_json(workspace: tuple[str, str | None, str | None, str | None, str | None]) -> str:
@@ -240,15 +253,17 @@ def _workspace_json(workspace: tuple[str, str | None, str | None, str | None, st
             f'"group_homepage":{json_text(homepage)},"kind":')
 
 
-def json_column(values: Sequence[str | None]) -> list[str]:
-    """Each value as ``json_text`` writes it: the whole column at once when it is plain."""
+def json_pieces(before: str, values: Sequence[str | None]) -> list[Piece]:
+    """A field of ``formatted`` rows, each value as ``json_text`` writes it: a column of nulls
+    is the text null, a plain column is put between quotes in the text around it, and any
+    other column is written a value at a time."""
     if plain(values, _JSON_ESCAPED):
-        return [_NULL if value is None else f'"{value}"' for value in values]
-    return list(map(json_text, values))
-
-
-def _quoted(plain: str) -> str:
-    return '"' + plain + '"'
+        if values.count(None) == len(values):
+            return [(before + _NULL, None)]
+        if None not in values:
+            return [(before + '"', values), ('"', None)]
+        return [(before, [_NULL if value is None else f'"{value}"' for value in values])]
+    return [(before, list(map(json_text, values)))]
 
 
 _NULL = "null"

@@ -13,12 +13,13 @@ with a leading ``'``: shown as text, never run (OWASP "CSV injection").
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import re
 from collections.abc import Iterable, Sequence
 
 from reconciler.report.diff import AccessChange
-from reconciler.report.columns import each_once, plain
+from reconciler.report.columns import each_once, each_run, formatted, plain
 from reconciler.report.model import MadeReport
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -51,8 +52,11 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[str | None]]) -> str
     return out.getvalue()
 
 
+_REACH = ("internal", "external")
+
+
 def _reach(external: bool) -> str:
-    return "external" if external else "internal"
+    return _REACH[external]
 
 
 def access_csv(report: MadeReport) -> str:
@@ -64,15 +68,20 @@ def access_csv(report: MadeReport) -> str:
     diff.  A workspace's four values are written once for all of its rows, a role once."""
     (ids, names, account_ids, account_names, homepages, kinds, keys, roles, external, managed, _,
      expires) = report.rows.columns
-    heads = each_once(list(zip(ids, names, account_ids, account_names, homepages, strict=True)), _workspace_fields)
-    lines = [BOM + ",".join(ACCESS_HEADER)]
-    lines += [f"{head},{kind},{key},{role},{'external' if outside else 'internal'},{by},"
-              f"{expiry.isoformat() if expiry else ''}"
-              for head, kind, key, role, outside, by, expiry
-              in zip(heads, kinds, cell_column(keys), each_once(roles, _cell_field), external, cell_column(managed),
-                     expires, strict=True)]
-    lines.append("")
-    return "\r\n".join(lines)
+    lines = formatted([
+        ("", each_run(zip(ids, names, account_ids, account_names, homepages, strict=True), _workspace_fields)),
+        (",", kinds),
+        (",", cell_column(keys)),
+        (",", each_once(roles, _cell_field)),
+        (",", list(map(_REACH.__getitem__, external))),
+        (",", cell_column(managed)),
+        (",", each_once(expires, _cell_date)),
+    ])
+    return "\r\n".join([BOM + ",".join(ACCESS_HEADER), *lines, ""])
+
+
+def _cell_date(value: datetime.date | None) -> str:
+    return value.isoformat() if value else ""
 
 
 def _workspace_fields(workspace: tuple[str, str | None, str | None, str | None, str | None]) -> str:
@@ -84,6 +93,7 @@ def _cell_field(value: str | None) -> str:
     return field(cell(value))
 
 
+_FORMULA_AFTER_BREAK = re.compile("\n[" + "".join(map(re.escape, FORMULA_STARTS)) + "]")
 # A field the csv module writes as it is: none of the delimiter, the quote or a line break.
 _PLAIN_FIELD = re.compile(r'[^,"\r\n]*').fullmatch
 
@@ -97,8 +107,8 @@ def cell_column(values: Sequence[str]) -> Sequence[str]:
     """Each value as ``field(cell(value))`` writes it: the column as it is when it is plain
     and no value starts like a formula."""
     if plain(values, ',"'):
-        lines = "\n" + "\n".join(values)  # each value's start after a line break
-        if not any("\n" + start in lines for start in FORMULA_STARTS):
+        # Each value's start after a line break, looked for in one pass.
+        if not _FORMULA_AFTER_BREAK.search("\n" + "\n".join(values)):
             return values
     return list(map(_cell_field, values))
 

@@ -1,0 +1,21 @@
+"""The column writers' two helpers, on their own: rows put together from pieces, and runs."""
+
+from __future__ import annotations
+
+from reconciler.report.columns import each_run, formatted
+
+
+def test_formatted_rows_hold_each_piece_text_as_written_and_a_value_of_each_column() -> None:
+    rows = formatted([("100% of ", ["a", "b"]), (" and %s, ", None), ("then ", ["%d", "%%"]), (".", None)])
+    assert rows == ["100% of a and %s, then %d.", "100% of b and %s, then %%."]
+
+
+def test_each_run_renders_a_value_once_for_each_run_of_it() -> None:
+    calls: list[str] = []
+
+    def render(value: str) -> str:
+        calls.append(value)
+        return value.upper()
+
+    assert each_run(["a", "a", "b", "a"], render) == ["A", "A", "B", "A"]
+    assert calls == ["a", "b", "a"]
