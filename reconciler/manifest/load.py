@@ -159,12 +159,12 @@ def _validate_and_build(document: Any, name: str, base_dir: Path, root: Path,
                         max_file_bytes: int) -> tuple[list[FileParts], list[Problem]]:
     """The Desired parts of one file and its problems (no parts when there are any).
 
-    ``ManifestSpec`` validates one group, workspace or asset at a time (and the
-    rest of the file once), each turned into Desired nodes at once: the
-    validated models of a whole 10,000-workspace file would otherwise be held
-    beside the YAML tree and the Desired nodes, about 150 MiB more at the peak.
-    Each piece is validated as a whole file holding only it, so every error
-    keeps its place (``workspaces.<key>...``) in the file.
+    ``ManifestSpec`` validates ``PIECE_SIZE`` groups, workspaces or assets at a
+    time (and the rest of the file once), each piece turned into Desired nodes
+    at once: the validated models of a whole 10,000-workspace file would
+    otherwise be held beside the YAML tree and the Desired nodes, about
+    150 MiB more at the peak.  Each piece is validated as a whole file holding
+    only it, so every error keeps its place (``workspaces.<key>...``) in the file.
     """
     if document is None:
         document = LineDict()
@@ -188,17 +188,22 @@ def _validate_and_build(document: Any, name: str, base_dir: Path, root: Path,
 
 
 _PIECEWISE = ("groups", "workspaces", "assets")
+# Groups, workspaces or assets validated at a time: few enough that their models stay small beside
+# the YAML tree, enough that a piece's own cost (a ManifestSpec, its defaults) is shared.
+PIECE_SIZE = 200
 
 
 def _pieces(document: LineDict) -> Iterator[dict[str, Any]]:
-    """The file without its groups, workspaces and assets; then each of those
-    as a file of its own (with the file's version, so that its checks hold)."""
+    """The file without its groups, workspaces and assets; then those, ``PIECE_SIZE``
+    at a time, each piece as a file of its own (with the file's version, so that its
+    checks hold)."""
     split = [key for key in _PIECEWISE if isinstance(document.get(key), dict)]
     yield {key: value for key, value in document.items() if key not in split}
     for section in split:
-        for key, value in document[section].items():
-            yield {"version": document.get("version"), section: {key: value}} if "version" in document \
-                else {section: {key: value}}
+        items = list(document[section].items())
+        for start in range(0, len(items), PIECE_SIZE):
+            part = dict(items[start:start + PIECE_SIZE])
+            yield {"version": document.get("version"), section: part} if "version" in document else {section: part}
 
 
 def _merge(parts: list[FileParts], root: Path, read: list[_ReadFile], reviews: LoadedReviews) -> Desired:

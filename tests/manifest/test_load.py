@@ -226,3 +226,29 @@ def test_directory_of_only_emulator_files_has_no_manifests(write_manifest: Calla
     write_manifest("companies: {}\n", name="seed.yaml")
     with pytest.raises(ManifestError, match="only emulator seed or data files"):
         load_desired(tmp_path)
+
+
+def _workspaces(count: int, bad: tuple[int, ...] = ()) -> str:
+    return "version: 1\nworkspaces:\n" + "".join(
+        f"  w{n}:\n    id: ws_{n}\n    access:\n      users: [{{email: {'x at y' if n in bad else f'o{n}@acme.com'}, "
+        "role: owner}]\n" for n in range(count))
+
+
+def test_workspaces_validated_a_piece_at_a_time_keep_their_order_and_lines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("reconciler.manifest.load.PIECE_SIZE", 2)
+    (tmp_path / "m.yaml").write_text(_workspaces(5), encoding="utf-8")
+    desired = load_desired(tmp_path / "m.yaml")
+    assert [(w.key, w.id, w.access.users[0].location.line) for w in desired.workspaces if w.access] == [
+        (f"w{n}", f"ws_{n}", 6 + 4 * n) for n in range(5)]
+
+
+def test_a_problem_in_every_piece_is_reported_at_its_own_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("reconciler.manifest.load.PIECE_SIZE", 2)
+    path = tmp_path / "m.yaml"
+    path.write_text(_workspaces(5, bad=(0, 3, 4)), encoding="utf-8")
+    with pytest.raises(ManifestError) as caught:
+        load_desired(path)
+    assert [problem.split(": ")[0:2] for problem in caught.value.problems] == [
+        [f"{path}:6", "workspaces.w0.access.users[0].email"], [f"{path}:18", "workspaces.w3.access.users[0].email"],
+        [f"{path}:22", "workspaces.w4.access.users[0].email"]]
