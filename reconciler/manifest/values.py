@@ -117,6 +117,8 @@ def id_problem(value: str) -> str | None:
 # RFC 5322's atext without | and ` (which no mail system issues in an
 # address, and which break the Markdown tables and code spans of a review).
 _LOCAL_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+/=?^_{}~.-")
+# Upper-case ASCII letters too (the address is checked before lower-casing; the Kelvin sign is not ASCII).
+_LOCAL_CHARACTERS_ANY_CASE = _LOCAL_CHARACTERS | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LABEL_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 MAX_EMAIL_LENGTH = 254  # RFC 5321: 256 for the path, less the angle brackets
 MAX_LOCAL_LENGTH = 64  # RFC 5321
@@ -162,6 +164,17 @@ def email_problem(value: str) -> str | None:
     of at most 64 of RFC 5322's characters but | and `, not starting with a
     dot; the domain a hostname.  The empty reason means "no more to say".
     """
+    # The usual address passes these few C string methods (a manifest of 10,000 lists names
+    # 200,000 people); anything else is looked at closely for its reason.
+    local, at, host = value.rpartition("@")
+    if (at and local and len(value) <= MAX_EMAIL_LENGTH and len(local) <= MAX_LOCAL_LENGTH and local[0] != "."
+            and _LOCAL_CHARACTERS_ANY_CASE.issuperset(local) and _known_hostname(host.lower())):
+        return None
+    return _email_refusal(value)
+
+
+def _email_refusal(value: str) -> str | None:
+    """``email_problem`` character by character, for the reason."""
     refused = _refused_character(value)
     if refused is not None:
         return f"it holds {named(refused)}, which no mail system issues in an address"

@@ -82,3 +82,23 @@ def test_a_hostname_is_what_its_labels_say(value: str) -> None:
     from reconciler.manifest.values import is_hostname
 
     assert is_hostname(value) is _hostname_by_its_labels(value)
+
+
+@settings(max_examples=2000, deadline=None)
+@example("a@b.co")
+@example("A.B@Example.COM")
+@example(".a@b.co")
+@example("a@b.123")
+@example("a@-b.co")
+@example("a" * 64 + "@b.co")
+@example("a" * 65 + "@b.co")
+@example("a@" + "b" * 63 + ".co")
+@example("a@b@c.co")
+@example("a@" + ".".join(["b" * 63] * 3) + "." + "c" * 59)
+@example("a\u212a@b.co")
+@example("a|b@c.co")
+@given(st.text(alphabet="aZ9.@-_|`+ \u212a\u00e9", max_size=20))
+def test_an_email_the_quick_check_passes_is_one_the_whole_check_passes(value: str) -> None:
+    from reconciler.manifest.values import _email_refusal, email_problem
+
+    assert (email_problem(value) is None) is (_email_refusal(value) is None)
