@@ -9,7 +9,7 @@ a value of the wrong type is the models' problem to report, not these rules'.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -102,18 +102,25 @@ def _team_rules(document: LineDict, file: str) -> list[Problem]:
     for key, members in teams.items():
         if not isinstance(members, LineList):
             continue
-        first_line: dict[str, int] = {}
-        for index, (email, line) in enumerate(zip(members, members.item_lines, strict=True)):
-            if not isinstance(email, str):
-                continue
-            value = email.strip().lower()
-            if value in first_line:
-                problems.append(Problem(SourceLocation(file, line), (
-                    f"teams.{_shown(str(key))}[{index}]: {quoted(value)} is listed twice "
-                    f"(first at line {first_line[value]}); keep one entry per person")))
-            else:
-                first_line[value] = line
+        problems += [Problem(SourceLocation(file, line), (
+            f"teams.{_shown(str(key))}[{index}]: {quoted(value)} is listed twice "
+            f"(first at line {first}); keep one entry per person"))
+            for index, value, line, first in _repeats(zip(members, members.item_lines, strict=True))]
     return problems
+
+
+def _repeats(values: Iterable[tuple[Any, int]]) -> Iterator[tuple[int, str, int, int]]:
+    """(index, value, line, the first one's line) of each text listed again in ``values`` (each
+    with its line), compared without surrounding spaces and lower-cased."""
+    first_line: dict[str, int] = {}
+    for index, (value, line) in enumerate(values):
+        if not isinstance(value, str):
+            continue
+        value = value.strip().lower()
+        if value in first_line:
+            yield index, value, line, first_line[value]
+        else:
+            first_line[value] = line
 
 
 def _shown(text: str) -> str:
@@ -220,22 +227,13 @@ def _duplicates(access: LineDict, path: str, file: str, line_of_list: int) -> tu
 
 def _listed_twice(access: LineDict, entries: list[Any], list_key: str, field: str, path: str, file: str,
                   line_of_list: int) -> list[Problem]:
-    problems: list[Problem] = []
-    first_line: dict[str, int] = {}
-    for index, entry in enumerate(entries):
-        value = entry.get(field) if isinstance(entry, dict) else None
-        if not isinstance(value, str):
-            continue
-        value = value.strip().lower()
-        line = entries.item_lines[index] if isinstance(entries, LineList) else access.key_lines.get(
-            list_key, line_of_list)
-        if value in first_line:
-            problems.append(Problem(SourceLocation(file, line), (
-                f"{path}.{list_key}[{index}]: {field} {quoted(value)} is listed twice "
-                f"(first at line {first_line[value]}); keep one entry per {field}")))
-        else:
-            first_line[value] = line
-    return problems
+    lines = entries.item_lines if isinstance(entries, LineList) else [access.key_lines.get(list_key, line_of_list)] * len(
+        entries)
+    values = [entry.get(field) if isinstance(entry, dict) else None for entry in entries]
+    return [Problem(SourceLocation(file, line), (
+        f"{path}.{list_key}[{index}]: {field} {quoted(value)} is listed twice "
+        f"(first at line {first}); keep one entry per {field}"))
+        for index, value, line, first in _repeats(zip(values, lines, strict=True))]
 
 
 def _member_rules(member: LineDict, path: str, line: int, file: str) -> list[Problem]:
