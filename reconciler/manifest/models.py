@@ -29,7 +29,7 @@ from pydantic import (
     WithJsonSchema,
     with_config,
 )
-from typing_extensions import TypedDict  # pydantic needs this one's on Python 3.11
+from typing_extensions import TypedDict  # on Python 3.11 pydantic takes typing_extensions' TypedDict only
 from pydantic_core import PydanticCustomError
 
 from reconciler.manifest.values import email_problem, glob_problem, hostname_problem, id_problem, shown, url_problem

@@ -120,11 +120,9 @@ _LOCAL_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+/=?^_
 # Upper-case ASCII letters too (the address is checked before lower-casing; the Kelvin sign is not ASCII).
 _LOCAL_CHARACTERS_ANY_CASE = _LOCAL_CHARACTERS | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LABEL_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+_HOST_CHARACTERS = _LABEL_CHARACTERS | {"."}
 MAX_EMAIL_LENGTH = 254  # RFC 5321: 256 for the path, less the angle brackets
 MAX_LOCAL_LENGTH = 64  # RFC 5321
-
-
-_HOST_CHARACTERS = _LABEL_CHARACTERS | {"."}
 
 
 def is_hostname(value: str) -> bool:
