@@ -122,16 +122,16 @@ def big_company(n: int) -> CompanyAccess:
     return CompanyAccess(workspaces=tuple(workspaces), rows=tuple(rows), calls=n // 100)
 
 
-def test_a_10000_workspace_page_shows_its_first_rows_within_2_seconds(tmp_path: Path) -> None:
+def test_a_10000_workspace_page_draws_only_its_first_page_of_rows(tmp_path: Path) -> None:
+    """What keeps a big page quick, asserted as counts: the script draws the visible 25 groups
+    and no more.  How quick is the benchmark's to measure (``bench/report_scale.py``: first rows
+    in Chromium), not a test's."""
     moment = datetime.datetime(2027, 1, 15, tzinfo=datetime.UTC)
     made = make_report(big_company(10_000), generated_at=moment, internal_domains=("acme.com",))
     write_report(tmp_path, made, changes=None, today=moment.date())
     dom = open_page(tmp_path / "index.html")
 
-    first_rows = re.search(r'<html lang="en" data-first-rows-ms="(\d+)"', dom)
-    assert first_rows is not None, "the page's script did not record its first rows"
-    print(f"first rows after {first_rows.group(1)} ms")
-    assert int(first_rows.group(1)) < 2000
+    assert re.search(r'<html lang="en" data-first-rows-ms="(\d+)"', dom), "the script did not draw its first rows"
     # Only the visible page of 25 groups is in the DOM, the owner of all 10,000 first.
     assert dom.count('<tbody class="group"') == 25
     assert "people and domains 1–25 of 240,001".replace(",", "") in dom.replace(",", "")
