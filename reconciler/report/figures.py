@@ -152,10 +152,6 @@ def headline(report: MadeReport, *, today: datetime.date, counted: Tally | None 
     )
 
 
-
-
-
-
 def roles_by_reach(report: MadeReport, counted: Tally | None = None) -> list[tuple[str, int, int]]:
     """(role, internal rows, external rows) for every role present, highest role first."""
     counted = counted or tally(report)

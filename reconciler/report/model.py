@@ -91,7 +91,6 @@ class AccessReport(_Frozen):
     min_owners: int = Field(default=1, ge=1, description="policy.minOwners: fewer owners than this is flagged.")
 
 
-
 class ReportLine(NamedTuple):
     """A ``ReportRow`` as the report holds it in memory: a tuple, a tenth of a model's size (a
     company of 10,000 workspaces has 250,000 rows).  ``access.json`` writes each as the

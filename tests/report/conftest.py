@@ -81,7 +81,6 @@ def hostile_report() -> MadeReport:
     return MadeReport(GENERATED, ("acme.com",), (), ReportRows.of(lines))
 
 
-
 def one_character_reports() -> list[MadeReport]:
     """For each hostile character, inside a value and at its start (a formula's), a report whose every
     value is plain but for that one character: a column is written as it is only when all of it is

@@ -67,7 +67,6 @@ def test_source_date_epoch_dates_the_report_and_a_bad_one_is_refused() -> None:
         source_date({"SOURCE_DATE_EPOCH": "soon"})
 
 
-
 def test_access_json_is_the_access_report_document_as_pydantic_dumps_it() -> None:
     tricky = ('Q"uo\\te', "tab\there", "line\nbreak", "\x7f\x01", "é 漢 \u2028", "</script>")
     made = report_of(*(row(f"ws_{i}", "user", f"p{i}@acme.com", "owner", ENTRY, workspace_name=name,
