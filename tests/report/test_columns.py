@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from reconciler.report.columns import each_run, formatted
 
 
@@ -19,3 +21,8 @@ def test_each_run_renders_a_value_once_for_each_run_of_it() -> None:
 
     assert each_run(["a", "a", "b", "a"], render) == ["A", "A", "B", "A"]
     assert calls == ["a", "b", "a"]
+
+
+def test_formatted_refuses_columns_of_different_lengths() -> None:
+    with pytest.raises(ValueError, match="differ in length"):
+        formatted([("", ["a", "b"]), (",", ["c"])])
