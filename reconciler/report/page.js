@@ -6,9 +6,13 @@
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("report-data").textContent);
-  var W = data.w, R = data.r, WHY = data.why, UNMANAGED = data.unmanaged;
+  var W = data.w, C = data.r, WHY = data.why, UNMANAGED = data.unmanaged;
   var PAGE = 25, ROWS_PER_GROUP = 200;
+  // The rows, a column at a time: column K's value of row i is C[K][i] (a block of columns is a
+  // fraction of the work to write than one of rows); row(i) is row i as one array, for drawing it.
   var KW = 0, KKIND = 1, KKEY = 2, KROLE = 3, KEXT = 4, KWHY = 5, KEXP = 6;
+  var CW = C[KW], CKIND = C[KKIND], CKEY = C[KKEY], CROLE = C[KROLE], CEXT = C[KEXT], CWHY = C[KWHY];
+  function row(i) { return C.map(function (column) { return column[i]; }); }
   var WID = 0, WNAME = 1, WACC = 2, WHOME = 3, WMANAGED = 4, WOWNERS = 5;
 
   // Indexes, made once: rows by subject and by workspace, lower-cased text to search.
@@ -17,12 +21,12 @@
     byWorkspace.push([]);
     wsText.push((W[w][WID] + " " + (W[w][WNAME] || "") + " " + (W[w][WACC] || "")).toLowerCase());
   }
-  for (var i = 0; i < R.length; i++) {
-    var row = R[i], subject = (row[KKIND] ? "domain " : "") + row[KKEY];
+  for (var i = 0; i < CKEY.length; i++) {
+    var subject = (CKIND[i] ? "domain " : "") + CKEY[i];
     var list = bySubject.get(subject);
     if (!list) { list = []; bySubject.set(subject, list); }
     list.push(i);
-    byWorkspace[row[KW]].push(i);
+    byWorkspace[CW[i]].push(i);
   }
   // People first, then domains, each in code-point order (the default sort: no comparator to call).
   var people = [], domains = [];
@@ -58,13 +62,12 @@
   }
 
   function rowPasses(i) {
-    var row = R[i];
-    return (!state.external || row[KEXT] === 1) && (!state.owners || row[KROLE] === "owner") &&
-      (!state.unmanaged || row[KWHY] === UNMANAGED);
+    return (!state.external || CEXT[i] === 1) && (!state.owners || CROLE[i] === "owner") &&
+      (!state.unmanaged || CWHY[i] === UNMANAGED);
   }
 
   function rowMatches(i, q) {
-    return !q || R[i][KKEY].indexOf(q) >= 0 || wsText[R[i][KW]].indexOf(q) >= 0;
+    return !q || CKEY[i].indexOf(q) >= 0 || wsText[CW[i]].indexOf(q) >= 0;
   }
 
   // The groups (people or workspaces) with at least one row passing the filters and the search.
@@ -104,8 +107,7 @@
   }
 
   function whyCell(i) {
-    var why = WHY[R[i][KWHY]];
-    return el("td", why, "why" + (R[i][KWHY] === UNMANAGED ? " unmanaged" : ""));
+    return el("td", WHY[CWHY[i]], "why" + (CWHY[i] === UNMANAGED ? " unmanaged" : ""));
   }
 
   function workspaceCell(w) {
@@ -132,17 +134,17 @@
   }
 
   function personGroup(table, g) {
-    var first = R[g.rows[0]], tbody = el("tbody", null, "group");
+    var first = row(g.rows[0]), tbody = el("tbody", null, "group");
     tbody.setAttribute("data-person", g.label);
     groupHeader(tbody, [g.label, badge(first[KEXT] === 1),
       " · " + g.rows.length + (g.rows.length === 1 ? " workspace" : " workspaces")]);
     g.rows.slice(0, ROWS_PER_GROUP).forEach(function (i) {
-      var tr = el("tr"), row = R[i];
-      tr.appendChild(workspaceCell(row[KW]));
-      tr.appendChild(el("td", W[row[KW]][WACC] || ""));
-      tr.appendChild(el("td", row[KROLE]));
+      var tr = el("tr"), values = row(i);
+      tr.appendChild(workspaceCell(values[KW]));
+      tr.appendChild(el("td", W[values[KW]][WACC] || ""));
+      tr.appendChild(el("td", values[KROLE]));
       tr.appendChild(whyCell(i));
-      tr.appendChild(el("td", row[KEXP] || ""));
+      tr.appendChild(el("td", values[KEXP] || ""));
       tbody.appendChild(tr);
     });
     more(tbody, g.rows.length - ROWS_PER_GROUP);
@@ -166,12 +168,12 @@
       tbody.appendChild(none);
     }
     g.rows.slice(0, ROWS_PER_GROUP).forEach(function (i) {
-      var tr = el("tr"), row = R[i], who = el("td", (row[KKIND] ? "domain " : "") + row[KKEY]);
-      who.appendChild(badge(row[KEXT] === 1));
+      var tr = el("tr"), values = row(i), who = el("td", (values[KKIND] ? "domain " : "") + values[KKEY]);
+      who.appendChild(badge(values[KEXT] === 1));
       tr.appendChild(who);
-      tr.appendChild(el("td", row[KROLE]));
+      tr.appendChild(el("td", values[KROLE]));
       tr.appendChild(whyCell(i));
-      tr.appendChild(el("td", row[KEXP] || ""));
+      tr.appendChild(el("td", values[KEXP] || ""));
       tr.appendChild(el("td", ""));
       tbody.appendChild(tr);
     });

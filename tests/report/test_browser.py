@@ -1,7 +1,7 @@
 """index.html in a real headless Chromium: the figures, a person's rows, a screenshot, and a
 10,000-workspace company whose first rows are on screen within 2 s.
 
-Two Chromium launches in all (the onboarding page, then the big one).  A
+Three Chromium launches in all (the onboarding page twice, then the big one).  A
 missing /usr/bin/chromium fails these tests, never skips them: run
 ``.ci/ensure-chromium`` (``make test`` runs it first).
 """
@@ -103,6 +103,24 @@ def test_the_onboarding_page_shows_its_figures_and_the_external_peoples_rows_in_
     assert png_colours(data) > 1, "the screenshot is one colour: nothing was drawn"
     SCREENSHOT_COPY.parent.mkdir(exist_ok=True)
     shutil.copyfile(shot, SCREENSHOT_COPY)
+
+
+def test_the_workspace_view_filtered_to_owners_and_searched_shows_the_matching_rows_in_chromium(
+        served: Served, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
+    code, _, err = run_cli(["report", "onboarding", "--base-url", served.url, "--out", "out",
+                            "--internal-domain", "acme.com"], capsys)
+    assert code == 0, err
+    dom = open_page(served.root / "out" / "index.html", fragment="view=workspaces&owners=1&q=partner")
+
+    # Only the partner portal's name holds "partner", and of its two rows only ops is an owner
+    # (temp@acme.com, an editor nobody wrote down, is filtered out).
+    assert re.findall(r'<tbody class="group" data-workspace="([^"]+)">', dom) == ["ws_partner"]
+    group = re.search(r'<tbody class="group" data-workspace="ws_partner">(.*?)</tbody>', dom, re.S)
+    assert group is not None
+    assert re.findall(r"<td[^>]*>(.*?)</td>", group.group(1)) == [
+        'ops@acme.com<span class="badge internal">internal</span>', "owner",
+        "workspace.partner-portal at onboarding/workspaces.yaml:9", "", ""]
+    assert "Partner Portal" in group.group(1) and "1 owner" in group.group(1)
 
 
 def big_company(n: int) -> CompanyAccess:

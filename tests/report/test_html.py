@@ -68,8 +68,9 @@ def test_view_data_indexes_rows_by_workspace_and_shares_why_lines() -> None:
                      row("ws_2", "domain", "out.io", "viewer"))
     data = json.loads(view_json(made))
     assert data["w"] == [["ws_1", "Name ws_1", "", "", 1, 1], ["ws_2", "Name ws_2", "", "", 1, 1]]
-    assert data["r"] == [[0, 0, "jane@acme.com", "owner", 0, 1, ""], [1, 0, "jane@acme.com", "owner", 0, 1, ""],
-                         [1, 1, "out.io", "viewer", 1, 0, ""]]
+    # A column at a time: workspace index, kind, email or domain, role, external, why index, expires.
+    assert data["r"] == [[0, 1, 1], [0, 0, 1], ["jane@acme.com", "jane@acme.com", "out.io"], ["owner", "owner", "viewer"],
+                         [0, 0, 1], [1, 1, 0], ["", "", ""]]
     assert data["why"] == ["not managed", "group.customer-inc at manifests/acme.yaml:12"]
 
 
@@ -102,7 +103,8 @@ def _rows_as_the_page_reads_them(made: MadeReport) -> dict[str, Any]:
         rows.append([index[r.workspace_id], int(r.kind == "domain"), printable(r.key), printable(r.role),
                      int(r.external), whys.setdefault(printable(r.managed_by), len(whys)),
                      r.expires.isoformat() if r.expires else ""])
-    return {"w": workspaces, "r": rows, "why": list(whys), "unmanaged": 0}
+    columns = [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in range(7)]
+    return {"w": workspaces, "r": columns, "why": list(whys), "unmanaged": 0}
 
 
 def _the_data_block_is_script_json_of_the_rows_for_any_text(made: MadeReport) -> None:
