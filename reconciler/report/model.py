@@ -12,15 +12,17 @@ the plan's renderers read one plan).
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain, repeat
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain, groupby, repeat
+from operator import attrgetter
 from typing import Any, NamedTuple, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
-from reconciler.company.build import EntryFacts
-from reconciler.company.model import CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine, why_texts
+from reconciler.company.build import Entries, WorkspaceHead
+from reconciler.company.model import (AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine,
+                                      why_texts)
 from reconciler.gcpause import gc_paused
 from reconciler.report.columns import Piece, each_once, each_run, formatted, plain
 
@@ -291,56 +293,71 @@ def make_report(company: CompanyAccess, *, generated_at: datetime.datetime,
     """The report of ``company``: each row judged internal or external by ``internal_domains``
     (an email's domain, or a domain entry, equal to one of them or below it)."""
     lines: dict[int, WhyLine] = {}  # one WhyLine for each Why, as ``attributed`` hands them out
-    facts = [tuple.__new__(EntryFacts, (
-        r.workspace_id, r.workspace_name, r.account_id, r.account_name, r.group_homepage, r.probable_member,
-        r.kind, r.key, r.role, r.expires, lines.get(id(r.why)) or lines.setdefault(id(r.why), WhyLine(
-            r.why.source, r.why.location, r.why.address, r.why.team, r.why.rule, r.why.role))))
-        for r in company.rows]
-    return report_of_parts(((w, ()) for w in company.workspaces), generated_at=generated_at,
+    for row in company.rows:
+        if id(row.why) not in lines:
+            w = row.why
+            lines[id(w)] = WhyLine(w.source, w.location, w.address, w.team, w.rule, w.role)
+    ordered = sorted(company.rows, key=lambda r: (r.workspace_id, r.kind != "user", r.key))
+    # Each run of rows with the same workspace values, a column at a time, as ``attributed`` gives them.
+    runs = [Entries(head, [r.kind for r in run], [r.key for r in run], [r.role for r in run],
+                    [r.expires for r in run], [lines[id(r.why)] for r in run])
+            for head, run in ((head, list(run)) for head, run in groupby(ordered, key=_workspace_head))]
+    return report_of_parts(((w, None) for w in company.workspaces), generated_at=generated_at,
                            internal_domains=internal_domains, leavers=company.leavers, min_owners=min_owners,
-                           rows=facts)
+                           more=runs)
+
+
+def _workspace_head(row: AccessRow) -> WorkspaceHead:
+    return (row.workspace_id, row.workspace_name, row.account_id, row.account_name, row.group_homepage,
+            row.probable_member)
 
 
 @gc_paused()
-def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Sequence[EntryFacts]]], *,
+def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Entries | None]], *,
                     generated_at: datetime.datetime, internal_domains: Iterable[str],
                     leavers: tuple[Leaver, ...] = (), min_owners: int = 1,
-                    rows: Sequence[EntryFacts] = ()) -> MadeReport:
-    """The report of the company's workspaces, each with its rows in the report's order (users
+                    more: Iterable[Entries] = ()) -> MadeReport:
+    """The report of the company's workspaces, each with its entries in the report's order (users
     before domains, each sorted, as ``reconciler.company.build.attributed`` gives them one
-    workspace at a time, so the company's own rows are never all held), and of ``rows``
-    besides (in any order)."""
+    workspace at a time, so the company's own rows are never all held), and of the entries
+    ``more`` besides (in the report's order)."""
     workspaces: list[ReportWorkspace] = []
-    blocks: dict[str, list[Sequence[EntryFacts]]] = {}
+    blocks: dict[str, list[Entries]] = {}
     for w, entries in parts:
         workspaces.append(ReportWorkspace(
             id=w.id, name=w.name, account_id=w.account_id, account_name=w.account_name,
             group_homepage=w.group_homepage, address=w.address,
             managed=w.managed == "manifest", rules_only=w.managed == "rules", rules=w.rules))
-        if entries:
+        if entries is not None and entries.keys:
             blocks.setdefault(w.id, []).append(entries)
+    for entries in more:
+        blocks.setdefault(entries.workspace[0], []).append(entries)
     # Workspaces by id, each block as it came: one sort of 10,000 ids, not of 250,000 rows.
-    facts: Iterable[EntryFacts] = chain.from_iterable(
-        block for workspace_id in sorted(blocks) for block in blocks[workspace_id])
-    if rows:
-        facts = sorted([*facts, *rows], key=lambda f: (f.workspace_id, f.kind != "user", f.key))
+    ordered = [entries for workspace_id in sorted(blocks) for entries in blocks[workspace_id]]
     internal = tuple(sorted({normal_domain(d) for d in internal_domains}))
     return MadeReport(generated_at, internal, tuple(sorted(workspaces, key=lambda w: w.id)),
-                      _columns(list(facts), internal), leavers, min_owners)
+                      _columns(ordered, internal), leavers, min_owners)
 
 
-def _columns(facts: list[EntryFacts], internal: tuple[str, ...]) -> ReportRows:
-    """The report's rows of ``facts``, made a column at a time: each domain judged internal or
-    external once, each "managed by" line made from the why's fields (``why_texts``)."""
-    if not facts:
-        return ReportRows.of(())
-    ids, names, account_ids, account_names, homepages, _, kinds, keys, roles, expires, whys = zip(*facts, strict=True)
+def _columns(blocks: list[Entries], internal: tuple[str, ...]) -> ReportRows:
+    """The report's rows of ``blocks``, made a column at a time: a workspace's values repeated
+    for each of its rows, each domain judged internal or external once, each "managed by" line
+    made from the why's fields (``why_texts``)."""
+    counts = [len(block.keys) for block in blocks]
+
+    def spread(field: int) -> list[Any]:
+        return list(chain.from_iterable(map(repeat, [block.workspace[field] for block in blocks], counts)))
+
+    def joined(column: Callable[[Entries], list[Any]]) -> list[Any]:
+        return list(chain.from_iterable(map(column, blocks)))
+
+    kinds, keys, whys = joined(attrgetter("kinds")), joined(attrgetter("keys")), joined(attrgetter("whys"))
     domains = [key.rpartition("@")[2] if kind == "user" else key for kind, key in zip(kinds, keys, strict=True)]
     distinct = list(dict.fromkeys(domains))
     external = dict(zip(distinct, [not inside for inside in are_internal(distinct, internal)], strict=True))
-    return ReportRows([ids, names, account_ids, account_names, homepages, kinds, keys, roles,
-                       list(map(external.__getitem__, domains)), why_texts(whys, unmanaged=UNMANAGED_LINE), whys,
-                       expires])
+    return ReportRows([spread(0), spread(1), spread(2), spread(3), spread(4), kinds, keys,
+                       joined(attrgetter("roles")), list(map(external.__getitem__, domains)),
+                       why_texts(whys, unmanaged=UNMANAGED_LINE), whys, joined(attrgetter("expires"))])
 
 
 # The "how is it managed" line of a row nothing manages, in the review's words.
