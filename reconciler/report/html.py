@@ -88,7 +88,7 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
                 workspaces.append([printable(workspace_id), printable(name or ""), "", "", 0, 0])
     shown = shown_column(managed)
     whys = list(dict.fromkeys(chain(("not managed",), shown)))  # in the order the rows first name them
-    why_at = {why: str(n) for n, why in enumerate(whys)}
+    why_at = dict(zip(whys, map(str, range(len(whys))), strict=True))
     columns = [
         ",".join(each_run(ids, lambda workspace_id: str(index[workspace_id]))),
         ",".join(each_once(kinds, _kind_number)),
@@ -99,7 +99,7 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
         ",".join(each_once(expires, _shown_date)),
     ]
     return (f'{{"w":{script_json(workspaces)},"r":[{",".join(f"[{column}]" for column in columns)}],'
-            f'"why":{script_json(whys)},"unmanaged":0}}')
+            f'"why":[{script_strings(whys)}],"unmanaged":0}}')
 
 
 _NUMBERS = ("0", "1")
@@ -126,6 +126,13 @@ def shown_column(values: Sequence[str]) -> Sequence[str]:
 def shown_text(value: str) -> str:
     """``script_json(printable(value))``, the plain case written directly."""
     return f'"{value}"' if plain((value,), _SCRIPT_ESCAPED) else script_json(printable(value))
+
+
+def script_strings(values: Sequence[str]) -> str:
+    """The values, already shown (``printable``), as ``script_json`` writes each, between commas."""
+    if values and plain(values, _SCRIPT_ESCAPED):
+        return '"' + '","'.join(values) + '"'
+    return ",".join(map(script_json, values))
 
 
 def script_column(values: Sequence[str]) -> str:
