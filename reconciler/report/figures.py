@@ -9,8 +9,9 @@ from __future__ import annotations
 import datetime
 import heapq
 from collections import Counter, defaultdict
-from itertools import compress
-from operator import and_, itemgetter, not_
+from collections.abc import Sequence
+from itertools import compress, islice
+from operator import and_, eq, neg, not_
 from typing import NamedTuple
 
 from reconciler.company.model import Leaver
@@ -88,18 +89,33 @@ def tally(report: MadeReport) -> Tally:
     ids, kinds, keys, roles, external = (rows.column(n) for n in (0, 5, 6, 7, 8))
     is_user = list(map("user".__eq__, kinds))
     outside = list(map(bool, external))
-    outside_user = list(map(and_, is_user, outside))
     # A person's reach and a workspace's external people count distinct (workspace, person) pairs.
-    reach = Counter(map(itemgetter(1), dict.fromkeys(zip(compress(ids, is_user), compress(keys, is_user), strict=True))))
-    external_pairs = dict.fromkeys(zip(compress(ids, outside_user), compress(keys, outside_user), strict=True))
+    first = _first_of_each_pair(ids, keys)
+    people = list(map(and_, is_user, first)) if first is not None else is_user
+    outside_people = list(map(and_, people, outside))
+    reach = Counter(compress(keys, people))
     external_on = dict.fromkeys((w.id for w in report.workspaces), 0)
-    external_on.update(Counter(map(itemgetter(0), external_pairs)))
+    external_on.update(Counter(compress(ids, outside_people)))
     owners = dict.fromkeys((w.id for w in report.workspaces), 0)
     owners.update(Counter(compress(ids, map("owner".__eq__, roles))))
-    return Tally(frozenset(reach), frozenset(map(itemgetter(1), external_pairs)), len(rows) - sum(is_user), owners,
+    return Tally(frozenset(reach), frozenset(compress(keys, outside_people)), len(rows) - sum(is_user), owners,
                  tuple(rows[n] for n, expires in enumerate(rows.column(11)) if expires is not None),
                  Counter(compress(roles, map(not_, outside))), Counter(compress(roles, outside)),
                  external_on, dict(reach), _leavers_holding(report))
+
+
+def _first_of_each_pair(ids: Sequence[str], keys: Sequence[str]) -> list[bool] | None:
+    """Whether each row is the first to name its (workspace, email or domain), or None when every
+    row is (a report's own rows: a workspace lists an entry once).  The rows are in the report's
+    order, so a pair named twice is named on rows next to each other; looked for by C code."""
+    if not any(map(and_, map(eq, islice(ids, 1, None), ids), map(eq, islice(keys, 1, None), keys))):
+        return None
+    seen: set[tuple[str, str]] = set()
+    first: list[bool] = []
+    for pair in zip(ids, keys, strict=True):
+        first.append(pair not in seen)
+        seen.add(pair)
+    return first
 
 
 def _leavers_holding(report: MadeReport) -> tuple[LeaverAccess, ...]:
@@ -177,5 +193,7 @@ def _bin_label(low: int, high: int | None) -> str:
 
 def widest_reach(report: MadeReport, *, limit: int = TOP_REACH, counted: Tally | None = None) -> list[tuple[str, int]]:
     """(email, workspaces) of the ``limit`` people with access to the most workspaces; ties by email."""
-    ranked = heapq.nsmallest(limit, (counted or tally(report)).reach.items(), key=lambda item: (-item[1], item[0]))
-    return [(email, n) for email, n in ranked]
+    reach = (counted or tally(report)).reach
+    # (-workspaces, email) pairs made and compared by C code: a key function is a call per person.
+    ranked = heapq.nsmallest(limit, zip(map(neg, reach.values()), reach.keys(), strict=True))
+    return [(email, -negated) for negated, email in ranked]
