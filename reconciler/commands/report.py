@@ -43,7 +43,8 @@ def report(path: Path, *, service: Service, out: Path, state_path: Path | None =
 
     check_out_dir(out)
     baseline = load_baseline(since) if since is not None else None
-    listing = load_and_list(path, service=service, state_path=state_path)
+    # The report never shows lint's warnings (the plan and validate do): not looked for.
+    listing = load_and_list(path, service=service, state_path=state_path, lint_notes=False)
     policy = listing.desired.policy
     allowed = policy.allowed_domains if policy is not None else None
     domains = (*(str(v.value) for v in allowed or ()), *internal_domains)

@@ -20,5 +20,6 @@ def who(subject: str, path: Path, *, service: Service, state_path: Path | None =
     from reconciler.company.who import who as answer
 
     kind, key = parse_subject(subject)
-    read = load_and_read(path, service=service, state_path=state_path)
+    # who never shows lint's warnings (the plan and validate do): not looked for.
+    read = load_and_read(path, service=service, state_path=state_path, lint_notes=False)
     return render_who(answer(read.company, kind, key), fmt=fmt)

@@ -70,12 +70,15 @@ def manifest_files(path: Path) -> tuple[Path, list[Path]]:
 
 
 @gc_paused()
-def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, today: date | None = None) -> Desired:
+def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, today: date | None = None,
+                 lint_notes: bool = True) -> Desired:
     """Read, validate and merge the manifests at ``path`` (a file or a directory).
 
     Raises ``ManifestError`` listing every problem in every file, each as
     ``file:line: message``; returns a Desired only when there are none.
-    Asset files over ``max_file_bytes`` are problems too.
+    Asset files over ``max_file_bytes`` are problems too.  With ``lint_notes``
+    False, lint's warnings are not looked for (``Desired.notes`` is empty): for
+    the commands that never show them (``report``, ``who``).
     """
     root, paths = manifest_files(path)
     problems: list[Problem] = []
@@ -118,6 +121,8 @@ def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, to
     problems_found = governance_problems(desired) + policy_problems(desired) + moved_problems(desired)
     if problems_found:
         raise ManifestError(problems_found)
+    if not lint_notes:
+        return desired
     # Lint and grants already expired: warnings, not errors (validate --strict makes them errors).
     notes = lint(desired, today or datetime.datetime.now(datetime.UTC).date())
     return desired._replace(notes=tuple(notes)) if notes else desired

@@ -109,6 +109,16 @@ def test_who_shows_an_explicit_entry_with_its_file_and_line(company: Emulator, m
         '  ws_side "Side project" (account Partner Co): owner; not managed: granted in the web app\n')
 
 
+def test_who_does_not_look_for_the_lint_warnings_it_never_shows(company: Emulator, manifest: Path, capsys,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    linted: list[object] = []
+    monkeypatch.setattr("reconciler.manifest.load.lint", lambda desired, today: linted.append(desired) or [])
+    code, _, err = run_cli(["who", "jane@acme.com", str(manifest)], capsys)
+    assert (code, err, linted) == (0, "", [])
+    assert run_cli(["validate", str(manifest)], capsys)[0] == 0
+    assert len(linted) == 1  # validate shows them, so it looks
+
+
 def test_who_shows_a_team_member_by_the_team_the_list_names(company: Emulator, manifest: Path, capsys) -> None:
     code, out, _ = run_cli(["who", "ana@acme.com", str(manifest)], capsys)
     assert out.splitlines()[1] == (

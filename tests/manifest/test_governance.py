@@ -441,6 +441,16 @@ def test_a_team_no_list_or_rule_names_is_a_warning_at_its_line(write_manifest: W
         "rule's teams, or remove it",)
 
 
+def test_a_load_without_lint_notes_looks_for_no_warnings(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        teams:
+          alumni: [ana@acme.com]
+    """)
+    assert load_desired(path, lint_notes=False).notes == ()
+    assert load_desired(path).notes != ()  # the same manifest has a warning to find
+
+
 def test_an_empty_team_is_a_warning_at_its_line(write_manifest: Write) -> None:
     path = write_manifest("""
         version: 1

@@ -87,6 +87,17 @@ def test_the_onboarding_csv_is_exactly_the_company(served: Served, capsys: pytes
     assert (served.root / "out" / "access.csv").read_bytes().decode("utf-8") == ONBOARDING_CSV
 
 
+def test_the_report_does_not_look_for_the_lint_warnings_it_never_shows(
+        served: Served, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    linted: list[object] = []
+    monkeypatch.setattr("reconciler.manifest.load.lint", lambda desired, today: linted.append(desired) or [])
+    code, _, err = _report(served, capsys)
+    assert code == 0, err
+    assert linted == []
+    assert run_cli(["validate", "onboarding"], capsys)[0] == 0
+    assert len(linted) == 1  # validate shows them, so it looks
+
+
 def test_the_onboarding_json_is_exactly_the_golden_file(served: Served, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _report(served, capsys)
     assert code == 0, err
