@@ -90,7 +90,7 @@ def test_a_workspace_showing_the_homepage_entries_is_a_probable_member(tmp_path:
     company = company_access(_desired(tmp_path), live, State())
     hand = company.workspaces[1]
     assert (hand.group_homepage, hand.probable_member, hand.address) == ("ws_home", True, "group.customer-inc")
-    assert company.rows[1].why.source == "entry"
+    assert (company.rows[1].why.source, company.rows[1].probable_member) == ("entry", True)
 
 
 def test_a_workspace_sharing_no_entry_with_a_homepage_is_in_no_group(tmp_path: Path) -> None:

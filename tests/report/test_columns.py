@@ -26,3 +26,7 @@ def test_each_run_renders_a_value_once_for_each_run_of_it() -> None:
 def test_formatted_refuses_columns_of_different_lengths() -> None:
     with pytest.raises(ValueError, match="differ in length"):
         formatted([("", ["a", "b"]), (",", ["c"])])
+
+
+def test_formatted_rows_without_any_column_are_none() -> None:
+    assert formatted([("text alone", None)]) == []

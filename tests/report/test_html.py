@@ -74,6 +74,12 @@ def test_view_data_indexes_rows_by_workspace_and_shares_why_lines() -> None:
     assert data["why"] == ["not managed", "group.customer-inc at manifests/acme.yaml:12"]
 
 
+def test_view_data_of_a_workspace_nobody_can_see_has_seven_empty_columns() -> None:
+    data = json.loads(view_json(report_of(workspaces=("ws_1",))))
+    assert data["r"] == [[], [], [], [], [], [], []]
+    assert data["w"] == [["ws_1", "Name ws_1", "", "", 0, 0]]  # in no manifest, no owner
+
+
 def test_the_headline_figures_are_in_the_markup() -> None:
     made = report_of(row("ws_1", "user", "jane@acme.com", "owner"), row("ws_1", "user", "x@out.io", "viewer"))
     page = render_page(made, today=TODAY)
