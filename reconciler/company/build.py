@@ -18,8 +18,8 @@ the workspaces that show the homepage's access entries (connected by hand;
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from itertools import repeat
 from datetime import date
+from itertools import repeat
 from typing import NamedTuple
 
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine
