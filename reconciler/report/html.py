@@ -92,7 +92,7 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
     columns = [
         ",".join(each_run(ids, lambda workspace_id: str(index[workspace_id]))),
         ",".join(each_once(kinds, _kind_number)),
-        script_column(keys),
+        script_strings(shown_column(keys)),
         ",".join(each_once(roles, shown_text)),
         ",".join(map(_NUMBERS.__getitem__, external)),
         ",".join(map(why_at.__getitem__, shown)),
@@ -133,14 +133,6 @@ def script_strings(values: Sequence[str]) -> str:
     if values and plain(values, _SCRIPT_ESCAPED):
         return '"' + '","'.join(values) + '"'
     return ",".join(map(script_json, values))
-
-
-def script_column(values: Sequence[str]) -> str:
-    """The values of a column as ``shown_text`` writes each, between commas: a plain column is
-    joined between quotes."""
-    if values and plain(values, _SCRIPT_ESCAPED):
-        return '"' + '","'.join(values) + '"'
-    return ",".join(map(shown_text, values))
 
 
 def render_page(report: MadeReport, *, today: datetime.date, changes: ChangeSet | None = None,
