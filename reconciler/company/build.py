@@ -17,17 +17,17 @@ the workspaces that show the homepage's access entries (connected by hand;
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import date
 from itertools import repeat
 from typing import NamedTuple
 
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine
-from reconciler.live import Live, LiveEntry, LiveWorkspace, shared_entries
+from reconciler.live import Live, LiveWorkspace, shared_entries
 from reconciler.manifest.desired import AccessList, Desired, DesiredRule, DesiredTeam, RevokedEntry
 from reconciler.manifest.location import SourceLocation
 from reconciler.plan.rules import matching_rules
-from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
+from reconciler.plan.teams import ExpandedAccess, Grant, expand_access
 from reconciler.state import State
 
 
@@ -158,70 +158,88 @@ def location_text(location: SourceLocation) -> str:
 
 _UNMANAGED = WhyLine("unmanaged", None, None, None, None, None)
 
-
-def why(source: GrantSource, role: str | None, address: str | None) -> WhyLine:
-    """The ``Why`` of a grant ``expand_access`` decided (``role`` None: of a revocation).  A
-    review only ever revokes, and a revocation has no row, so ``source`` is an entry, a team or
-    a rule."""
-    assert source.kind != "review", "a review grants nothing"
-    return tuple.__new__(WhyLine, (source.kind, location_text(source.location),
-                                   address if source.kind != "rule" else None, source.team, source.rule, role))
+_KINDS: tuple[EntryKind, EntryKind] = ("user", "domain")
+# What decided an entry of a list: its expiry and its why.
+Decision = tuple[date | None, WhyLine]
 
 
-class _Expanded(NamedTuple):
-    """A list as ``expand_access`` decided it, and the why of each of its grants (by the
-    grant's ``id``: the grants live as long as this), made when a row first needs it."""
+class _Decided(NamedTuple):
+    """What decides each user and each domain of a list (by email or domain)."""
 
-    access: ExpandedAccess
-    whys: dict[int, WhyLine]
+    users: dict[str, Decision]
+    domains: dict[str, Decision]
+
+
+def decided(expanded: ExpandedAccess, address: str | None) -> _Decided:
+    """Each grant ``expand_access`` decided on the list at ``address``, with its why."""
+    return _Decided(*({key: (grant.expires, line) for (key, grant), line in
+                       zip(grants.items(), why_lines(grants.values(), address), strict=True)}
+                      for grants in (expanded.users, expanded.domains)))
+
+
+def decided_by_entries(access: AccessList | None, address: str | None) -> _Decided:
+    """What ``decided`` makes of a list that names no team, on a workspace no rule matches: its
+    own entries are all there is to decide, so each is its own grant (``expand_access`` would
+    copy each into one first: 250,000 at 10,000 workspaces)."""
+    if access is None:
+        return _Decided({}, {})
+    new = tuple.__new__
+    # entry[0]: the email of a user entry, the domain of a domain entry.
+    return _Decided(*({entry[0]: (entry.expires, new(WhyLine, ("entry", location_text(entry.location), address,
+                                                                None, None, entry.role)))
+                       for entry in entries}
+                      for entries in (access.users, access.domains)))
+
+
+def why_lines(grants: Iterable[Grant], address: str | None) -> list[WhyLine]:
+    """The ``Why`` of each grant ``expand_access`` decided on the list at ``address``.  A review
+    only ever revokes, and a revocation has no row, so each source is an entry, a team or a
+    rule; a rule's line is the rule's, not the list's."""
+    new = tuple.__new__
+    return [new(WhyLine, (source.kind, location_text(source.location), None if source.kind == "rule" else address,
+                          source.team, source.rule, grant.role))
+            for grant in grants for source in (grant.source,)]
 
 
 class _Lists:
-    """Each list expanded once: a group's list is on every member, and the rules alone decide
-    a workspace no manifest names, so those are kept; a standalone workspace's list is on that
-    one workspace and is let go with its rows."""
+    """Each list decided once: a group's list is on every member, and the rules alone decide a
+    workspace no manifest names, so those are kept (their whys made once for every workspace
+    they are on); a standalone workspace's list is on that one workspace and is let go with
+    its rows."""
 
     def __init__(self, teams: dict[str, DesiredTeam]) -> None:
         self._teams = teams
-        self._shared: dict[tuple[str | None, tuple[str, ...]], _Expanded] = {}
+        self._shared: dict[tuple[str | None, tuple[str, ...]], _Decided] = {}
 
-    def of(self, reach: ListReach | None, matching: Sequence[DesiredRule]) -> _Expanded:
+    def of(self, reach: ListReach | None, matching: Sequence[DesiredRule]) -> _Decided:
         if reach is not None and reach.homepage is None:
-            return _Expanded(expand_access(reach.access, self._teams, matching), {})
+            if not matching and (reach.access is None or not reach.access.teams):
+                return decided_by_entries(reach.access, reach.address)
+            return decided(expand_access(reach.access, self._teams, matching), reach.address)
         key = (reach.address if reach is not None else None, tuple(r.key for r in matching))
         found = self._shared.get(key)
         if found is None:
-            found = self._shared[key] = _Expanded(
-                expand_access(reach.access if reach is not None else None, self._teams, matching), {})
+            access, address = (reach.access, reach.address) if reach is not None else (None, None)
+            found = self._shared[key] = decided(expand_access(access, self._teams, matching), address)
         return found
 
 
-def _kinds(ws: LiveWorkspace, expanded: ExpandedAccess) -> Iterator[
-        tuple[EntryKind, dict[str, LiveEntry], dict[str, Grant], dict[str, GrantSource]]]:
-    yield "user", ws.users, expanded.users, expanded.revoked_users
-    yield "domain", ws.domains, expanded.domains, expanded.revoked_domains
-
-
-def _entries(ws: LiveWorkspace, reach: ListReach | None, expanded: _Expanded) -> Entries:
+def _entries(ws: LiveWorkspace, reach: ListReach | None, decisions: _Decided) -> Entries:
     """The workspace's entries, users before domains, each sorted (the report's order), a column
     at a time: each column one expression over the workspace's keys."""
-    address = reach.address if reach is not None else None
     head = (ws.id, ws.name, ws.account_id, ws.account_name, reach.homepage if reach is not None else None,
             reach.probable if reach is not None else False)
-    known = expanded.whys
     kinds: list[EntryKind] = []
     keys: list[str] = []
     roles: list[str] = []
     expires: list[date | None] = []
     whys: list[WhyLine] = []
-    for kind, entries, granted, _ in _kinds(ws, expanded.access):
+    for kind, entries, decisions_of in zip(_KINDS, (ws.users, ws.domains), decisions, strict=True):
         names = sorted(entries)
-        grants = list(map(granted.get, names))
+        found = list(map(decisions_of.get, names))
         kinds += repeat(kind, len(names))
         keys += names
         roles += [entries[name].role for name in names]
-        expires += [None if grant is None else grant.expires for grant in grants]
-        whys += [_UNMANAGED if grant is None
-                 else known.get(id(grant)) or known.setdefault(id(grant), why(grant.source, grant.role, address))
-                 for grant in grants]
+        expires += [None if decision is None else decision[0] for decision in found]
+        whys += [_UNMANAGED if decision is None else decision[1] for decision in found]
     return Entries(head, kinds, keys, roles, expires, whys)

@@ -140,3 +140,56 @@ def test_each_why_line_names_its_list_team_or_rule_and_its_line_when_it_has_one(
     assert why_texts(whys[-1:], unmanaged="not managed") == ["not managed"]
     assert [Why(source=s, location=at, address=a, team=t, rule=r, role=role).text()  # type: ignore[arg-type]
             for s, at, a, t, r, role in whys] == why_texts(whys)
+
+
+STANDALONE = """\
+version: 1
+workspaces:
+  portal:
+    id: ws_portal
+    access:
+      users:
+        - {email: ops@acme.com, role: owner}
+        - {email: raj@customer.com, role: viewer, expires: 2031-01-31}
+      domains: [{domain: customer.com, role: commenter}]
+  bare: {id: ws_bare}
+"""
+
+
+def _standalone(tmp_path: Path):
+    (tmp_path / "manifest.yaml").write_text(STANDALONE, encoding="utf-8")
+    return load_desired(tmp_path)
+
+
+def test_a_standalone_lists_own_entries_are_attributed_with_their_lines_roles_and_expiry(tmp_path: Path) -> None:
+    live = _live(_ws("ws_portal", {"ops@acme.com": "owner", "raj@customer.com": "viewer", "eve@acme.com": "editor"},
+                     domains={"customer.com": "commenter", "other.com": "viewer"}))
+    rows = company_access(_standalone(tmp_path), live, State()).rows
+    at = f"{tmp_path / 'manifest.yaml'}:"
+    assert [(r.key, r.expires and str(r.expires), r.why) for r in rows] == [
+        ("eve@acme.com", None, Why(source="unmanaged")),
+        ("ops@acme.com", None, Why(source="entry", location=at + "7", address="workspace.portal", role="owner")),
+        ("raj@customer.com", "2031-01-31",
+         Why(source="entry", location=at + "8", address="workspace.portal", role="viewer")),
+        ("customer.com", None, Why(source="entry", location=at + "9", address="workspace.portal", role="commenter")),
+        ("other.com", None, Why(source="unmanaged"))]
+
+
+def test_a_standalone_workspace_without_an_access_list_manages_none_of_its_entries(tmp_path: Path) -> None:
+    live = _live(_ws("ws_bare", {"ops@acme.com": "owner"}, domains={"customer.com": "viewer"}))
+    company = company_access(_standalone(tmp_path), live, State())
+    assert company.workspaces[0].address == "workspace.bare"
+    assert [r.why for r in company.rows] == [Why(source="unmanaged"), Why(source="unmanaged")]
+
+
+def test_a_list_of_entries_alone_is_decided_as_expand_access_decides_it(tmp_path: Path) -> None:
+    from reconciler.company.build import decided, decided_by_entries
+    from reconciler.plan.teams import expand_access
+
+    access = _standalone(tmp_path).workspaces[0].access
+    assert access is not None
+    by_entries = decided_by_entries(access, "workspace.portal")
+    assert by_entries == decided(expand_access(access, {}, ()), "workspace.portal")
+    assert list(by_entries.users) == ["ops@acme.com", "raj@customer.com"] and list(by_entries.domains) == [
+        "customer.com"]
+    assert decided_by_entries(None, "workspace.bare") == decided(expand_access(None, {}, ()), "workspace.bare")

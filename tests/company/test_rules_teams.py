@@ -164,3 +164,41 @@ def test_two_workspaces_in_no_manifest_matched_by_different_rules_are_each_attri
                        _ws("ws_b", {"bo@acme.com": "commenter"}, account="acc_partner"))
     assert [(r.workspace_id, r.why.source, r.why.rule) for r in company.rows] == [
         ("ws_a", "unmanaged", None), ("ws_b", "rule", "partners")]
+
+
+LISTS = """\
+version: 1
+teams:
+  ops: [ana@acme.com]
+rules:
+  baseline:
+    match: {accounts: [acc_rule]}
+    ensure: {users: [{email: security@acme.com, role: viewer}]}
+workspaces:
+  teamed:
+    id: ws_teamed
+    access: {teams: [{team: ops, role: editor}], authoritative: false}
+  ruled:
+    id: ws_ruled
+    access: {users: [{email: ops@acme.com, role: owner}]}
+"""
+
+
+def _lists(tmp_path: Path, *workspaces: LiveWorkspace):
+    (tmp_path / "manifest.yaml").write_text(LISTS, encoding="utf-8")
+    return company_access(load_desired(tmp_path), _live(*workspaces), State())
+
+
+def test_a_standalone_list_naming_a_team_and_no_entry_holds_the_teams_members(tmp_path: Path) -> None:
+    (row,) = _lists(tmp_path, _ws("ws_teamed", {"ana@acme.com": "editor"})).rows
+    assert row.why == Why(source="team", location=f"{tmp_path / 'manifest.yaml'}:11", address="workspace.teamed",
+                          team="ops", role="editor")
+
+
+def test_a_rule_matching_a_standalone_workspace_is_attributed_beside_the_lists_own_entries(tmp_path: Path) -> None:
+    rows = _lists(tmp_path, _ws("ws_ruled", {"ops@acme.com": "owner", "security@acme.com": "viewer"},
+                                account="acc_rule")).rows
+    at = f"{tmp_path / 'manifest.yaml'}:"
+    assert [r.why for r in rows] == [
+        Why(source="entry", location=at + "14", address="workspace.ruled", role="owner"),
+        Why(source="rule", location=at + "7", rule="baseline", role="viewer")]
