@@ -16,7 +16,7 @@ files' tests hold the result to the bytes the libraries write.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from itertools import groupby, repeat
+from itertools import chain, groupby, repeat
 from typing import Any, TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -37,13 +37,16 @@ def each_once(values: Sequence[K], render: Callable[[K], str]) -> list[str]:
     return list(map(rendered.__getitem__, values))
 
 
-def each_run(values: Iterable[K], render: Callable[[K], str]) -> list[str]:
-    """``render`` of each value, called once per run of equal values (a workspace's values
-    stand on each of its rows, one after the other)."""
-    rendered: list[str] = []
-    for value, run in groupby(values):
-        rendered += repeat(render(value), len(list(run)))
-    return rendered
+def run_lengths(values: Iterable[Hashable]) -> list[int]:
+    """The length of each run of equal values, in order."""
+    return [sum(1 for _ in run) for _, run in groupby(values)]
+
+
+def each_run(heads: Iterable[K], lengths: Iterable[int], render: Callable[[K], str]) -> list[str]:
+    """``render`` of each run's value (``heads``), repeated for each row of the run (``lengths``):
+    called once per run, and no Python code runs for a row (a workspace's values stand on each of
+    its 25 rows, one after the other, and the report knows where each workspace's rows start)."""
+    return list(chain.from_iterable(map(repeat, map(render, heads), lengths)))
 
 
 # A piece of a row: the text before a value, and the column of values (None: the text alone).

@@ -90,7 +90,7 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
     whys = list(dict.fromkeys(chain(("not managed",), shown)))  # in the order the rows first name them
     why_at = dict(zip(whys, map(str, range(len(whys))), strict=True))
     columns = [
-        ",".join(each_run(ids, lambda workspace_id: str(index[workspace_id]))),
+        ",".join(each_run(*report.rows.workspace_runs(0), lambda workspace_id: str(index[workspace_id]))),
         ",".join(each_once(kinds, _kind_number)),
         script_strings(shown_column(keys)),
         ",".join(each_once(roles, shown_text)),

@@ -12,8 +12,9 @@ the plan's renderers read one plan).
 from __future__ import annotations
 
 import datetime
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import chain, groupby, repeat
+from itertools import accumulate, chain, groupby, repeat
 from operator import attrgetter
 from typing import Any, NamedTuple, overload
 
@@ -24,7 +25,7 @@ from reconciler.company.build import Entries, WorkspaceHead
 from reconciler.company.model import (AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine,
                                       why_texts)
 from reconciler.gcpause import gc_paused
-from reconciler.report.columns import Piece, each_once, each_run, formatted, plain
+from reconciler.report.columns import Piece, each_once, each_run, formatted, plain, run_lengths
 
 # 1: the first report document.
 REPORT_FORMAT_VERSION = 1
@@ -129,18 +130,33 @@ class ReportRows(Sequence[ReportLine]):
     every column out of 250,000 tuples again.  A row is made a ``ReportLine`` only when one is
     asked for (the lists that need attention, the change list)."""
 
-    __slots__ = ("columns",)
+    __slots__ = ("columns", "runs")
 
-    def __init__(self, columns: Sequence[Sequence[Any]]) -> None:
+    def __init__(self, columns: Sequence[Sequence[Any]], runs: Sequence[int] | None = None) -> None:
         if len(columns) != len(ReportLine._fields) or len({len(c) for c in columns}) > 1:
             raise ValueError(f"a report's rows are {len(ReportLine._fields)} columns of one length")
         self.columns: tuple[Sequence[Any], ...] = tuple(columns)
+        # The length of each run of rows of one workspace (its id and the values shown with it), in
+        # order: the files write a workspace's values once for each run (``workspace_runs``).
+        self.runs: tuple[int, ...] = tuple(runs if runs is not None else
+                                           run_lengths(zip(*self.columns[:_WORKSPACE_FIELDS], strict=True)))
+        if sum(self.runs) != len(self.columns[0]) or 0 in self.runs:
+            raise ValueError("a report's runs of rows cover its rows, each run one row or more")
 
     @classmethod
     def of(cls, rows: Iterable[ReportLine]) -> ReportRows:
         """Rows given one at a time, held as columns."""
         columns = list(zip(*rows, strict=True))
         return cls(columns or [()] * len(ReportLine._fields))
+
+    def workspace_runs(self, *fields: int) -> tuple[list[Any], tuple[int, ...]]:
+        """The values of ``fields`` (one field: the value, more: a tuple) at the first row of each
+        run of one workspace's rows, and each run's length (``columns.each_run``)."""
+        starts = list(accumulate(self.runs[:-1], initial=0)) if self.runs else []
+        if len(fields) == 1:
+            return list(map(self.columns[fields[0]].__getitem__, starts)), self.runs
+        return list(zip(*(list(map(self.columns[field].__getitem__, starts)) for field in fields),
+                        strict=True)), self.runs
 
     def column(self, index: int) -> Sequence[Any]:
         """The ``index``-th field of every row (``ReportLine._fields[index]``)."""
@@ -157,7 +173,9 @@ class ReportRows(Sequence[ReportLine]):
 
     def __getitem__(self, index: int | slice) -> ReportLine | ReportRows:
         if isinstance(index, slice):
-            return ReportRows([c[index] for c in self.columns])
+            start, stop, step = index.indices(len(self))
+            return ReportRows([c[index] for c in self.columns],
+                              _runs_between(self.runs, start, stop) if step == 1 else None)
         return ReportLine._make(c[index] for c in self.columns)
 
     def __iter__(self) -> Iterator[ReportLine]:
@@ -172,6 +190,22 @@ class ReportRows(Sequence[ReportLine]):
 
     def __repr__(self) -> str:
         return f"ReportRows({list(self)!r})"
+
+
+# A row's first five fields are its workspace's: id, name, account id and name, group homepage.
+_WORKSPACE_FIELDS = 5
+
+
+def _runs_between(runs: Sequence[int], start: int, stop: int) -> list[int]:
+    """The lengths of ``runs`` cut to the rows from ``start`` to ``stop``."""
+    if start >= stop:
+        return []
+    ends = list(accumulate(runs))
+    first, last = bisect_right(ends, start), bisect_right(ends, stop - 1)  # the runs of its first and last row
+    cut = list(runs[first:last + 1])
+    cut[0] -= start - (ends[first] - runs[first])
+    cut[-1] -= ends[last] - stop
+    return cut
 
 
 class MadeReport(NamedTuple):
@@ -218,12 +252,11 @@ def row_json(rows: ReportRows) -> list[str]:
     result to pydantic's bytes): a model, or a dict, of each of 250,000 rows cost more than the
     plan's whole diff.  A workspace's values are written once for all of its rows; a why's
     fields are columns too (most whys are one row's own: its manifest line)."""
-    (ids, names, account_ids, account_names, homepages, kinds, keys, roles, external, managed, whys,
-     expires) = rows.columns
+    *_, kinds, keys, roles, external, managed, whys, expires = rows.columns
     sources, locations, addresses, teams, rules, why_roles = list(zip(*whys, strict=True)) or [()] * len(
         WhyLine._fields)
     return formatted([
-        ("", each_run(zip(ids, names, account_ids, account_names, homepages, strict=True), _workspace_json)),
+        ("", each_run(*rows.workspace_runs(0, 1, 2, 3, 4), _workspace_json)),
         ("", each_once(kinds, json_text)),
         *json_pieces(',"key":', keys),
         (',"role":', each_once(roles, json_text)),
@@ -357,7 +390,8 @@ def _columns(blocks: list[Entries], internal: tuple[str, ...]) -> ReportRows:
     external = dict(zip(distinct, [not inside for inside in are_internal(distinct, internal)], strict=True))
     return ReportRows([spread(0), spread(1), spread(2), spread(3), spread(4), kinds, keys,
                        joined(attrgetter("roles")), list(map(external.__getitem__, domains)),
-                       why_texts(whys, unmanaged=UNMANAGED_LINE), whys, joined(attrgetter("expires"))])
+                       why_texts(whys, unmanaged=UNMANAGED_LINE), whys, joined(attrgetter("expires"))],
+                      [count for count in counts if count])
 
 
 # The "how is it managed" line of a row nothing manages, in the review's words.

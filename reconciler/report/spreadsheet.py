@@ -66,10 +66,9 @@ def access_csv(report: MadeReport) -> str:
     (``reconciler.report.columns``; ``tests/report/test_spreadsheet.py`` holds the two to the
     same text): the csv module spent more on 250,000 rows than the plan spends on its whole
     diff.  A workspace's four values are written once for all of its rows, a role once."""
-    (ids, names, account_ids, account_names, homepages, kinds, keys, roles, external, managed, _,
-     expires) = report.rows.columns
+    *_, kinds, keys, roles, external, managed, _, expires = report.rows.columns
     lines = formatted([
-        ("", each_run(zip(ids, names, account_ids, account_names, homepages, strict=True), _workspace_fields)),
+        ("", each_run(*report.rows.workspace_runs(0, 1, 2, 3, 4), _workspace_fields)),
         (",", kinds),
         (",", cell_column(keys)),
         (",", each_once(roles, _cell_field)),

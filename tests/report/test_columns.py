@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reconciler.report.columns import each_run, formatted
+from reconciler.report.columns import each_run, formatted, run_lengths
 
 
 def test_formatted_rows_hold_each_piece_text_as_written_and_a_value_of_each_column() -> None:
@@ -19,8 +19,13 @@ def test_each_run_renders_a_value_once_for_each_run_of_it() -> None:
         calls.append(value)
         return value.upper()
 
-    assert each_run(["a", "a", "b", "a"], render) == ["A", "A", "B", "A"]
+    assert each_run(["a", "b", "a"], [2, 1, 1], render) == ["A", "A", "B", "A"]
     assert calls == ["a", "b", "a"]
+
+
+def test_run_lengths_count_each_run_of_equal_values_in_order() -> None:
+    assert run_lengths(["a", "a", "b", "a", "a", "a"]) == [2, 1, 3]
+    assert run_lengths([]) == []
 
 
 def test_formatted_refuses_columns_of_different_lengths() -> None:

@@ -9,6 +9,7 @@ from hypothesis import example, given, settings
 
 from reconciler.company.model import CompanyAccess, CompanyWorkspace, Leaver, Why
 from reconciler.report import model
+from reconciler.report.columns import run_lengths
 from reconciler.report.model import AccessReport, ReportRow, make_report
 from tests.report.conftest import ENTRY, GENERATED, hostile_report, made_reports, one_character_reports, report_of, row
 
@@ -91,6 +92,15 @@ def test_access_json_written_in_parts_is_the_same_document(monkeypatch: pytest.M
     assert b"".join(parts).decode() == whole
 
 
+def test_access_json_written_in_parts_that_cut_a_workspaces_rows_is_the_same_document(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    made = report_of(*(row("ws_1", "user", f"p{i}@acme.com", "owner", ENTRY) for i in range(3)),
+                     row("ws_2", "user", "q@acme.com", "viewer"))
+    whole = made.model_dump_json()
+    monkeypatch.setattr(model, "JSON_ROWS_AT_ONCE", 2)
+    assert b"".join(made.json_parts()).decode() == whole
+
+
 def _rows_written_by_hand_are_the_bytes_pydantic_dumps_of_any_text(made: model.MadeReport) -> None:
     document = AccessReport(generated_at=made.generated_at, internal_domains=made.internal_domains,
                             rows=tuple(ReportRow(**{**line._asdict(), "why": line.why._asdict()})
@@ -139,6 +149,39 @@ def test_report_rows_are_equal_when_their_rows_are() -> None:
 def test_report_rows_of_no_row_are_a_column_of_nothing_for_each_field() -> None:
     rows = model.ReportRows.of(())
     assert len(rows) == 0 and list(rows) == [] and len(rows.columns) == len(model.ReportLine._fields)
+
+
+def _three_workspaces() -> model.ReportRows:
+    return report_of(*(row("ws_1", "user", f"p{i}@acme.com", "owner") for i in range(3)),
+                     *(row("ws_2", "user", f"q{i}@acme.com", "owner") for i in range(2)),
+                     row("ws_3", "domain", "acme.com", "viewer")).rows
+
+
+def test_report_rows_know_the_run_of_rows_of_each_workspace_and_its_values() -> None:
+    rows = _three_workspaces()
+    assert rows.runs == (3, 2, 1)
+    assert rows.workspace_runs(0) == (["ws_1", "ws_2", "ws_3"], (3, 2, 1))
+    assert rows.workspace_runs(0, 6) == ([("ws_1", "p0@acme.com"), ("ws_2", "q0@acme.com"), ("ws_3", "acme.com")],
+                                         (3, 2, 1))
+
+
+def test_a_slice_of_report_rows_cuts_the_runs_at_its_ends() -> None:
+    rows = _three_workspaces()
+    ids = list(rows.column(0))
+    for start in range(len(ids) + 1):
+        for stop in range(len(ids) + 1):
+            expected = tuple(run_lengths(ids[start:stop]))
+            assert rows[start:stop].runs == expected, (start, stop)
+    assert rows[::2].runs == (2, 1) and rows[-2:].runs == (1, 1)
+
+
+def test_report_rows_refuse_runs_that_do_not_cover_their_rows_or_an_empty_run() -> None:
+    columns = _three_workspaces().columns
+    with pytest.raises(ValueError, match="runs of rows cover its rows"):
+        model.ReportRows(columns, [3, 2])
+    with pytest.raises(ValueError, match="runs of rows cover its rows"):
+        model.ReportRows(columns, [3, 0, 2, 1])
+    assert model.ReportRows(columns, [1, 2, 2, 1]).runs == (1, 2, 2, 1)
 
 
 def test_report_rows_refuse_columns_of_different_lengths_or_a_missing_column() -> None:
