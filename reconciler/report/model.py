@@ -364,7 +364,8 @@ def report_of_parts(parts: Iterable[tuple[CompanyWorkspace, Entries | None]], *,
         if entries is not None and entries.keys:
             blocks.setdefault(w.id, []).append(entries)
     for entries in more:
-        blocks.setdefault(entries.workspace[0], []).append(entries)
+        if entries.keys:
+            blocks.setdefault(entries.workspace[0], []).append(entries)
     # Workspaces by id, each block as it came: one sort of 10,000 ids, not of 250,000 rows.
     ordered = [entries for workspace_id in sorted(blocks) for entries in blocks[workspace_id]]
     internal = tuple(sorted({normal_domain(d) for d in internal_domains}))
@@ -391,7 +392,7 @@ def _columns(blocks: list[Entries], internal: tuple[str, ...]) -> ReportRows:
     return ReportRows([spread(0), spread(1), spread(2), spread(3), spread(4), kinds, keys,
                        joined(attrgetter("roles")), list(map(external.__getitem__, domains)),
                        why_texts(whys, unmanaged=UNMANAGED_LINE), whys, joined(attrgetter("expires"))],
-                      [count for count in counts if count])
+                      counts)
 
 
 # The "how is it managed" line of a row nothing manages, in the review's words.

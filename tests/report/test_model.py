@@ -190,3 +190,11 @@ def test_report_rows_refuse_columns_of_different_lengths_or_a_missing_column() -
         model.ReportRows([*columns[:-1], []])
     with pytest.raises(ValueError, match="12 columns of one length"):
         model.ReportRows(columns[:-1])
+
+
+def test_a_workspace_given_with_no_entries_adds_no_rows() -> None:
+    from reconciler.company.build import Entries
+
+    empty = Entries(("ws_1", "One", None, None, None, False), [], [], [], [], [])
+    made = model.report_of_parts((), generated_at=GENERATED, internal_domains=(), more=[empty])
+    assert (len(made.rows), made.rows.runs) == (0, ())
