@@ -237,8 +237,10 @@ class MadeReport(NamedTuple):
         yield head + b'"rows":['
         rows = self.rows
         for start in range(0, len(rows), JSON_ROWS_AT_ONCE):
-            part = ",".join(row_json(rows[start:start + JSON_ROWS_AT_ONCE]))
-            yield (b"," if start else b"") + part.encode("utf-8")
+            part = row_json(rows[start:start + JSON_ROWS_AT_ONCE])
+            if start:
+                part.insert(0, "")  # the comma after the part before, in the same join (not a copy of the part)
+            yield ",".join(part).encode("utf-8")
         yield b"]" + tail
 
     def model_dump_json(self) -> str:
@@ -292,11 +294,17 @@ def json_pieces(before: str, values: Sequence[str | None]) -> list[Piece]:
     is the text null, a plain column is put between quotes in the text around it, and any
     other column is written a value at a time."""
     if plain(values, _JSON_ESCAPED):
-        if values.count(None) == len(values):
+        nulls = [at for at, value in enumerate(values) if value is None]
+        if len(nulls) == len(values):
             return [(before + _NULL, None)]
-        if None not in values:
+        if not nulls:
             return [(before + '"', values), ('"', None)]
-        return [(before, [_NULL if value is None else f'"{value}"' for value in values])]
+        # A few nulls among plain values (a row nothing manages has no line): the quotes are
+        # columns of their own, empty on a null's row, so no other value is written again.
+        opening, shown = ['"'] * len(values), list(values)
+        for at in nulls:
+            opening[at], shown[at] = "", _NULL
+        return [(before, opening), ("", shown), ("", opening)]
     return [(before, list(map(json_text, values)))]
 
 
