@@ -17,18 +17,47 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from itertools import chain, groupby, repeat
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 
 
-def plain(values: Sequence[str | None], forbidden: str) -> bool:
-    """Whether every value is None or a string of printable ASCII holding none of ``forbidden``."""
+# Every character of printable ASCII that some file writes other than as it is: JSON escapes '"'
+# and '\\', the page's script '<', '>' and '&' besides, and the CSV quotes a field holding ',' or '"'.
+NOTED = '"\\<>&,'
+
+
+class TextFacts(NamedTuple):
+    """What one pass over a column found: whether every value is None or printable ASCII, and
+    which of ``NOTED`` the values hold.  Enough to say whether the column is ``plain`` for any
+    file, so the three files (each asking of the same emails and "managed by" lines) look once."""
+
+    printable_ascii: bool
+    holds: str
+
+
+def text_facts(values: Sequence[str | None], noted: str = NOTED) -> TextFacts:
+    """The ``TextFacts`` of ``values`` (of the characters ``noted``), found by C code over the
+    values joined."""
     try:
         joined = "".join(filter(None, values))  # None and "" left out; anything else not a str raises
     except TypeError:
-        return False
-    return joined.isascii() and joined.isprintable() and not any(c in joined for c in forbidden)
+        return TextFacts(False, noted)
+    if not (joined.isascii() and joined.isprintable()):
+        return TextFacts(False, noted)
+    return TextFacts(True, "".join(c for c in noted if c in joined))
+
+
+def plain(values: Sequence[str | None], forbidden: str, facts: TextFacts | None = None) -> bool:
+    """Whether every value is None or a string of printable ASCII holding none of ``forbidden``.
+    ``facts``: the ``text_facts`` of ``values``, or of a column holding them all (then a column
+    that is plain may be said not to be, and each value is written the long way, to the same
+    bytes); ``forbidden`` is then of ``NOTED``, the characters the facts tell of."""
+    if facts is None:
+        facts = text_facts(values, forbidden)
+    elif not set(forbidden) <= set(NOTED):
+        raise ValueError(f"text facts tell only of the characters {NOTED!r}, not of {forbidden!r}")
+    return facts.printable_ascii and not any(c in facts.holds for c in forbidden)
 
 
 def each_once(values: Sequence[K], render: Callable[[K], str]) -> list[str]:

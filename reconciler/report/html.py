@@ -29,9 +29,9 @@ from typing import Any
 
 from reconciler.report import figures as fig
 from reconciler.report import svg
-from reconciler.report.columns import each_once, each_run, plain
+from reconciler.report.columns import TextFacts, each_once, each_run, plain
 from reconciler.report.diff import CHANGE_ORDER, ChangeSet
-from reconciler.report.model import MadeReport, ReportLine
+from reconciler.report.model import KEY_FIELD, MANAGED_BY_FIELD, MadeReport, ReportLine
 from reconciler.text import plural, printable
 
 # The lists that need attention show this many lines; the rest is in the views and the CSV.
@@ -86,20 +86,24 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
             if workspace_id not in index:
                 index[workspace_id] = len(workspaces)
                 workspaces.append([printable(workspace_id), printable(name or ""), "", "", 0, 0])
-    shown = shown_column(managed)
-    whys = list(dict.fromkeys(chain(("not managed",), shown)))  # in the order the rows first name them
+    # A column's facts serve its shown values too: a column not all printable ASCII is shown
+    # otherwise, and its facts say it is not plain, so its shown values are written the long way.
+    managed_facts, key_facts = report.rows.text_facts(MANAGED_BY_FIELD), report.rows.text_facts(KEY_FIELD)
+    shown = shown_column(managed, managed_facts)
+    # In the order the rows first name them ("not managed", plain, first: the facts hold for the list).
+    whys = list(dict.fromkeys(chain(("not managed",), shown)))
     why_at = dict(zip(whys, map(str, range(len(whys))), strict=True))
     columns = [
         ",".join(each_run(*report.rows.workspace_runs(0), lambda workspace_id: str(index[workspace_id]))),
         ",".join(each_once(kinds, _kind_number)),
-        script_strings(shown_column(keys)),
+        script_strings(shown_column(keys, key_facts), key_facts),
         ",".join(each_once(roles, shown_text)),
         ",".join(map(_NUMBERS.__getitem__, external)),
         ",".join(map(why_at.__getitem__, shown)),
         ",".join(each_once(expires, _shown_date)),
     ]
     return (f'{{"w":{script_json(workspaces)},"r":[{",".join(f"[{column}]" for column in columns)}],'
-            f'"why":[{script_strings(whys)}],"unmanaged":0}}')
+            f'"why":[{script_strings(whys, managed_facts)}],"unmanaged":0}}')
 
 
 _NUMBERS = ("0", "1")
@@ -118,9 +122,10 @@ def _shown_date(value: datetime.date | None) -> str:
 _SCRIPT_ESCAPED = '"\\<>&'
 
 
-def shown_column(values: Sequence[str]) -> Sequence[str]:
-    """``printable`` of each value: the column as it is when it is printable ASCII."""
-    return values if plain(values, "") else list(map(printable, values))
+def shown_column(values: Sequence[str], facts: TextFacts | None = None) -> Sequence[str]:
+    """``printable`` of each value: the column as it is when it is printable ASCII (``facts``:
+    as ``columns.plain`` takes them)."""
+    return values if plain(values, "", facts) else list(map(printable, values))
 
 
 def shown_text(value: str) -> str:
@@ -128,9 +133,10 @@ def shown_text(value: str) -> str:
     return f'"{value}"' if plain((value,), _SCRIPT_ESCAPED) else script_json(printable(value))
 
 
-def script_strings(values: Sequence[str]) -> str:
-    """The values, already shown (``printable``), as ``script_json`` writes each, between commas."""
-    if values and plain(values, _SCRIPT_ESCAPED):
+def script_strings(values: Sequence[str], facts: TextFacts | None = None) -> str:
+    """The values, already shown (``printable``), as ``script_json`` writes each, between commas
+    (``facts``: as ``columns.plain`` takes them)."""
+    if values and plain(values, _SCRIPT_ESCAPED, facts):
         return '"' + '","'.join(values) + '"'
     return ",".join(map(script_json, values))
 

@@ -25,7 +25,8 @@ from reconciler.company.build import Entries, WorkspaceHead
 from reconciler.company.model import (AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine,
                                       why_texts)
 from reconciler.gcpause import gc_paused
-from reconciler.report.columns import Piece, each_once, each_run, formatted, plain, run_lengths
+from reconciler.report.columns import (Piece, TextFacts, each_once, each_run, formatted, plain, run_lengths,
+                                       text_facts)
 
 # 1: the first report document.
 REPORT_FORMAT_VERSION = 1
@@ -130,9 +131,10 @@ class ReportRows(Sequence[ReportLine]):
     every column out of 250,000 tuples again.  A row is made a ``ReportLine`` only when one is
     asked for (the lists that need attention, the change list)."""
 
-    __slots__ = ("columns", "runs")
+    __slots__ = ("columns", "runs", "_whole", "_facts")
 
-    def __init__(self, columns: Sequence[Sequence[Any]], runs: Sequence[int] | None = None) -> None:
+    def __init__(self, columns: Sequence[Sequence[Any]], runs: Sequence[int] | None = None,
+                 whole: ReportRows | None = None) -> None:
         if len(columns) != len(ReportLine._fields) or len({len(c) for c in columns}) > 1:
             raise ValueError(f"a report's rows are {len(ReportLine._fields)} columns of one length")
         self.columns: tuple[Sequence[Any], ...] = tuple(columns)
@@ -142,6 +144,9 @@ class ReportRows(Sequence[ReportLine]):
                                            run_lengths(zip(*self.columns[:_WORKSPACE_FIELDS], strict=True)))
         if sum(self.runs) != len(self.columns[0]) or 0 in self.runs:
             raise ValueError("a report's runs of rows cover its rows, each run one row or more")
+        # A slice asks the rows it was cut from for the facts of a column: they hold of its part.
+        self._whole: ReportRows = whole._whole if whole is not None else self
+        self._facts: dict[int, TextFacts] = {}
 
     @classmethod
     def of(cls, rows: Iterable[ReportLine]) -> ReportRows:
@@ -157,6 +162,16 @@ class ReportRows(Sequence[ReportLine]):
             return list(map(self.columns[fields[0]].__getitem__, starts)), self.runs
         return list(zip(*(list(map(self.columns[field].__getitem__, starts)) for field in fields),
                         strict=True)), self.runs
+
+    def text_facts(self, index: int) -> TextFacts:
+        """The ``columns.text_facts`` of the ``index``-th column of the rows this is cut from (the
+        three files ask of the same emails and "managed by" lines, access.json a part at a time):
+        found once."""
+        whole = self._whole
+        found = whole._facts.get(index)
+        if found is None:
+            found = whole._facts[index] = text_facts(whole.columns[index])
+        return found
 
     def column(self, index: int) -> Sequence[Any]:
         """The ``index``-th field of every row (``ReportLine._fields[index]``)."""
@@ -175,7 +190,7 @@ class ReportRows(Sequence[ReportLine]):
         if isinstance(index, slice):
             start, stop, step = index.indices(len(self))
             return ReportRows([c[index] for c in self.columns],
-                              _runs_between(self.runs, start, stop) if step == 1 else None)
+                              _runs_between(self.runs, start, stop) if step == 1 else None, self)
         return ReportLine._make(c[index] for c in self.columns)
 
     def __iter__(self) -> Iterator[ReportLine]:
@@ -194,6 +209,8 @@ class ReportRows(Sequence[ReportLine]):
 
 # A row's first five fields are its workspace's: id, name, account id and name, group homepage.
 _WORKSPACE_FIELDS = 5
+# The fields the three files ask text facts of (``ReportRows.text_facts``): ``ReportLine``'s key and managed_by.
+KEY_FIELD, MANAGED_BY_FIELD = 6, 9
 
 
 def _runs_between(runs: Sequence[int], start: int, stop: int) -> list[int]:
@@ -260,10 +277,10 @@ def row_json(rows: ReportRows) -> list[str]:
     return formatted([
         ("", each_run(*rows.workspace_runs(0, 1, 2, 3, 4), _workspace_json)),
         ("", each_once(kinds, json_text)),
-        *json_pieces(',"key":', keys),
+        *json_pieces(',"key":', keys, rows.text_facts(KEY_FIELD)),
         (',"role":', each_once(roles, json_text)),
         (',"external":', list(map(_JSON_BOOLEANS.__getitem__, external))),
-        *json_pieces(',"managed_by":', managed),
+        *json_pieces(',"managed_by":', managed, rows.text_facts(MANAGED_BY_FIELD)),
         (',"why":{"source":', each_once(sources, json_text)),
         *json_pieces(',"location":', locations),
         *json_pieces(',"address":', addresses),
@@ -289,11 +306,11 @@ def _workspace_json(workspace: tuple[str, str | None, str | None, str | None, st
             f'"group_homepage":{json_text(homepage)},"kind":')
 
 
-def json_pieces(before: str, values: Sequence[str | None]) -> list[Piece]:
+def json_pieces(before: str, values: Sequence[str | None], facts: TextFacts | None = None) -> list[Piece]:
     """A field of ``formatted`` rows, each value as ``json_text`` writes it: a column of nulls
     is the text null, a plain column is put between quotes in the text around it, and any
-    other column is written a value at a time."""
-    if plain(values, _JSON_ESCAPED):
+    other column is written a value at a time (``facts``: as ``columns.plain`` takes them)."""
+    if plain(values, _JSON_ESCAPED, facts):
         nulls = [at for at, value in enumerate(values) if value is None]
         if len(nulls) == len(values):
             return [(before + _NULL, None)]

@@ -19,8 +19,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from reconciler.report.diff import AccessChange
-from reconciler.report.columns import each_once, each_run, formatted, plain
-from reconciler.report.model import MadeReport
+from reconciler.report.columns import TextFacts, each_once, each_run, formatted, plain
+from reconciler.report.model import KEY_FIELD, MANAGED_BY_FIELD, MadeReport
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -70,10 +70,10 @@ def access_csv(report: MadeReport) -> str:
     lines = formatted([
         ("", each_run(*report.rows.workspace_runs(0, 1, 2, 3, 4), _workspace_fields)),
         (",", kinds),
-        (",", cell_column(keys)),
+        (",", cell_column(keys, report.rows.text_facts(KEY_FIELD))),
         (",", each_once(roles, _cell_field)),
         (",", list(map(_REACH.__getitem__, external))),
-        (",", cell_column(managed)),
+        (",", cell_column(managed, report.rows.text_facts(MANAGED_BY_FIELD))),
         (",", each_once(expires, _cell_date)),
     ])
     return "\r\n".join([BOM + ",".join(ACCESS_HEADER), *lines, ""])
@@ -102,10 +102,10 @@ def field(value: str) -> str:
     return value if _PLAIN_FIELD(value) else '"' + value.replace('"', '""') + '"'
 
 
-def cell_column(values: Sequence[str]) -> Sequence[str]:
+def cell_column(values: Sequence[str], facts: TextFacts | None = None) -> Sequence[str]:
     """Each value as ``field(cell(value))`` writes it: the column as it is when it is plain
-    and no value starts like a formula."""
-    if plain(values, ',"'):
+    and no value starts like a formula (``facts``: as ``columns.plain`` takes them)."""
+    if plain(values, ',"', facts):
         # Each value's start after a line break, looked for in one pass.
         if not _FORMULA_AFTER_BREAK.search("\n" + "\n".join(values)):
             return values

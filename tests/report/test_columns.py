@@ -35,3 +35,25 @@ def test_formatted_refuses_columns_of_different_lengths() -> None:
 
 def test_formatted_rows_without_any_column_are_none() -> None:
     assert formatted([("text alone", None)]) == []
+
+
+def test_text_facts_tell_printable_ascii_and_which_noted_characters_a_column_holds() -> None:
+    from reconciler.report.columns import TextFacts, text_facts
+
+    assert text_facts(["a@b.com", None, "", "x, y"]) == TextFacts(True, ",")
+    assert text_facts(['say "hi"', "a<b>&c\\"]) == TextFacts(True, '"\\<>&')
+    assert text_facts(["née"]) == TextFacts(False, '"\\<>&,')
+    assert text_facts(["tab\there"]).printable_ascii is False
+    assert text_facts(["a", 3]) == TextFacts(False, '"\\<>&,')  # type: ignore[list-item]
+
+
+def test_plain_from_facts_answers_for_any_noted_characters_and_refuses_others() -> None:
+    from reconciler.report.columns import plain, text_facts
+
+    facts = text_facts(["x, y", "z"])
+    assert plain(["z"], '"\\', facts) is True
+    assert plain(["z"], ',"', facts) is False  # the column holds a comma, though "z" does not
+    assert plain(["x, y"], ',"') is False and plain(["z"], ',"') is True
+    with pytest.raises(ValueError, match="not of ';'"):
+        plain(["z"], ";", facts)
+    assert plain(["a;b"], ";") is False  # without facts, any character can be asked of

@@ -198,3 +198,20 @@ def test_a_workspace_given_with_no_entries_adds_no_rows() -> None:
     empty = Entries(("ws_1", "One", None, None, None, False), [], [], [], [], [])
     made = model.report_of_parts((), generated_at=GENERATED, internal_domains=(), more=[empty])
     assert (len(made.rows), made.rows.runs) == (0, ())
+
+
+def test_a_slice_of_report_rows_has_the_text_facts_of_the_rows_it_is_cut_from() -> None:
+    from reconciler.report.columns import TextFacts
+
+    rows = report_of(row("ws_1", "user", "a@acme.com", "owner"), row("ws_2", "user", 'q"uote@acme.com', "owner")).rows
+    assert rows[:1].text_facts(model.KEY_FIELD) == TextFacts(True, '"')
+    assert rows[:1].text_facts(model.KEY_FIELD) is rows.text_facts(model.KEY_FIELD)
+    assert rows.text_facts(model.MANAGED_BY_FIELD) == TextFacts(True, "")
+
+
+def test_access_json_of_parts_whose_other_part_holds_a_quote_is_the_same_document(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    made = report_of(row("ws_1", "user", "a@acme.com", "owner"), row("ws_2", "user", 'q"uote@acme.com', "owner"))
+    whole = made.model_dump_json()
+    monkeypatch.setattr(model, "JSON_ROWS_AT_ONCE", 1)
+    assert b"".join(made.json_parts()).decode() == whole
