@@ -71,11 +71,11 @@ def run_lengths(values: Iterable[Hashable]) -> list[int]:
     return [sum(1 for _ in run) for _, run in groupby(values)]
 
 
-def each_run(heads: Iterable[K], lengths: Iterable[int], render: Callable[[K], str]) -> list[str]:
-    """``render`` of each run's value (``heads``), repeated for each row of the run (``lengths``):
-    called once per run, and no Python code runs for a row (a workspace's values stand on each of
-    its 25 rows, one after the other, and the report knows where each workspace's rows start)."""
-    return list(chain.from_iterable(map(repeat, map(render, heads), lengths)))
+def each_run(texts: Iterable[str], lengths: Iterable[int]) -> list[str]:
+    """Each run's text (a workspace's values, written once) repeated for each row of the run
+    (``lengths``): no Python code runs for a row (a workspace's values stand on each of its 25
+    rows, one after the other, and the report knows where each workspace's rows start)."""
+    return list(chain.from_iterable(map(repeat, texts, lengths)))
 
 
 # A piece of a row: the text before a value, and the column of values (None: the text alone).

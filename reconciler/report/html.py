@@ -93,8 +93,9 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
     # In the order the rows first name them ("not managed", plain, first: the facts hold for the list).
     whys = list(dict.fromkeys(chain(("not managed",), shown)))
     why_at = dict(zip(whys, map(str, range(len(whys))), strict=True))
+    heads, lengths = report.rows.workspace_runs(0)
     columns = [
-        ",".join(each_run(*report.rows.workspace_runs(0), lambda workspace_id: str(index[workspace_id]))),
+        ",".join(each_run([str(index[workspace_id]) for workspace_id in heads[0]], lengths)),
         ",".join(each_once(kinds, _kind_number)),
         script_strings(shown_column(keys, key_facts), key_facts),
         ",".join(each_once(roles, shown_text)),

@@ -67,8 +67,9 @@ def access_csv(report: MadeReport) -> str:
     same text): the csv module spent more on 250,000 rows than the plan spends on its whole
     diff.  A workspace's four values are written once for all of its rows, a role once."""
     *_, kinds, keys, roles, external, managed, _, expires = report.rows.columns
+    heads, lengths = report.rows.workspace_runs(0, 1, 2, 3, 4)
     lines = formatted([
-        ("", each_run(*report.rows.workspace_runs(0, 1, 2, 3, 4), _workspace_fields)),
+        ("", each_run(_workspace_fields(*heads), lengths)),
         (",", kinds),
         (",", cell_column(keys, report.rows.text_facts(KEY_FIELD))),
         (",", each_once(roles, _cell_field)),
@@ -83,9 +84,13 @@ def _cell_date(value: datetime.date | None) -> str:
     return value.isoformat() if value else ""
 
 
-def _workspace_fields(workspace: tuple[str, str | None, str | None, str | None, str | None]) -> str:
-    workspace_id, name, account_id, account_name, homepage = workspace
-    return ",".join(_cell_field(v) for v in (workspace_id, name, account_name or account_id, homepage))
+def _workspace_fields(ids: list[str], names: list[str | None], account_ids: list[str | None],
+                      account_names: list[str | None], homepages: list[str | None]) -> list[str]:
+    """Each run's workspace cells (id, name, account name or else id, group homepage), a column
+    at a time."""
+    accounts = [name or account_id or "" for name, account_id in zip(account_names, account_ids, strict=True)]
+    return formatted([("", cell_column(ids)), (",", cell_column([name or "" for name in names])),
+                      (",", cell_column(accounts)), (",", cell_column([homepage or "" for homepage in homepages]))])
 
 
 def _cell_field(value: str | None) -> str:

@@ -12,15 +12,9 @@ def test_formatted_rows_hold_each_piece_text_as_written_and_a_value_of_each_colu
     assert rows == ["100% of a and %s, then %d.", "100% of b and %s, then %%."]
 
 
-def test_each_run_renders_a_value_once_for_each_run_of_it() -> None:
-    calls: list[str] = []
-
-    def render(value: str) -> str:
-        calls.append(value)
-        return value.upper()
-
-    assert each_run(["a", "b", "a"], [2, 1, 1], render) == ["A", "A", "B", "A"]
-    assert calls == ["a", "b", "a"]
+def test_each_run_repeats_each_runs_text_for_the_rows_of_the_run() -> None:
+    assert each_run(["A", "B", "A"], [2, 1, 1]) == ["A", "A", "B", "A"]
+    assert each_run([], []) == []
 
 
 def test_run_lengths_count_each_run_of_equal_values_in_order() -> None:

@@ -160,8 +160,8 @@ def _three_workspaces() -> model.ReportRows:
 def test_report_rows_know_the_run_of_rows_of_each_workspace_and_its_values() -> None:
     rows = _three_workspaces()
     assert rows.runs == (3, 2, 1)
-    assert rows.workspace_runs(0) == (["ws_1", "ws_2", "ws_3"], (3, 2, 1))
-    assert rows.workspace_runs(0, 6) == ([("ws_1", "p0@acme.com"), ("ws_2", "q0@acme.com"), ("ws_3", "acme.com")],
+    assert rows.workspace_runs(0) == ([["ws_1", "ws_2", "ws_3"]], (3, 2, 1))
+    assert rows.workspace_runs(0, 6) == ([["ws_1", "ws_2", "ws_3"], ["p0@acme.com", "q0@acme.com", "acme.com"]],
                                          (3, 2, 1))
 
 
