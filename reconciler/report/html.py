@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from html import escape
 from importlib import resources
 from itertools import chain
@@ -65,8 +65,14 @@ def script_json(value: Any) -> str:
 
 
 def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
-    """The compact block the script reads, as ``script_json`` writes it: workspaces as arrays,
-    the rows a column at a time, the "why" lines once each.
+    """The compact block the script reads, as ``script_json`` writes it (``view_json_parts``)."""
+    return "".join(view_json_parts(report, counted))
+
+
+def view_json_parts(report: MadeReport, counted: fig.Tally | None = None) -> Iterator[str]:
+    """``view_json`` a part at a time (each column of rows is made as it is written: the block is
+    never whole in memory).  Workspaces as arrays, the rows a column at a time, the "why" lines
+    once each.
 
     ``w``: [id, name, account, group homepage, managed 0/1, owners]; ``r``: the columns
     [workspace index, kind 0 user/1 domain, email or domain, role, external 0/1, why index,
@@ -92,19 +98,25 @@ def view_json(report: MadeReport, counted: fig.Tally | None = None) -> str:
     shown = shown_column(managed, managed_facts)
     # In the order the rows first name them ("not managed", plain, first: the facts hold for the list).
     whys = list(dict.fromkeys(chain(("not managed",), shown)))
-    why_at = dict(zip(whys, map(str, range(len(whys))), strict=True))
     heads, lengths = report.rows.workspace_runs(0)
-    columns = [
-        ",".join(each_run([str(index[workspace_id]) for workspace_id in heads[0]], lengths)),
-        ",".join(each_once(kinds, _kind_number)),
-        script_strings(shown_column(keys, key_facts), key_facts),
-        ",".join(each_once(roles, shown_text)),
-        ",".join(map(_NUMBERS.__getitem__, external)),
-        ",".join(map(why_at.__getitem__, shown)),
-        ",".join(each_once(expires, _shown_date)),
-    ]
-    return (f'{{"w":{script_json(workspaces)},"r":[{",".join(f"[{column}]" for column in columns)}],'
-            f'"why":[{script_strings(whys, managed_facts)}],"unmanaged":0}}')
+
+    def columns() -> Iterator[str]:  # each made as it is written
+        yield ",".join(each_run([str(index[workspace_id]) for workspace_id in heads[0]], lengths))
+        yield ",".join(each_once(kinds, _kind_number))
+        yield script_strings(shown_column(keys, key_facts), key_facts)
+        yield ",".join(each_once(roles, shown_text))
+        yield ",".join(map(_NUMBERS.__getitem__, external))
+        yield ",".join(map(dict(zip(whys, map(str, range(len(whys))), strict=True)).__getitem__, shown))
+        yield ",".join(each_once(expires, _shown_date))
+
+    yield f'{{"w":{script_json(workspaces)},"r":['
+    for n, column in enumerate(columns()):
+        yield "[" if n == 0 else ",["
+        yield column
+        yield "]"
+    yield '],"why":['
+    yield script_strings(whys, managed_facts)
+    yield '],"unmanaged":0}'
 
 
 _NUMBERS = ("0", "1")
@@ -144,12 +156,18 @@ def script_strings(values: Sequence[str], facts: TextFacts | None = None) -> str
 
 def render_page(report: MadeReport, *, today: datetime.date, changes: ChangeSet | None = None,
                 counted: fig.Tally | None = None) -> str:
-    """The whole page (``counted``: the report's ``tally``, when made already)."""
+    """The whole page (``counted``: the report's ``tally``, when made already; ``page_parts``)."""
+    return "".join(page_parts(report, today=today, changes=changes, counted=counted))
+
+
+def page_parts(report: MadeReport, *, today: datetime.date, changes: ChangeSet | None = None,
+               counted: fig.Tally | None = None) -> Iterator[str]:
+    """The page a part at a time, its data block (28 MiB at 10,000 workspaces) a column at a time."""
     counted = counted or fig.tally(report)
     head = fig.headline(report, today=today, counted=counted)
     generated = report.generated_at.strftime("%Y-%m-%d %H:%M UTC")
     internal = ", ".join(report.internal_domains) or "none given (every person counts as external)"
-    parts = [
+    yield "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
         # No request may leave the page: a report opened from an artifact must not phone anywhere.
@@ -165,10 +183,10 @@ def render_page(report: MadeReport, *, today: datetime.date, changes: ChangeSet 
         _views(),
         "</main><footer>Made by <code>reconciler report</code>. The same rows are in access.csv and "
         "access.json beside this file.</footer>",
-        f"<script type=\"application/json\" id=\"report-data\">{view_json(report, counted)}</script>",
-        f"<script>{_asset('page.js')}</script></body></html>\n",
-    ]
-    return "".join(parts)
+        "<script type=\"application/json\" id=\"report-data\">",
+    ])
+    yield from view_json_parts(report, counted)
+    yield f"</script><script>{_asset('page.js')}</script></body></html>\n"
 
 
 def _figure(key: str, value: object, label: str, *, alert: bool = False) -> str:

@@ -25,8 +25,8 @@ from reconciler.company.build import Entries, WorkspaceHead
 from reconciler.company.model import (AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine,
                                       why_texts)
 from reconciler.gcpause import gc_paused
-from reconciler.report.columns import (Piece, TextFacts, each_once, each_run, formatted, plain, run_lengths,
-                                       text_facts)
+from reconciler.report.columns import (Piece, TextFacts, each_once, each_run, formatted, formatted_parts, plain,
+                                       run_lengths, text_facts)
 
 # 1: the first report document.
 REPORT_FORMAT_VERSION = 1
@@ -249,9 +249,7 @@ class MadeReport(NamedTuple):
         if not empty:  # pragma: no cover - AccessReport always writes its rows
             raise AssertionError("AccessReport's dump has no rows key")
         yield head + b'"rows":['
-        rows = self.rows
-        for start in range(0, len(rows), JSON_ROWS_AT_ONCE):
-            part = row_json(rows[start:start + JSON_ROWS_AT_ONCE])
+        for start, part in enumerate(formatted_parts(row_pieces(self.rows), JSON_ROWS_AT_ONCE)):
             if start:
                 part.insert(0, "")  # the comma after the part before, in the same join (not a copy of the part)
             yield ",".join(part).encode("utf-8")
@@ -262,17 +260,17 @@ class MadeReport(NamedTuple):
         return b"".join(self.json_parts()).decode("utf-8")
 
 
-def row_json(rows: ReportRows) -> list[str]:
-    """Each row as pydantic dumps a ``ReportRow`` (compact, its fields in order), put together a
-    column at a time (``reconciler.report.columns``; ``tests/report/test_model.py`` holds the
-    result to pydantic's bytes): a model, or a dict, of each of 250,000 rows cost more than the
-    plan's whole diff.  A workspace's values are written once for all of its rows; a why's
-    fields are columns too (most whys are one row's own: its manifest line)."""
+def row_pieces(rows: ReportRows) -> list[Piece]:
+    """The rows as pydantic dumps each ``ReportRow``, as pieces to put together a column at a
+    time (``reconciler.report.columns``; ``tests/report/test_model.py`` holds the result to
+    pydantic's bytes): a model, or a dict, of each of 250,000 rows cost more than the plan's
+    whole diff.  A workspace's values are written once for all of its rows; a why's fields are
+    columns too (most whys are one row's own: its manifest line)."""
     *_, kinds, keys, roles, external, managed, whys, expires = rows.columns
     heads, lengths = rows.workspace_runs(*range(_WORKSPACE_FIELDS))
     sources, locations, addresses, teams, rules, why_roles = list(zip(*whys, strict=True)) or [()] * len(
         WhyLine._fields)
-    return formatted([
+    return [
         ("", each_run(_workspace_json(heads), lengths)),
         ("", each_once(kinds, json_text)),
         *json_pieces(',"key":', keys, rows.text_facts(KEY_FIELD)),
@@ -287,7 +285,7 @@ def row_json(rows: ReportRows) -> list[str]:
         *json_pieces(',"role":', why_roles),
         ('},"expires":', each_once(expires, _json_date)),
         ("}", None),
-    ])
+    ]
 
 
 _JSON_BOOLEANS = ("false", "true")

@@ -16,10 +16,10 @@ import csv
 import datetime
 import io
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from reconciler.report.diff import AccessChange
-from reconciler.report.columns import TextFacts, each_once, each_run, formatted, plain
+from reconciler.report.columns import TextFacts, each_once, each_run, formatted, formatted_parts, plain
 from reconciler.report.model import KEY_FIELD, MANAGED_BY_FIELD, MadeReport
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -60,7 +60,17 @@ def _reach(external: bool) -> str:
 
 
 def access_csv(report: MadeReport) -> str:
-    """One line per (workspace, person or domain), in the report's order.
+    """One line per (workspace, person or domain), in the report's order (``access_csv_parts``)."""
+    return "".join(access_csv_parts(report))
+
+
+# Lines of access.csv put together at a time (``access_csv_parts``).
+CSV_ROWS_AT_ONCE = 5000
+
+
+def access_csv_parts(report: MadeReport) -> Iterator[str]:
+    """``access_csv`` a part at a time: the header, then ``CSV_ROWS_AT_ONCE`` lines a part, each
+    with its line end (the text is never whole in memory: 31 MiB at 10,000 workspaces).
 
     The lines are the ones ``csv_text`` writes, put together a column at a time
     (``reconciler.report.columns``; ``tests/report/test_spreadsheet.py`` holds the two to the
@@ -68,7 +78,8 @@ def access_csv(report: MadeReport) -> str:
     diff.  A workspace's four values are written once for all of its rows, a role once."""
     *_, kinds, keys, roles, external, managed, _, expires = report.rows.columns
     heads, lengths = report.rows.workspace_runs(0, 1, 2, 3, 4)
-    lines = formatted([
+    yield BOM + ",".join(ACCESS_HEADER) + "\r\n"
+    for lines in formatted_parts([
         ("", each_run(_workspace_fields(*heads), lengths)),
         (",", kinds),
         (",", cell_column(keys, report.rows.text_facts(KEY_FIELD))),
@@ -76,8 +87,9 @@ def access_csv(report: MadeReport) -> str:
         (",", list(map(_REACH.__getitem__, external))),
         (",", cell_column(managed, report.rows.text_facts(MANAGED_BY_FIELD))),
         (",", each_once(expires, _cell_date)),
-    ])
-    return "\r\n".join([BOM + ",".join(ACCESS_HEADER), *lines, ""])
+    ], CSV_ROWS_AT_ONCE):
+        lines.append("")  # the last line's end, in the same join
+        yield "\r\n".join(lines)
 
 
 def _cell_date(value: datetime.date | None) -> str:

@@ -149,6 +149,9 @@ def test_since_an_earlier_report_lists_the_grant_and_the_escalation(
         "escalation,ws_partner,Partner Portal,user,temp@acme.com,editor,owner,internal,not managed\r\n")
     assert out.splitlines()[1] == ("Since the report before/access.json of 2027-01-15 08:00 UTC: 1 grant, "
                                    "1 escalation, 0 revocations, 0 downgrades.")
+    page = (served.root / "after" / "index.html").read_text(encoding="utf-8")
+    assert '<p data-changes="2">1 grant, 1 escalation, 0 revocations, 0 downgrades (all of them in changes.csv).</p>' \
+        in page
 
 
 def test_since_a_file_that_is_no_report_is_refused_before_any_call(

@@ -68,3 +68,18 @@ def test_access_csv_is_what_the_csv_module_writes_of_any_text(made: MadeReport) 
 @pytest.mark.parametrize("made", one_character_reports())
 def test_a_value_plain_but_for_one_character_is_written_as_the_csv_module_writes_it(made: MadeReport) -> None:
     _access_csv_is_what_the_csv_module_writes_of_any_text(made)
+
+
+def test_access_csv_is_written_in_parts_of_whole_lines_that_make_the_same_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    from reconciler.report import spreadsheet
+
+    made = report_of(*(row("ws_1", "user", f"p{i}@acme.com", "owner") for i in range(3)),
+                     row("ws_2", "domain", "out.io", "viewer"), row("ws_3", "user", "q@out.io", "editor"))
+    monkeypatch.setattr(spreadsheet, "CSV_ROWS_AT_ONCE", 2)
+    parts = list(spreadsheet.access_csv_parts(made))
+    assert [part.count("\r\n") for part in parts] == [1, 2, 2, 1] and all(p.endswith("\r\n") for p in parts)
+    _access_csv_is_what_the_csv_module_writes_of_any_text(made)
+
+
+def test_access_csv_of_no_rows_is_its_header() -> None:
+    assert access_csv(report_of(workspaces=("ws_1",))) == "\ufeff" + ",".join(ACCESS_HEADER) + "\r\n"
