@@ -33,7 +33,7 @@ from bench.service import make_emulator, open_session
 from bench.sizes import Timing, best_of
 from reconciler.commands.plan import plan_with_client
 from reconciler.company.build import attributed
-from reconciler.company.read import read_live
+from reconciler.company.read import ATTRIBUTION_PROPERTIES, read_live
 from reconciler.manifest import load_desired
 from reconciler.report.files import write_report
 from reconciler.report.model import report_of_parts
@@ -70,7 +70,7 @@ def measure(n: int, *, repeat: int = 1) -> ReportResult:
             session = open_session(emulator, clock)
             sessions.append(session)
             desired = load_desired(root / "manifest.yaml", lint_notes=False)  # as the command: it shows no lint
-            live = read_live(session.client)
+            live = read_live(session.client, ATTRIBUTION_PROPERTIES)  # as the command: no creation fields
             # As reconciler.commands.report does: each workspace's rows go into the report as they
             # are attributed, and the listing is let go before the files are written.
             made = report_of_parts(attributed(desired, live, State()), generated_at=MOMENT,

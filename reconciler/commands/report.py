@@ -35,7 +35,7 @@ def report(path: Path, *, service: Service, out: Path, state_path: Path | None =
     ``internal_domains`` (added to them, not instead); with neither, everyone
     counts as external (the summary says so)."""
     from reconciler.company.build import attributed, leavers
-    from reconciler.company.read import load_and_list
+    from reconciler.company.read import ATTRIBUTION_PROPERTIES, load_and_list
     from reconciler.report.diff import changes_since, load_baseline
     from reconciler.report.figures import tally
     from reconciler.report.files import write_report
@@ -44,7 +44,8 @@ def report(path: Path, *, service: Service, out: Path, state_path: Path | None =
     check_out_dir(out)
     baseline = load_baseline(since) if since is not None else None
     # The report never shows lint's warnings (the plan and validate do): not looked for.
-    listing = load_and_list(path, service=service, state_path=state_path, lint_notes=False)
+    listing = load_and_list(path, service=service, state_path=state_path, lint_notes=False,
+                            properties=ATTRIBUTION_PROPERTIES)  # it plans nothing: no creation fields
     policy = listing.desired.policy
     allowed = policy.allowed_domains if policy is not None else None
     domains = (*(str(v.value) for v in allowed or ()), *internal_domains)

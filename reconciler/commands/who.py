@@ -15,11 +15,12 @@ def who(subject: str, path: Path, *, service: Service, state_path: Path | None =
     The subject is checked before any call; the company is read once
     (``reconciler.company.read``) and nothing is written: no state, no lock.
     """
-    from reconciler.company.read import load_and_read
+    from reconciler.company.read import ATTRIBUTION_PROPERTIES, load_and_read
     from reconciler.company.who import parse_subject, render_who
     from reconciler.company.who import who as answer
 
     kind, key = parse_subject(subject)
     # who never shows lint's warnings (the plan and validate do): not looked for.
-    read = load_and_read(path, service=service, state_path=state_path, lint_notes=False)
+    read = load_and_read(path, service=service, state_path=state_path, lint_notes=False,
+                         properties=ATTRIBUTION_PROPERTIES)  # it plans nothing: no creation fields
     return render_who(answer(read.company, kind, key), fmt=fmt)

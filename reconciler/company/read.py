@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from reconciler.company.build import company_access
 from reconciler.company.model import CompanyAccess
-from reconciler.live import PLAN_PROPERTIES, Live, fetch_live
+from reconciler.live import ACCESS_PROPERTIES, PLAN_PROPERTIES, Live, fetch_live
 from reconciler.manifest.desired import Desired
 
 from reconciler.state import State
@@ -26,11 +26,15 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 # creation: the audit plans from this same read), and the account's name,
 # which people read a row by.
 COMPANY_PROPERTIES: tuple[str, ...] = (*PLAN_PROPERTIES, "account.name")
+# What a read that only attributes each entry needs (``report``, ``who``): the access, the name,
+# the account (its id and name) and the template, which rules match on; not the dates and deal
+# ids fixed at creation, which only a plan compares (10,000 workspaces' worth of them to parse).
+ATTRIBUTION_PROPERTIES: tuple[str, ...] = (*ACCESS_PROPERTIES, "accountId", "templateId", "account.name")
 
 
-def read_live(client: WorkspaceClient) -> Live:
-    """Every workspace of the company, in one paginated listing."""
-    return fetch_live(client, (), complete=True, properties=COMPANY_PROPERTIES)
+def read_live(client: WorkspaceClient, properties: tuple[str, ...] = COMPANY_PROPERTIES) -> Live:
+    """Every workspace of the company, in one paginated listing of ``properties``."""
+    return fetch_live(client, (), complete=True, properties=properties)
 
 
 def read_company(client: WorkspaceClient, desired: Desired, state: State) -> CompanyAccess:
@@ -56,9 +60,9 @@ class CompanyListing(NamedTuple):
 
 
 def load_and_list(path: Path, *, service: Service, state_path: Path | None = None,
-                  lint_notes: bool = True) -> CompanyListing:
+                  lint_notes: bool = True, properties: tuple[str, ...] = COMPANY_PROPERTIES) -> CompanyListing:
     """Load the manifests in ``path`` and the state (read, never written or
-    locked), then list the company through ``service``.  ``lint_notes``: as
+    locked), then list the company's ``properties`` through ``service``.  ``lint_notes``: as
     ``load_desired``'s, False for a command that never shows lint's warnings."""
     from reconciler.manifest import load_desired
     from reconciler.state import default_state_path, load_state
@@ -67,12 +71,13 @@ def load_and_list(path: Path, *, service: Service, state_path: Path | None = Non
     desired = load_desired(path, lint_notes=lint_notes)
     state = load_state(state_path or default_state_path(path))
     with open_client(service) as client:
-        live = read_live(client)
+        live = read_live(client, properties)
     return CompanyListing(desired, state, live)
 
 
 def load_and_read(path: Path, *, service: Service, state_path: Path | None = None,
-                  lint_notes: bool = True) -> CompanyRead:
+                  lint_notes: bool = True, properties: tuple[str, ...] = COMPANY_PROPERTIES) -> CompanyRead:
     """``load_and_list``, then the company read from it (``company_access``)."""
-    desired, state, live = load_and_list(path, service=service, state_path=state_path, lint_notes=lint_notes)
+    desired, state, live = load_and_list(path, service=service, state_path=state_path, lint_notes=lint_notes,
+                                         properties=properties)
     return CompanyRead(desired, state, live, company_access(desired, live, state))
