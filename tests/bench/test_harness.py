@@ -78,3 +78,10 @@ def test_the_load_floor_reads_every_event_of_the_manifest_in_python_and_in_c() -
     # mapping, "version", 1, "workspaces" and its mapping; stream and document start and end.
     expected = 4 * (106 + 2 * 29) + 2 + 3 + 2 + 4
     assert event_parse(text) == raw_parse(text) == expected
+
+
+def test_the_command_benchmark_runs_report_and_plan_as_processes_against_a_served_emulator() -> None:
+    from bench.command_cpu import measure
+
+    report, plan = measure(20, repeat=1)
+    assert report > 0 and plan > 0  # each command ran and exited 0 (measure raises otherwise)
