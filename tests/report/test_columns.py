@@ -61,3 +61,10 @@ def test_formatted_parts_are_the_formatted_rows_a_number_at_a_time() -> None:
     assert [row for part in formatted_parts(pieces, 5) for row in part] == formatted(pieces)
     assert list(formatted_parts([("text alone", None)], 2)) == []
     assert list(formatted_parts([("", [])], 2)) == []
+
+
+def test_text_facts_call_printable_ascii_exactly_what_str_isprintable_calls_printable() -> None:
+    from reconciler.report.columns import text_facts
+
+    for code in range(0x80):
+        assert text_facts([f"a{chr(code)}b"]).printable_ascii is chr(code).isprintable(), hex(code)
