@@ -35,8 +35,16 @@ REPORT_DOMAIN = "acme.com"
 
 @dataclass(frozen=True)
 class CommandRun:
-    cpu: float  # user + system seconds of the command's process
+    user: float  # seconds
+    system: float
+    peak_rss: int  # bytes
+    minor_faults: int
     exit_code: int
+
+    @property
+    def cpu(self) -> float:
+        """User + system seconds of the command's process."""
+        return self.user + self.system
 
 
 def _run(arguments: list[str], env: dict[str, str], stdout: Path) -> CommandRun:
@@ -45,7 +53,8 @@ def _run(arguments: list[str], env: dict[str, str], stdout: Path) -> CommandRun:
                                    stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
-    return CommandRun(usage.ru_utime + usage.ru_stime, process.returncode)
+    # ru_maxrss is in KiB on Linux.
+    return CommandRun(usage.ru_utime, usage.ru_stime, usage.ru_maxrss * 1024, usage.ru_minflt, process.returncode)
 
 
 def _serve(seed: Path) -> tuple[subprocess.Popen[str], str]:
@@ -63,8 +72,8 @@ def _serve(seed: Path) -> tuple[subprocess.Popen[str], str]:
     return server, address
 
 
-def measure(n: int, *, repeat: int) -> tuple[float, float]:
-    """The best CPU seconds of ``reconciler report`` and of ``reconciler plan`` of N workspaces."""
+def measure(n: int, *, repeat: int) -> tuple[CommandRun, CommandRun]:
+    """The run of least CPU of ``reconciler report`` and of ``reconciler plan`` of N workspaces."""
     scenario = build(n)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -78,8 +87,8 @@ def measure(n: int, *, repeat: int) -> tuple[float, float]:
         try:
             env = {**os.environ, "RECONCILER_BASE_URL": address, "RECONCILER_TOKEN": TOKEN,
                    "SOURCE_DATE_EPOCH": "1800000000"}
-            reports: list[float] = []
-            plans: list[float] = []
+            reports: list[CommandRun] = []
+            plans: list[CommandRun] = []
             for _ in range(repeat):
                 report = _run(["report", str(manifests), "--out", str(root / "out"),
                                "--internal-domain", REPORT_DOMAIN], env, root / "report.txt")
@@ -88,12 +97,12 @@ def measure(n: int, *, repeat: int) -> tuple[float, float]:
                     raise RuntimeError(f"report exited {report.exit_code}, plan {plan.exit_code}: see "
                                        f"{(root / 'report.txt').read_text()[-2000:]}"
                                        f"{(root / 'plan.txt').read_text()[-2000:]}")
-                reports.append(report.cpu)
-                plans.append(plan.cpu)
+                reports.append(report)
+                plans.append(plan)
         finally:
             server.kill()
             server.wait()
-    return min(reports), min(plans)
+    return min(reports, key=lambda run: run.cpu), min(plans, key=lambda run: run.cpu)
 
 
 def main() -> None:
@@ -101,11 +110,18 @@ def main() -> None:
     parser.add_argument("sizes", nargs="*", type=int, default=[10000])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    runs = [(n, *measure(n, repeat=args.repeat)) for n in args.sizes]
     print("| workspaces | report CPU | plan CPU | report / plan |")
     print("|---:|---:|---:|---:|")
-    for n in args.sizes:
-        report, plan = measure(n, repeat=args.repeat)
-        print(f"| {n:,} | {report:.2f} s | {plan:.2f} s | {report / plan:.2f}× |", flush=True)
+    for n, report, plan in runs:
+        print(f"| {n:,} | {report.cpu:.2f} s | {plan.cpu:.2f} s | {report.cpu / plan.cpu:.2f}× |")
+    print()
+    print("| the run kept | user | system | peak RSS | minor page faults |")
+    print("|---|---:|---:|---:|---:|")
+    for n, report, plan in runs:
+        for name, run in (("report", report), ("plan", plan)):
+            print(f"| {name}, {n:,} | {run.user:.2f} s | {run.system:.2f} s | {run.peak_rss / 2**20:.0f} MiB | "
+                  f"{run.minor_faults:,} |")
 
 
 if __name__ == "__main__":
