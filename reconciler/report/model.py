@@ -12,7 +12,6 @@ the plan's renderers read one plan).
 from __future__ import annotations
 
 import datetime
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate, chain, compress, count, groupby, repeat
 from operator import attrgetter, is_
@@ -131,10 +130,9 @@ class ReportRows(Sequence[ReportLine]):
     every column out of 250,000 tuples again.  A row is made a ``ReportLine`` only when one is
     asked for (the lists that need attention, the change list)."""
 
-    __slots__ = ("columns", "runs", "_whole", "_facts")
+    __slots__ = ("columns", "runs", "_facts")
 
-    def __init__(self, columns: Sequence[Sequence[Any]], runs: Sequence[int] | None = None,
-                 whole: ReportRows | None = None) -> None:
+    def __init__(self, columns: Sequence[Sequence[Any]], runs: Sequence[int] | None = None) -> None:
         if len(columns) != len(ReportLine._fields) or len({len(c) for c in columns}) > 1:
             raise ValueError(f"a report's rows are {len(ReportLine._fields)} columns of one length")
         self.columns: tuple[Sequence[Any], ...] = tuple(columns)
@@ -144,8 +142,6 @@ class ReportRows(Sequence[ReportLine]):
                                            run_lengths(zip(*self.columns[:_WORKSPACE_FIELDS], strict=True)))
         if sum(self.runs) != len(self.columns[0]) or 0 in self.runs:
             raise ValueError("a report's runs of rows cover its rows, each run one row or more")
-        # A slice asks the rows it was cut from for the facts of a column: they hold of its part.
-        self._whole: ReportRows = whole._whole if whole is not None else self
         self._facts: dict[int, TextFacts] = {}
 
     @classmethod
@@ -161,13 +157,11 @@ class ReportRows(Sequence[ReportLine]):
         return [list(map(self.columns[field].__getitem__, starts)) for field in fields], self.runs
 
     def text_facts(self, index: int) -> TextFacts:
-        """The ``columns.text_facts`` of the ``index``-th column of the rows this is cut from (the
-        three files ask of the same emails and "managed by" lines, access.json a part at a time):
-        found once."""
-        whole = self._whole
-        found = whole._facts.get(index)
+        """The ``columns.text_facts`` of the ``index``-th column (the three files ask of the same
+        emails and "managed by" lines): found once."""
+        found = self._facts.get(index)
         if found is None:
-            found = whole._facts[index] = text_facts(whole.columns[index])
+            found = self._facts[index] = text_facts(self.columns[index])
         return found
 
     def column(self, index: int) -> Sequence[Any]:
@@ -185,9 +179,7 @@ class ReportRows(Sequence[ReportLine]):
 
     def __getitem__(self, index: int | slice) -> ReportLine | ReportRows:
         if isinstance(index, slice):
-            start, stop, step = index.indices(len(self))
-            return ReportRows([c[index] for c in self.columns],
-                              _runs_between(self.runs, start, stop) if step == 1 else None, self)
+            return ReportRows([c[index] for c in self.columns])  # its runs found again
         return ReportLine._make(c[index] for c in self.columns)
 
     def __iter__(self) -> Iterator[ReportLine]:
@@ -208,18 +200,6 @@ class ReportRows(Sequence[ReportLine]):
 _WORKSPACE_FIELDS = 5
 # The fields the three files ask text facts of (``ReportRows.text_facts``): ``ReportLine``'s key and managed_by.
 KEY_FIELD, MANAGED_BY_FIELD = 6, 9
-
-
-def _runs_between(runs: Sequence[int], start: int, stop: int) -> list[int]:
-    """The lengths of ``runs`` cut to the rows from ``start`` to ``stop``."""
-    if start >= stop:
-        return []
-    ends = list(accumulate(runs))
-    first, last = bisect_right(ends, start), bisect_right(ends, stop - 1)  # the runs of its first and last row
-    cut = list(runs[first:last + 1])
-    cut[0] -= start - (ends[first] - runs[first])
-    cut[-1] -= ends[last] - stop
-    return cut
 
 
 class MadeReport(NamedTuple):

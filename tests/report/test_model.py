@@ -200,12 +200,13 @@ def test_a_workspace_given_with_no_entries_adds_no_rows() -> None:
     assert (len(made.rows), made.rows.runs) == (0, ())
 
 
-def test_a_slice_of_report_rows_has_the_text_facts_of_the_rows_it_is_cut_from() -> None:
+def test_report_rows_find_a_columns_text_facts_once_and_a_slice_its_own() -> None:
     from reconciler.report.columns import TextFacts
 
     rows = report_of(row("ws_1", "user", "a@acme.com", "owner"), row("ws_2", "user", 'q"uote@acme.com', "owner")).rows
-    assert rows[:1].text_facts(model.KEY_FIELD) == TextFacts(True, '"')
-    assert rows[:1].text_facts(model.KEY_FIELD) is rows.text_facts(model.KEY_FIELD)
+    assert rows.text_facts(model.KEY_FIELD) == TextFacts(True, '"')
+    assert rows.text_facts(model.KEY_FIELD) is rows.text_facts(model.KEY_FIELD)
+    assert rows[:1].text_facts(model.KEY_FIELD) == TextFacts(True, "")  # "a@acme.com" alone
     assert rows.text_facts(model.MANAGED_BY_FIELD) == TextFacts(True, "")
 
 
