@@ -13,7 +13,7 @@ import json
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from reconciler.gcpause import gc_paused
 from reconciler.vocabulary import Role
@@ -47,9 +47,12 @@ PLAN_PROPERTIES: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class LiveEntry:
-    """One user or domain on an access list; ``key`` is the email or domain."""
+class LiveEntry(NamedTuple):
+    """One user or domain on an access list; ``key`` is the email or domain.
+
+    A tuple, not a frozen dataclass: a listing of 10,000 workspaces holds 250,000 of them, and
+    a frozen dataclass's ``__init__`` (three ``object.__setattr__`` calls) made them cost half
+    of reading the listing's bodies (``read_workspace``)."""
 
     id: str
     key: str
@@ -202,14 +205,15 @@ def fetch_live(
 
 def read_workspace(ws: object) -> LiveWorkspace:
     """Who has which role on a workspace body, as the planner reads it."""
+    new = tuple.__new__  # a NamedTuple's own __new__ is a Python function: 250,000 calls at 10,000 workspaces
     users: dict[str, LiveEntry] = {}
     for wu in getattr(ws, "workspaceUsers", None) or []:
-        email = (wu.user.email if wu.user is not None else None) or ""
-        users[email.lower()] = LiveEntry(id=wu.id, key=email.lower(), role=wu.role)
+        email = ((wu.user.email if wu.user is not None else None) or "").lower()
+        users[email] = new(LiveEntry, (wu.id, email, wu.role))
     domains: dict[str, LiveEntry] = {}
     for wd in getattr(ws, "workspaceDomains", None) or []:
         domain = (wd.domain or "").lower().rstrip(".")
-        domains[domain] = LiveEntry(id=wd.id, key=domain, role=wd.role)
+        domains[domain] = new(LiveEntry, (wd.id, domain, wd.role))
     deal = getattr(ws, "deal", None)
     return LiveWorkspace(
         id=ws.id,  # type: ignore[attr-defined]  # every listed object has an id; the tolerant model does not declare it
