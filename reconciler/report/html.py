@@ -24,7 +24,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from html import escape
 from importlib import resources
-from itertools import chain
+from itertools import chain, count
 from typing import Any
 
 from reconciler.report import figures as fig
@@ -95,9 +95,9 @@ def view_json_parts(report: MadeReport, counted: fig.Tally | None = None) -> Ite
     # A column's facts serve its shown values too: a column not all printable ASCII is shown
     # otherwise, and its facts say it is not plain, so its shown values are written the long way.
     managed_facts, key_facts = report.rows.text_facts(MANAGED_BY_FIELD), report.rows.text_facts(KEY_FIELD)
-    shown = shown_column(managed, managed_facts)
     # In the order the rows first name them ("not managed", plain, first: the facts hold for the list).
-    whys = list(dict.fromkeys(chain(("not managed",), shown)))
+    whys, why_numbers = numbered(chain(("not managed",), shown_column(managed, managed_facts)))
+    del why_numbers[0]
     heads, lengths = report.rows.workspace_runs(0)
 
     def columns() -> Iterator[str]:  # each made as it is written
@@ -106,7 +106,7 @@ def view_json_parts(report: MadeReport, counted: fig.Tally | None = None) -> Ite
         yield script_strings(shown_column(keys, key_facts), key_facts)
         yield ",".join(each_once(roles, shown_text))
         yield ",".join(map(_NUMBERS.__getitem__, external))
-        yield ",".join(map(dict(zip(whys, map(str, range(len(whys))), strict=True)).__getitem__, shown))
+        yield _INTEGERS(why_numbers)[1:-1]
         yield ",".join(each_once(expires, _shown_date))
 
     yield f'{{"w":{script_json(workspaces)},"r":['
@@ -120,6 +120,20 @@ def view_json_parts(report: MadeReport, counted: fig.Tally | None = None) -> Ite
 
 
 _NUMBERS = ("0", "1")
+_INTEGERS = json.JSONEncoder(separators=(",", ":")).encode  # a list of ints, by C code
+
+
+def numbered(values: Iterable[str]) -> tuple[list[str], list[int]]:
+    """The distinct values in the order they first come, and each value's number in that list.
+
+    Each value is hashed once (a dict of where each first came): a page of 10,000 workspaces
+    numbers 250,000 "why" lines, most of them a line of their own."""
+    first: dict[str, int] = {}
+    at = list(map(first.setdefault, values, count()))
+    if len(first) != len(at):  # some value came again: where each first came, as its number
+        number = dict(zip(first.values(), count()))
+        at = list(map(number.__getitem__, at))
+    return list(first), at
 
 
 def _kind_number(kind: str) -> str:

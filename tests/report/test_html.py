@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 
 from reconciler.report.diff import changes_since, report_baseline
-from reconciler.report.html import render_page, script_json, view_json
+from reconciler.report.html import numbered, render_page, script_json, view_json
 from reconciler.report.model import MadeReport
 from reconciler.text import printable
 from tests.report.conftest import ENTRY, TODAY, hostile_report, made_reports, one_character_reports, report_of, row
@@ -127,3 +127,11 @@ def test_the_data_block_is_script_json_of_the_rows_for_any_text(made: MadeReport
 @pytest.mark.parametrize("made", one_character_reports())
 def test_a_value_plain_but_for_one_character_is_written_as_script_json_writes_it(made: MadeReport) -> None:
     _the_data_block_is_script_json_of_the_rows_for_any_text(made)
+
+
+def test_numbered_gives_each_value_the_place_it_first_took_among_the_distinct_values() -> None:
+    assert numbered(["b", "a", "b", "c", "a"]) == (["b", "a", "c"], [0, 1, 0, 2, 1])
+
+
+def test_numbered_values_that_never_repeat_are_numbered_in_order() -> None:
+    assert numbered(["z", "y", "x"]) == (["z", "y", "x"], [0, 1, 2])
