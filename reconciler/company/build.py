@@ -20,11 +20,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import date
 from itertools import repeat
+from operator import attrgetter
 from typing import NamedTuple
 
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine
 from reconciler.live import Live, LiveWorkspace, shared_entries
-from reconciler.manifest.desired import AccessList, Desired, DesiredRule, DesiredTeam, RevokedEntry
+from reconciler.manifest.desired import (AccessList, Desired, DesiredRule, DesiredTeam, DomainAccess, RevokedEntry,
+                                        UserAccess)
 from reconciler.manifest.location import SourceLocation
 from reconciler.plan.rules import matching_rules
 from reconciler.plan.teams import ExpandedAccess, Grant, expand_access
@@ -159,6 +161,7 @@ def location_text(location: SourceLocation) -> str:
 _UNMANAGED = WhyLine("unmanaged", None, None, None, None, None)
 
 _KINDS: tuple[EntryKind, EntryKind] = ("user", "domain")
+_ROLE = attrgetter("role")
 # What decided an entry of a list: its expiry and its why.
 Decision = tuple[date | None, WhyLine]
 
@@ -169,6 +172,33 @@ class _Decided(NamedTuple):
     users: dict[str, Decision]
     domains: dict[str, Decision]
 
+    def decide(self, kind: int, names: Sequence[str]) -> tuple[list[date | None], list[WhyLine]]:
+        """The expiry and the why of each of ``names`` (the users' with ``kind`` 0, the domains'
+        with 1): a name the list does not decide is not managed."""
+        found = list(map((self.users, self.domains)[kind].get, names))
+        return ([None if decision is None else decision[0] for decision in found],
+                [_UNMANAGED if decision is None else decision[1] for decision in found])
+
+
+class _Declared(NamedTuple):
+    """A list that names no team, on a workspace no rule matches: its own entries are all there
+    is to decide, so each entry is its own grant (``expand_access`` would copy each into one
+    first, and ``decided`` make a why of each: 250,000 at 10,000 workspaces, where a why is
+    made here only for an entry the workspace shows).  Decides as ``decided`` does."""
+
+    users: dict[str, UserAccess]
+    domains: dict[str, DomainAccess]
+    address: str | None
+
+    def decide(self, kind: int, names: Sequence[str]) -> tuple[list[date | None], list[WhyLine]]:
+        """As ``_Decided.decide``."""
+        found: list[UserAccess | DomainAccess | None] = list(map((self.users, self.domains)[kind].get, names))
+        new, address = tuple.__new__, self.address
+        return ([None if entry is None else entry.expires for entry in found],
+                [_UNMANAGED if entry is None else
+                 new(WhyLine, ("entry", location_text(entry.location), address, None, None, entry.role))
+                 for entry in found])
+
 
 def decided(expanded: ExpandedAccess, address: str | None) -> _Decided:
     """Each grant ``expand_access`` decided on the list at ``address``, with its why."""
@@ -177,18 +207,13 @@ def decided(expanded: ExpandedAccess, address: str | None) -> _Decided:
                       for grants in (expanded.users, expanded.domains)))
 
 
-def decided_by_entries(access: AccessList | None, address: str | None) -> _Decided:
-    """What ``decided`` makes of a list that names no team, on a workspace no rule matches: its
-    own entries are all there is to decide, so each is its own grant (``expand_access`` would
-    copy each into one first: 250,000 at 10,000 workspaces)."""
+def declared(access: AccessList | None, address: str | None) -> _Declared:
+    """The ``_Declared`` decisions of ``access``, the list at ``address``."""
     if access is None:
-        return _Decided({}, {})
-    new = tuple.__new__
+        return _Declared({}, {}, address)
     # entry[0]: the email of a user entry, the domain of a domain entry.
-    return _Decided(*({entry[0]: (entry.expires, new(WhyLine, ("entry", location_text(entry.location), address,
-                                                                None, None, entry.role)))
-                       for entry in entries}
-                      for entries in (access.users, access.domains)))
+    return _Declared({entry[0]: entry for entry in access.users}, {entry[0]: entry for entry in access.domains},
+                     address)
 
 
 def why_lines(grants: Iterable[Grant], address: str | None) -> list[WhyLine]:
@@ -211,10 +236,10 @@ class _Lists:
         self._teams = teams
         self._shared: dict[tuple[str | None, tuple[str, ...]], _Decided] = {}
 
-    def of(self, reach: ListReach | None, matching: Sequence[DesiredRule]) -> _Decided:
+    def of(self, reach: ListReach | None, matching: Sequence[DesiredRule]) -> _Decided | _Declared:
         if reach is not None and reach.homepage is None:
             if not matching and (reach.access is None or not reach.access.teams):
-                return decided_by_entries(reach.access, reach.address)
+                return declared(reach.access, reach.address)
             return decided(expand_access(reach.access, self._teams, matching), reach.address)
         key = (reach.address if reach is not None else None, tuple(r.key for r in matching))
         found = self._shared.get(key)
@@ -224,7 +249,7 @@ class _Lists:
         return found
 
 
-def _entries(ws: LiveWorkspace, reach: ListReach | None, decisions: _Decided) -> Entries:
+def _entries(ws: LiveWorkspace, reach: ListReach | None, decisions: _Decided | _Declared) -> Entries:
     """The workspace's entries, users before domains, each sorted (the report's order), a column
     at a time: each column one expression over the workspace's keys."""
     head = (ws.id, ws.name, ws.account_id, ws.account_name, reach.homepage if reach is not None else None,
@@ -234,12 +259,12 @@ def _entries(ws: LiveWorkspace, reach: ListReach | None, decisions: _Decided) ->
     roles: list[str] = []
     expires: list[date | None] = []
     whys: list[WhyLine] = []
-    for kind, entries, decisions_of in zip(_KINDS, (ws.users, ws.domains), decisions, strict=True):
+    for kind, entries in enumerate((ws.users, ws.domains)):
         names = sorted(entries)
-        found = list(map(decisions_of.get, names))
-        kinds += repeat(kind, len(names))
+        decided_expires, decided_whys = decisions.decide(kind, names)
+        kinds += repeat(_KINDS[kind], len(names))
         keys += names
-        roles += [entries[name].role for name in names]
-        expires += [None if decision is None else decision[0] for decision in found]
-        whys += [_UNMANAGED if decision is None else decision[1] for decision in found]
+        roles += map(_ROLE, map(entries.__getitem__, names))
+        expires += decided_expires
+        whys += decided_whys
     return Entries(head, kinds, keys, roles, expires, whys)

@@ -183,13 +183,17 @@ def test_a_standalone_workspace_without_an_access_list_manages_none_of_its_entri
 
 
 def test_a_list_of_entries_alone_is_decided_as_expand_access_decides_it(tmp_path: Path) -> None:
-    from reconciler.company.build import decided, decided_by_entries
+    from reconciler.company.build import decided, declared
     from reconciler.plan.teams import expand_access
 
     access = _standalone(tmp_path).workspaces[0].access
     assert access is not None
-    by_entries = decided_by_entries(access, "workspace.portal")
-    assert by_entries == decided(expand_access(access, {}, ()), "workspace.portal")
-    assert list(by_entries.users) == ["ops@acme.com", "raj@customer.com"] and list(by_entries.domains) == [
-        "customer.com"]
-    assert decided_by_entries(None, "workspace.bare") == decided(expand_access(None, {}, ()), "workspace.bare")
+    users = ["eve@acme.com", "ops@acme.com", "raj@customer.com"]  # eve: on the workspace, not on the list
+    domains = ["customer.com", "other.com"]
+    by_entries = declared(access, "workspace.portal")
+    expanded = decided(expand_access(access, {}, ()), "workspace.portal")
+    assert [by_entries.decide(0, users), by_entries.decide(1, domains)] == [
+        expanded.decide(0, users), expanded.decide(1, domains)]
+    assert by_entries.decide(0, users)[1][1].location == str(access.users[0].location)
+    bare = declared(None, "workspace.bare")
+    assert bare.decide(0, users) == decided(expand_access(None, {}, ()), "workspace.bare").decide(0, users)
