@@ -88,7 +88,7 @@ def summary(made: MadeReport, written: ReportFiles, *, calls: int, changes: Chan
     people, external = counted.people, counted.external_people
     lines = [
         f"Wrote {', '.join(written.names)} to {written.out}: {plural(len(made.workspaces), 'workspace')}, "
-        f"{plural(len(people), 'person', 'people')} ({len(external)} external), "
+        f"{plural(people, 'person', 'people')} ({external} external), "
         f"{plural(len(made.rows), 'access row')}; the company was read in {plural(calls, 'call')}.",
     ]
     if changes is not None:

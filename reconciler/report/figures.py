@@ -69,8 +69,8 @@ class Tally(NamedTuple):
     """What the figures and pictures count, from one pass over the report's rows (a company of
     10,000 workspaces has 250,000 of them; a pass per figure cost more than writing a file)."""
 
-    people: frozenset[str]
-    external_people: frozenset[str]
+    people: int  # distinct emails with access
+    external_people: int  # of those, the ones outside
     domain_grants: int
     owners: dict[str, int]  # workspace id -> users and domains with the owner role (every workspace, 0 too)
     dated: tuple[ReportLine, ...]  # every row with an expiry
@@ -98,10 +98,10 @@ def tally(report: MadeReport) -> Tally:
     external_on.update(Counter(compress(ids, outside_people)))
     owners = dict.fromkeys((w.id for w in report.workspaces), 0)
     owners.update(Counter(compress(ids, map("owner".__eq__, roles))))
-    return Tally(frozenset(reach), frozenset(compress(keys, outside_people)), len(rows) - sum(is_user), owners,
+    return Tally(len(reach), len(set(compress(keys, outside_people))), len(rows) - sum(is_user), owners,
                  tuple(rows[n] for n, expires in enumerate(rows.column(11)) if expires is not None),
                  Counter(compress(roles, map(not_, outside))), Counter(compress(roles, outside)),
-                 external_on, dict(reach), _leavers_holding(report))
+                 external_on, reach, _leavers_holding(report))
 
 
 def _first_of_each_pair(ids: Sequence[str], keys: Sequence[str]) -> list[bool] | None:
@@ -157,7 +157,7 @@ def headline(report: MadeReport, *, today: datetime.date, counted: Tally | None 
     expiring = tuple(sorted((r for r in counted.dated if r.expires is not None and today <= r.expires <= horizon),
                             key=lambda r: (r.expires, *r.sort_key())))
     return Headline(
-        workspaces=len(report.workspaces), people=len(counted.people), external_people=len(counted.external_people),
+        workspaces=len(report.workspaces), people=counted.people, external_people=counted.external_people,
         domain_grants=counted.domain_grants,
         owners_min=counts[0], owners_median=median, owners_max=counts[-1],
         no_owner=tuple(f for f in flags if f.owners == 0), one_owner=tuple(f for f in flags if f.owners == 1),
