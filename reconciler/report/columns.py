@@ -15,7 +15,7 @@ files' tests hold the result to the bytes the libraries write.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from itertools import chain, groupby, repeat
 from typing import Any, NamedTuple, TypeVar
 
@@ -108,12 +108,3 @@ def formatted(pieces: Sequence[Piece]) -> list[str]:
         parts.append(repeat(text))
     # zip stops with the columns: the texts repeat without end.
     return list(map("".join, zip(*parts, strict=False)))
-
-
-def formatted_parts(pieces: Sequence[Piece], size: int) -> Iterator[list[str]]:
-    """``formatted`` rows of ``pieces``, ``size`` rows at a time: a file of 250,000 rows is written
-    a part at a time, so its text is never whole in memory (nor made, freed and made again)."""
-    columns = [values for _, values in pieces if values is not None]
-    for start in range(0, len(columns[0]) if columns else 0, size):
-        yield formatted([(before, values if values is None else values[start:start + size])
-                         for before, values in pieces])

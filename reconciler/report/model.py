@@ -24,7 +24,7 @@ from reconciler.company.build import Entries, WorkspaceHead
 from reconciler.company.model import (AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine,
                                       why_texts)
 from reconciler.gcpause import gc_paused
-from reconciler.report.columns import (Piece, TextFacts, each_once, each_run, formatted, formatted_parts, plain,
+from reconciler.report.columns import (Piece, TextFacts, each_once, each_run, formatted, plain,
                                        run_lengths, text_facts)
 
 # 1: the first report document.
@@ -130,7 +130,7 @@ class ReportRows(Sequence[ReportLine]):
     every column out of 250,000 tuples again.  A row is made a ``ReportLine`` only when one is
     asked for (the lists that need attention, the change list)."""
 
-    __slots__ = ("columns", "runs", "_facts")
+    __slots__ = ("columns", "runs", "_facts", "_whole")
 
     def __init__(self, columns: Sequence[Sequence[Any]], runs: Sequence[int] | None = None) -> None:
         if len(columns) != len(ReportLine._fields) or len({len(c) for c in columns}) > 1:
@@ -143,6 +143,7 @@ class ReportRows(Sequence[ReportLine]):
         if sum(self.runs) != len(self.columns[0]) or 0 in self.runs:
             raise ValueError("a report's runs of rows cover its rows, each run one row or more")
         self._facts: dict[int, TextFacts] = {}
+        self._whole: ReportRows | None = None  # the rows a part (``parts``) is of
 
     @classmethod
     def of(cls, rows: Iterable[ReportLine]) -> ReportRows:
@@ -156,9 +157,30 @@ class ReportRows(Sequence[ReportLine]):
         starts = list(accumulate(self.runs[:-1], initial=0)) if self.runs else []
         return [list(map(self.columns[field].__getitem__, starts)) for field in fields], self.runs
 
+    def parts(self, size: int) -> Iterator[ReportRows]:
+        """The rows ``size`` at a time, in order: a file made a part at a time from each part's own
+        rows holds the pieces of one part only (a column of 250,000 values is 2 MiB, and a file
+        takes a dozen of them).  A part's text facts are these rows' (``text_facts``)."""
+        runs, left = iter(self.runs), 0  # the runs not reached yet; the rows left of the one reached
+        for start in range(0, len(self), size):
+            stop = min(start + size, len(self))
+            cut: list[int] = []  # the runs cut at the part's ends, not found again from its rows
+            wanted = stop - start
+            while wanted:
+                left = left or next(runs)
+                cut.append(min(left, wanted))
+                left, wanted = left - cut[-1], wanted - cut[-1]
+            part = ReportRows([column[start:stop] for column in self.columns], cut)
+            part._whole = self
+            yield part
+
     def text_facts(self, index: int) -> TextFacts:
         """The ``columns.text_facts`` of the ``index``-th column (the three files ask of the same
-        emails and "managed by" lines): found once."""
+        emails and "managed by" lines): found once.  A part's are its whole rows' (facts that
+        hold for a column hold for any part of it; a part they call not plain is only written
+        the long way, to the same text), so the files' parts do not each look again."""
+        if self._whole is not None:
+            return self._whole.text_facts(index)
         found = self._facts.get(index)
         if found is None:
             found = self._facts[index] = text_facts(self.columns[index])
@@ -229,7 +251,8 @@ class MadeReport(NamedTuple):
         if not empty:  # pragma: no cover - AccessReport always writes its rows
             raise AssertionError("AccessReport's dump has no rows key")
         yield head + b'"rows":['
-        for start, part in enumerate(formatted_parts(row_pieces(self.rows), JSON_ROWS_AT_ONCE)):
+        for start, rows in enumerate(self.rows.parts(JSON_ROWS_AT_ONCE)):
+            part = formatted(row_pieces(rows))
             if start:
                 part.insert(0, "")  # the comma after the part before, in the same join (not a copy of the part)
             yield ",".join(part).encode("utf-8")

@@ -19,8 +19,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 
 from reconciler.report.diff import AccessChange
-from reconciler.report.columns import TextFacts, each_once, each_run, formatted, formatted_parts, plain
-from reconciler.report.model import KEY_FIELD, MANAGED_BY_FIELD, MadeReport
+from reconciler.report.columns import Piece, TextFacts, each_once, each_run, formatted, plain
+from reconciler.report.model import KEY_FIELD, MANAGED_BY_FIELD, MadeReport, ReportRows
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -76,20 +76,26 @@ def access_csv_parts(report: MadeReport) -> Iterator[str]:
     (``reconciler.report.columns``; ``tests/report/test_spreadsheet.py`` holds the two to the
     same text): the csv module spent more on 250,000 rows than the plan spends on its whole
     diff.  A workspace's four values are written once for all of its rows, a role once."""
-    *_, kinds, keys, roles, external, managed, _, expires = report.rows.columns
-    heads, lengths = report.rows.workspace_runs(0, 1, 2, 3, 4)
     yield BOM + ",".join(ACCESS_HEADER) + "\r\n"
-    for lines in formatted_parts([
-        ("", each_run(_workspace_fields(*heads), lengths)),
-        (",", kinds),
-        (",", cell_column(keys, report.rows.text_facts(KEY_FIELD))),
-        (",", each_once(roles, _cell_field)),
-        (",", list(map(_REACH.__getitem__, external))),
-        (",", cell_column(managed, report.rows.text_facts(MANAGED_BY_FIELD))),
-        (",", each_once(expires, _cell_date)),
-    ], CSV_ROWS_AT_ONCE):
+    for rows in report.rows.parts(CSV_ROWS_AT_ONCE):
+        lines = formatted(_line_pieces(rows))
         lines.append("")  # the last line's end, in the same join
         yield "\r\n".join(lines)
+
+
+def _line_pieces(rows: ReportRows) -> list[Piece]:
+    """The lines of ``rows`` as pieces to put together (``columns.formatted``)."""
+    *_, kinds, keys, roles, external, managed, _, expires = rows.columns
+    heads, lengths = rows.workspace_runs(0, 1, 2, 3, 4)
+    return [
+        ("", each_run(_workspace_fields(*heads), lengths)),
+        (",", kinds),
+        (",", cell_column(keys, rows.text_facts(KEY_FIELD))),
+        (",", each_once(roles, _cell_field)),
+        (",", list(map(_REACH.__getitem__, external))),
+        (",", cell_column(managed, rows.text_facts(MANAGED_BY_FIELD))),
+        (",", each_once(expires, _cell_date)),
+    ]
 
 
 def _cell_date(value: datetime.date | None) -> str:

@@ -53,16 +53,6 @@ def test_plain_from_facts_answers_for_any_noted_characters_and_refuses_others() 
     assert plain(["a;b"], ";") is False  # without facts, any character can be asked of
 
 
-def test_formatted_parts_are_the_formatted_rows_a_number_at_a_time() -> None:
-    from reconciler.report.columns import formatted_parts
-
-    pieces = [("<", ["a", "b", "c", "d", "e"]), ("|", None), ("", ["1", "2", "3", "4", "5"]), (">", None)]
-    assert list(formatted_parts(pieces, 2)) == [["<a|1>", "<b|2>"], ["<c|3>", "<d|4>"], ["<e|5>"]]
-    assert [row for part in formatted_parts(pieces, 5) for row in part] == formatted(pieces)
-    assert list(formatted_parts([("text alone", None)], 2)) == []
-    assert list(formatted_parts([("", [])], 2)) == []
-
-
 def test_text_facts_call_printable_ascii_exactly_what_str_isprintable_calls_printable() -> None:
     from reconciler.report.columns import text_facts
 

@@ -216,3 +216,20 @@ def test_access_json_of_parts_whose_other_part_holds_a_quote_is_the_same_documen
     whole = made.model_dump_json()
     monkeypatch.setattr(model, "JSON_ROWS_AT_ONCE", 1)
     assert b"".join(made.json_parts()).decode() == whole
+
+
+def test_report_rows_in_parts_are_every_row_in_order_a_part_of_size_rows_at_a_time() -> None:
+    rows = _three_workspaces()
+    assert [[line.key for line in part] for part in rows.parts(4)] == [
+        ["p0@acme.com", "p1@acme.com", "p2@acme.com", "q0@acme.com"], ["q1@acme.com", "acme.com"]]
+    assert [part.runs for part in rows.parts(4)] == [(3, 1), (1, 1)]
+    assert [len(part) for part in rows.parts(6)] == [6] and list(model.ReportRows.of(()).parts(3)) == []
+
+
+def test_a_part_of_report_rows_takes_the_text_facts_of_the_rows_it_is_a_part_of() -> None:
+    from reconciler.report.columns import TextFacts
+
+    rows = report_of(row("ws_1", "user", "a@acme.com", "owner"), row("ws_2", "user", 'q"uote@acme.com', "owner")).rows
+    first, _ = rows.parts(1)
+    assert first.text_facts(model.KEY_FIELD) == TextFacts(True, '"')  # the whole's: its own would say ""
+    assert rows.text_facts(model.KEY_FIELD) is first.text_facts(model.KEY_FIELD)
