@@ -39,16 +39,25 @@ class TextFacts(NamedTuple):
 
 def text_facts(values: Sequence[str | None], noted: str = NOTED) -> TextFacts:
     """The ``TextFacts`` of ``values`` (of the characters ``noted``), found by C code over the
-    values joined."""
-    try:
-        joined = "".join(filter(None, values))  # None and "" left out; anything else not a str raises
-    except TypeError:
-        return TextFacts(False, noted)
-    # Printable ASCII is 0x20 to 0x7e: what is left when those bytes are taken out is the rest
-    # (bytes.translate: a third of str.isprintable's time over the 10 MB of a column).
-    if not joined.isascii() or joined.encode("ascii").translate(None, _PRINTABLE_ASCII):
-        return TextFacts(False, noted)
-    return TextFacts(True, "".join(c for c in noted if c in joined))
+    values joined, ``FACTS_AT_ONCE`` values at a time (a column of "managed by" lines joined
+    whole is 13 MB, and its bytes as many again)."""
+    holds: set[str] = set()
+    for start in range(0, len(values), FACTS_AT_ONCE):
+        try:
+            # None and "" left out; anything else not a str raises.
+            joined = "".join(filter(None, values[start:start + FACTS_AT_ONCE]))
+        except TypeError:
+            return TextFacts(False, noted)
+        # Printable ASCII is 0x20 to 0x7e: what is left when those bytes are taken out is the rest
+        # (bytes.translate: a third of str.isprintable's time over the 10 MB of a column).
+        if not joined.isascii() or joined.encode("ascii").translate(None, _PRINTABLE_ASCII):
+            return TextFacts(False, noted)
+        holds.update(c for c in noted if c in joined)
+    return TextFacts(True, "".join(c for c in noted if c in holds))
+
+
+# Values of a column joined at a time by ``text_facts``.
+FACTS_AT_ONCE = 10_000
 
 
 def plain(values: Sequence[str | None], forbidden: str, facts: TextFacts | None = None) -> bool:

@@ -58,3 +58,14 @@ def test_text_facts_call_printable_ascii_exactly_what_str_isprintable_calls_prin
 
     for code in range(0x80):
         assert text_facts([f"a{chr(code)}b"]).printable_ascii is chr(code).isprintable(), hex(code)
+
+
+def test_text_facts_of_a_column_looked_at_a_few_values_at_a_time_are_the_facts_of_all_of_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from reconciler.report import columns
+    from reconciler.report.columns import TextFacts, text_facts
+
+    monkeypatch.setattr(columns, "FACTS_AT_ONCE", 2)
+    assert text_facts(["a", "b", "c,d", None, 'e"']) == TextFacts(True, '",')
+    assert text_facts(["a", "b", "c", "née"]) == TextFacts(False, '"\\<>&,')
+    assert text_facts(["a", "b", "c", 3]) == TextFacts(False, '"\\<>&,')  # type: ignore[list-item]

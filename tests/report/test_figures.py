@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import datetime
 
+import pytest
+
 from reconciler.company.model import Leaver
 from reconciler.report.figures import (
+    TOP_REACH,
     LeaverAccess,
     external_histogram,
     headline,
@@ -97,3 +100,12 @@ def test_a_person_listed_twice_on_one_workspace_reaches_it_once() -> None:
                      row("ws_1", "user", "x@out.io", "editor"))
     assert widest_reach(made) == [("a@acme.com", 2), ("x@out.io", 1)]
     assert external_histogram(made)[1] == ("1", 1)  # ws_1: one external person, listed twice
+
+
+def test_widest_reach_keeps_the_top_twenty_people_and_refuses_a_longer_ranking() -> None:
+    made = report_of(*(row(f"ws_{w}", "user", f"p{i:02}@acme.com", "owner") for i in range(25) for w in range(i % 3 + 1)))
+    ranked = widest_reach(made)
+    assert len(ranked) == TOP_REACH == 20
+    assert ranked[:2] == [("p02@acme.com", 3), ("p05@acme.com", 3)] and ranked[-1] == ("p09@acme.com", 1)
+    with pytest.raises(ValueError, match="the 20 people of widest reach, not 21"):
+        widest_reach(made, limit=21)
