@@ -12,7 +12,9 @@ report's three files).  The emulator's CPU is not in either.
 
 The two commands run in turns and the best of ``--repeat`` runs of each is
 kept: CPU time on a virtual machine drifts over minutes, and turns keep a
-slow spell from landing on one command only.  Run:
+slow spell from landing on one command only.  Each turn's own ratio is shown
+too (how many turns the report took no more CPU than the plan, and their
+median), and every turn's figures after the tables.  Run:
 
     .venv/bin/python -m bench.command_cpu 10000 --repeat 3
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -72,8 +75,9 @@ def _serve(seed: Path) -> tuple[subprocess.Popen[str], str]:
     return server, address
 
 
-def measure(n: int, *, repeat: int) -> tuple[CommandRun, CommandRun]:
-    """The run of least CPU of ``reconciler report`` and of ``reconciler plan`` of N workspaces."""
+def measure(n: int, *, repeat: int) -> tuple[list[CommandRun], list[CommandRun]]:
+    """Every run of ``reconciler report`` and of ``reconciler plan`` of N workspaces, in turns
+    (the report's i-th run just before the plan's i-th)."""
     scenario = build(n)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -102,7 +106,18 @@ def measure(n: int, *, repeat: int) -> tuple[CommandRun, CommandRun]:
         finally:
             server.kill()
             server.wait()
-    return min(reports, key=lambda run: run.cpu), min(plans, key=lambda run: run.cpu)
+    return reports, plans
+
+
+def least(runs: list[CommandRun]) -> CommandRun:
+    """The run of least CPU."""
+    return min(runs, key=lambda run: run.cpu)
+
+
+def turn_ratios(reports: list[CommandRun], plans: list[CommandRun]) -> list[float]:
+    """Each turn's report CPU over its plan CPU: the two ran one after the other, so a slow spell of
+    the machine lands on both of a turn more often than on one."""
+    return [report.cpu / plan.cpu for report, plan in zip(reports, plans, strict=True)]
 
 
 def main() -> None:
@@ -110,18 +125,24 @@ def main() -> None:
     parser.add_argument("sizes", nargs="*", type=int, default=[10000])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    runs = [(n, *measure(n, repeat=args.repeat)) for n in args.sizes]
-    print("| workspaces | report CPU | plan CPU | report / plan |")
-    print("|---:|---:|---:|---:|")
-    for n, report, plan in runs:
-        print(f"| {n:,} | {report.cpu:.2f} s | {plan.cpu:.2f} s | {report.cpu / plan.cpu:.2f}× |")
+    measured = [(n, *measure(n, repeat=args.repeat)) for n in args.sizes]
+    print("| workspaces | report CPU | plan CPU | report / plan | turns: report ≤ plan | turns' ratios, median |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for n, reports, plans in measured:
+        report, plan, ratios = least(reports), least(plans), turn_ratios(reports, plans)
+        print(f"| {n:,} | {report.cpu:.2f} s | {plan.cpu:.2f} s | {report.cpu / plan.cpu:.2f}× | "
+              f"{sum(r <= 1 for r in ratios)} of {len(ratios)} | {statistics.median(ratios):.2f}× |")
     print()
     print("| the run kept | user | system | peak RSS | minor page faults |")
     print("|---|---:|---:|---:|---:|")
-    for n, report, plan in runs:
-        for name, run in (("report", report), ("plan", plan)):
+    for n, reports, plans in measured:
+        for name, run in (("report", least(reports)), ("plan", least(plans))):
             print(f"| {name}, {n:,} | {run.user:.2f} s | {run.system:.2f} s | {run.peak_rss / 2**20:.0f} MiB | "
                   f"{run.minor_faults:,} |")
+    print()
+    print("Every turn (report, then plan), CPU in seconds: " + "; ".join(
+        f"{n:,}: " + ", ".join(f"{r.cpu:.2f}/{p.cpu:.2f}" for r, p in zip(reports, plans, strict=True))
+        for n, reports, plans in measured))
 
 
 if __name__ == "__main__":

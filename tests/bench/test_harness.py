@@ -83,6 +83,17 @@ def test_the_load_floor_reads_every_event_of_the_manifest_in_python_and_in_c() -
 def test_the_command_benchmark_runs_report_and_plan_as_processes_against_a_served_emulator() -> None:
     from bench.command_cpu import measure
 
-    report, plan = measure(20, repeat=1)
+    (report,), (plan,) = measure(20, repeat=1)
     # Each command ran and exited 0 (measure raises otherwise), and its own process was measured.
     assert (report.exit_code, plan.exit_code) == (0, 0) and report.peak_rss > 0 and plan.minor_faults > 0
+
+
+def test_the_command_benchmark_compares_each_report_with_the_plan_of_its_own_turn() -> None:
+    from bench.command_cpu import CommandRun, least, turn_ratios
+
+    def run(cpu: float) -> CommandRun:
+        return CommandRun(user=cpu - 1, system=1.0, peak_rss=1, minor_faults=1, exit_code=0)
+
+    reports, plans = [run(9.0), run(12.0)], [run(10.0), run(8.0)]
+    assert turn_ratios(reports, plans) == [0.9, 1.5]
+    assert least(reports).cpu == 9.0 and least(plans).cpu == 8.0
