@@ -97,7 +97,7 @@ def view_json_parts(report: MadeReport, counted: fig.Tally | None = None) -> Ite
     managed_facts, key_facts = report.rows.text_facts(MANAGED_BY_FIELD), report.rows.text_facts(KEY_FIELD)
     # In the order the rows first name them ("not managed", plain, first: the facts hold for the list).
     whys, why_numbers = numbered(chain(("not managed",), shown_column(managed, managed_facts)))
-    del why_numbers[0]
+    del why_numbers[0]  # "not managed" itself, put first: not a row's
     heads, lengths = report.rows.workspace_runs(0)
 
     def columns() -> Iterator[str]:  # each made as it is written
