@@ -164,8 +164,9 @@ def email_problem(value: str) -> str | None:
     """
     # The usual address passes these few C string methods (a manifest of 10,000 lists names
     # 200,000 people); anything else is looked at closely for its reason.
+    # ASCII first: lower-cased, the Kelvin sign in the domain would pass as the letter k.
     local, at, host = value.rpartition("@")
-    if (at and local and len(value) <= MAX_EMAIL_LENGTH and len(local) <= MAX_LOCAL_LENGTH and local[0] != "."
+    if (value.isascii() and at and local and len(value) <= MAX_EMAIL_LENGTH and len(local) <= MAX_LOCAL_LENGTH and local[0] != "."
             and _LOCAL_CHARACTERS_ANY_CASE.issuperset(local) and _known_hostname(host.lower())):
         return None
     return _email_refusal(value)

@@ -372,6 +372,9 @@ def test_an_email_written_to_forge_a_plan_line_is_refused(
     ("jane@acme.com\\u200b", "jane@acme.com\\u200b", "U+200B (ZERO WIDTH SPACE), which no mail system issues in an address"),
     ("\\u212aate@acme.com", "\\u212aate@acme.com",
      "U+212A (KELVIN SIGN); this tool grants access to ASCII addresses only"),
+    # In the domain too: lower-cased, the Kelvin sign would be the letter k of a hostname.
+    ("jane@acme.\\u212az", "jane@acme.\\u212az",
+     "U+212A (KELVIN SIGN); this tool grants access to ASCII addresses only"),
     ("jane@acme_corp.com", "jane@acme_corp.com", "the part after the @ is not a hostname"),
 ])
 def test_an_email_no_mail_system_issues_is_refused_and_shown_escaped(

@@ -96,6 +96,7 @@ def test_a_hostname_is_what_its_labels_say(value: str) -> None:
 @example("a@b@c.co")
 @example("a@" + ".".join(["b" * 63] * 3) + "." + "c" * 59)
 @example("a\u212a@b.co")
+@example("9@9.\u212a")
 @example("a|b@c.co")
 @given(st.text(alphabet="aZ9.@-_|`+ \u212a\u00e9", max_size=20))
 def test_an_email_the_quick_check_passes_is_one_the_whole_check_passes(value: str) -> None:
