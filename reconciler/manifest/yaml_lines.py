@@ -155,21 +155,17 @@ class _Fatal(Exception):
         self.reason = reason
 
 
-class _Open:
-    """A list or mapping whose end event has not come yet."""
+class _Open(NamedTuple):
+    """An anchored list or mapping whose end event has not come yet: an alias of it is inside it."""
 
-    __slots__ = ("is_mapping", "line", "anchor", "items", "lines", "start", "refused")
+    line: int
 
-    def __init__(self, is_mapping: bool, line: int, anchor: str | None, start: int) -> None:
-        self.is_mapping = is_mapping
-        self.line = line
-        self.anchor = anchor
-        # A list's items; a mapping's keys and values, alternating (split when it closes, so
-        # that no event has to ask which of the two it is).
-        self.items: list[Any] = []
-        self.lines: list[int] = []  # their lines
-        self.start = start  # values read before it: those at and under it are the ones read until it closes
-        self.refused: _Refused | None = None
+
+# What the reader keeps of an open list or mapping's parent while reading it: the parent's items
+# and their lines; then, of the one opened, whether it is a mapping, its line, its anchor and the
+# values read before it (those at and under it are the ones read until it closes).  A plain
+# tuple: a NamedTuple's constructor is Python code, and a manifest opens 290,000 of them.
+_Frame = tuple[list[Any], list[int], bool, int, "str | None", int]
 
 
 @dataclass(frozen=True)
@@ -226,11 +222,17 @@ class _Reader:
         ``_scalar``.  ``values`` counts the values read, each alias counting
         the values it repeats, so a list or mapping holds the values read
         between its start and its end (alias bombs are weighed by it).
+        The items of the list or mapping being read (a mapping's keys and
+        values alternating) and their lines are the locals ``items`` and
+        ``lines``, its parent's kept on ``stack``: adding an item looks no
+        attribute up, and a manifest has a million of them.
         """
-        stack: list[_Open] = []
-        parent: _Open | None = None
+        stack: list[_Frame] = []
+        items: list[Any] = []
+        lines: list[int] = []
         shared = self.shared
         resolved_starts = _RESOLVED_STARTS
+        always_resolve = _ALWAYS_RESOLVE
         short = _SHARED_TEXT_LENGTH
         values = 0
         while True:
@@ -241,32 +243,35 @@ class _Reader:
                 line = event.start_mark.line + 1
                 value = event.value
                 if event.tag is not None or event.anchor is not None or (
-                        event.implicit[0] and (_ALWAYS_RESOLVE or value[:1] in resolved_starts)):
+                        event.implicit[0] and (always_resolve or value[:1] in resolved_starts)):
                     value = self._scalar(event, line)
                     if event.anchor is not None:
                         self._anchor(event.anchor, _Anchored(value, line, 1, False), line)
                 elif len(value) <= short:
                     value = shared.setdefault(value, value)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
-                parent = self._open(event, kind is MappingStartEvent, len(stack) + 1, values)
-                stack.append(parent)
+                line = event.start_mark.line + 1
+                if event.tag is not None or event.anchor is not None or len(stack) >= MAX_DEPTH:
+                    self._opened(event, kind is MappingStartEvent, len(stack) + 1, line)
+                stack.append((items, lines, kind is MappingStartEvent, line, event.anchor, values))
+                items, lines = [], []
                 values += 1
                 continue
             elif kind is MappingEndEvent or kind is SequenceEndEvent:
-                done = stack.pop()
-                parent = stack[-1] if stack else None
-                value, line = self._close(done), done.line
-                if done.anchor is not None:
-                    self.anchors[done.anchor] = _Anchored(value, line, values - done.start, True)
+                done, done_lines = items, lines
+                items, lines, is_mapping, line, anchor, start = stack.pop()
+                value = self._close(is_mapping, line, done, done_lines)
+                if anchor is not None:
+                    self.anchors[anchor] = _Anchored(value, line, values - start, True)
             elif kind is AliasEvent:
                 value, line, count = self._alias(event)
                 values += count
             else:  # pragma: no cover - the parser only gives these events inside a document
                 raise _Fatal(event.start_mark.line + 1, f"invalid YAML: unexpected {kind.__name__}")
-            if parent is None:
+            if not stack:
                 return "<<" if value is _MERGE_KEY else value
-            parent.items.append(value)
-            parent.lines.append(line)
+            items.append(value)
+            lines.append(line)
 
     def _scalar(self, event: Any, line: int) -> Any:
         """The value of a scalar (``_MERGE_KEY`` for a ``<<`` merge key)."""
@@ -295,48 +300,50 @@ class _Reader:
             self.refused.append(refused)
             return None
 
-    def _open(self, event: Any, is_mapping: bool, depth: int, start: int) -> _Open:
-        line = event.start_mark.line + 1
+    def _opened(self, event: Any, is_mapping: bool, depth: int, line: int) -> None:
+        """What a list or mapping's start says beyond its start: too deep, an anchor, a tag."""
         if depth > MAX_DEPTH and self.too_deep is None:
             self.too_deep = line
-        opened = _Open(is_mapping, line, event.anchor, start)
         if event.anchor is not None:
-            self._anchor(event.anchor, opened, line)
+            self._anchor(event.anchor, _Open(line), line)
         tag = event.tag
         if tag is None or tag == "!" or tag == (_MAP if is_mapping else _SEQ):
-            return opened
+            return
         if tag not in ALLOWED_EXPLICIT_TAGS:
             self.tags.append(Problem(SourceLocation(self.file, line), tag_message(tag)))
         elif tag in (_MAP, _SEQ):
-            opened.refused = _Refused(line, f"{shown_tag(tag)} needs {'a mapping' if tag == _MAP else 'a list'}")
+            self.refused.append(_Refused(line, f"{shown_tag(tag)} needs {'a mapping' if tag == _MAP else 'a list'}"))
         else:
-            opened.refused = _Refused(line, f"expected a scalar node, but found {'mapping' if is_mapping else 'sequence'}")
-        if opened.refused is not None:
-            self.refused.append(opened.refused)
-        return opened
+            self.refused.append(_Refused(line, (
+                f"expected a scalar node, but found {'mapping' if is_mapping else 'sequence'}")))
 
-    def _close(self, done: _Open) -> Any:
-        if not done.is_mapping:
-            items = LineList(done.items if not self.merges else _unmarked(done.items))
-            items.line = done.line
-            items.item_lines = array("L", done.lines)
-            return items
+    def _close(self, is_mapping: bool, line: int, items: list[Any], lines: list[int]) -> Any:
+        """The list or mapping of ``items`` (keys and values alternating) read from ``line`` on."""
+        if not is_mapping:
+            built = LineList(items if not self.merges else _unmarked(items))
+            built.line = line
+            built.item_lines = array("L", lines)
+            return built
         try:
-            return self._mapping(done)
+            return self._mapping(line, items, lines)
         except _Refused as refused:
             self.refused.append(refused)
             return None
 
-    def _mapping(self, done: _Open) -> LineDict:
-        items, lines = done.items, done.lines
+    def _mapping(self, line: int, items: list[Any], lines: list[int]) -> LineDict:
         if not self.merges:  # the usual case first: plain keys, no duplicate, no merge
-            pairs = iter(items)
+            mapping = LineDict()
             try:
-                mapping = LineDict(zip(pairs, pairs, strict=True))  # keys and values alternate
+                if len(items) == 4:  # two keys, as every entry of an access list: no zip to make
+                    mapping[items[0]] = items[1]
+                    mapping[items[2]] = items[3]
+                else:
+                    pairs = iter(items)
+                    mapping.update(zip(pairs, pairs, strict=True))  # keys and values alternate
             except TypeError:  # a list or mapping as a key: refused below
                 mapping = LineDict()
             if 2 * len(mapping) == len(items) and _PLAIN_KEY_TYPES.issuperset(map(type, mapping)):
-                mapping.line = line = done.line
+                mapping.line = line
                 if lines.count(line) != len(lines):
                     mapping._key_lines = tuple(lines[0::2])
                 return mapping
@@ -346,12 +353,12 @@ class _Reader:
             values = _unmarked(values)
         self._report_duplicates(keys, key_lines)
         mapping, found_lines = LineDict(), {}
-        for key, value, line in self._flattened(keys, values, key_lines, value_lines):
+        for key, value, key_line in self._flattened(keys, values, key_lines, value_lines):
             if type(key) not in _PLAIN_KEYS:
-                raise _Refused(line, "a mapping key must be a plain value")
+                raise _Refused(key_line, "a mapping key must be a plain value")
             mapping[key] = value
-            found_lines[key] = line
-        mapping.line = done.line
+            found_lines[key] = key_line
+        mapping.line = line
         mapping._key_lines = found_lines
         return mapping
 

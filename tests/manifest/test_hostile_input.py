@@ -18,6 +18,7 @@ from reconciler.cli import main
 from reconciler.errors import ManifestError
 from reconciler.manifest import load_desired
 from reconciler.manifest import yaml_lines
+from reconciler.manifest.yaml_lines import load_yaml
 from reconciler.manifest.yaml_checks import MAX_DEPTH
 
 Write = Callable[..., Path]
@@ -63,6 +64,15 @@ def test_nesting_just_deep_enough_is_read(tmp_path: Path, problems_of: Problems)
     # MAX_DEPTH levels in all, the top-level mapping included: an unknown key, not a loader failure.
     path = write_bytes(tmp_path, f"version: 1\nx: {'[' * (MAX_DEPTH - 1)}{']' * (MAX_DEPTH - 1)}\n".encode())
     assert problems_of(path) == [f"{path}:2: unknown key 'x'; allowed keys: version, groups, workspaces, assets, policy, teams, rules, moved"]
+
+
+def test_nesting_one_level_too_deep_is_a_problem_at_that_level(tmp_path: Path, problems_of: Problems) -> None:
+    # One level per line: the top-level mapping (line 1) and MAX_DEPTH - 1 lists are allowed; the
+    # next list down, on line MAX_DEPTH + 1, is the first one too deep.
+    text = "x:\n" + "".join(" " * (2 * i) + "-\n" for i in range(1, MAX_DEPTH + 1)) + " " * (2 * MAX_DEPTH + 2) + "y\n"
+    path = write_bytes(tmp_path, text.encode())
+    assert problems_of(path) == [
+        f"{path}:{MAX_DEPTH + 1}: nested too deeply (more than {MAX_DEPTH} levels of lists and mappings)"]
 
 
 def test_pure_python_loader_reports_deep_nesting_at_its_line(
@@ -355,6 +365,16 @@ def test_aliases_that_repeat_a_little_are_fine(write_manifest: Write) -> None:
           c: {id: ws_3, access: {<<: *std, authoritative: false}}
     """)
     assert [w.access.users[0].location.line for w in load_desired(path).workspaces if w.access] == [3, 3, 3]
+
+
+def test_aliases_that_repeat_exactly_the_limit_are_read() -> None:
+    # The anchored list and its 999 items are 1,000 values: 1,000 aliases of it repeat exactly
+    # MAX_ALIAS_VALUES of them, which is allowed; one value more is refused.
+    items = ", ".join(["x"] * 999)
+    exact = load_yaml(f"a: &a [{items}]\nb: [{', '.join(['*a'] * 1000)}]\n", "f.yaml")
+    assert not exact.fatal and len(exact.document["b"]) == 1000
+    over = load_yaml(f"a: &a [{items}, x]\nb: [{', '.join(['*a'] * 1000)}]\n", "f.yaml")
+    assert over.fatal and over.problems[0].message.startswith("aliases (*name) repeat this")
 
 
 def test_recursive_alias_is_a_problem_at_its_anchor(write_manifest: Write, problems_of: Problems) -> None:

@@ -84,6 +84,17 @@ def test_entries_written_on_one_line_give_every_key_that_line() -> None:
     assert block.key_lines == {"email": 3, "role": 4}
 
 
+def test_lists_and_mappings_remember_the_line_they_start_on() -> None:
+    # A problem about a whole mapping (a required key missing) is reported at this line.
+    loaded = load_yaml("# a comment\n\nusers:\n  - {email: a@b.com,\n     role: owner}\n  - [x]\n", "f.yaml")
+    document = loaded.document
+    assert document.line == 3
+    assert document["users"].line == 4
+    entry, items = document["users"]
+    assert (entry.line, entry.key_lines) == (4, {"email": 4, "role": 5})
+    assert items.line == 6
+
+
 def test_merge_keys_let_written_keys_win_and_the_earlier_merged_mapping_win() -> None:
     # YAML 1.1's merge key: a key written in the mapping overrides a merged one,
     # and in a list of merged mappings the earlier one overrides the later.
