@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
 from reconciler.manifest.location import Problem, SourceLocation
-from reconciler.manifest.models import ASSET_TYPES, KEY_PATTERN, ManifestSpec
+from reconciler.manifest.models import ASSET_TYPES, KEY_PATTERN, QUICK_CHECK, WHOLE_CHECK, ManifestSpec
 from reconciler.vocabulary import ROLES
 from reconciler.manifest.yaml_checks import written
 from reconciler.manifest.yaml_lines import LineDict, LineList
@@ -37,7 +37,7 @@ def problems_from_errors(errors: list[ErrorDetails], document: Any, file: str,
     """One readable problem per pydantic error of ``spec`` validation (a
     manifest file's ``ManifestSpec``, or an access review's files)."""
     problems = []
-    for error in errors:
+    for error in _whole_checks_only(errors):
         loc = error["loc"]
         if error["type"] == "union_tag_invalid":
             loc = (*loc, "type")  # point at the bad type itself, not at the asset
@@ -47,6 +47,23 @@ def problems_from_errors(errors: list[ErrorDetails], document: Any, file: str,
         text = f"{_dotted(path)}: {message}" if path else message
         problems.append(Problem(SourceLocation(file, line), text))
     return problems
+
+
+def _whole_checks_only(errors: list[ErrorDetails]) -> list[ErrorDetails]:
+    """``errors`` with each value that both of its checks refused (an email or a hostname: the
+    quick pattern, then the whole check) told once, by the whole check, at the value's own place.
+
+    A pair is the two labels at the end of one loc, the quick one's a text error (no mapping of
+    the manifest holds text values, so a key spelled like a label is left alone)."""
+    paired = {error["loc"][:-1] for error in errors
+              if error["loc"][-1:] == (QUICK_CHECK,) and error["type"].startswith("string_")}
+    kept = []
+    for error in errors:
+        loc = error["loc"]
+        if loc[:-1] in paired and loc[-1:] == (QUICK_CHECK,):
+            continue
+        kept.append({**error, "loc": loc[:-1]} if loc[:-1] in paired and loc[-1:] == (WHOLE_CHECK,) else error)
+    return kept
 
 
 def _walk(loc: tuple[str | int, ...], document: Any, spec: type[BaseModel]) -> _Place:

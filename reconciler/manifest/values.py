@@ -123,6 +123,7 @@ _LABEL_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 _HOST_CHARACTERS = _LABEL_CHARACTERS | {"."}
 MAX_EMAIL_LENGTH = 254  # RFC 5321: 256 for the path, less the angle brackets
 MAX_LOCAL_LENGTH = 64  # RFC 5321
+MAX_HOSTNAME_LENGTH = 253  # RFC 1035, without the trailing dot
 
 
 def is_hostname(value: str) -> bool:
@@ -130,7 +131,7 @@ def is_hostname(value: str) -> bool:
     each label 1 to 63 of a-z, 0-9 and -, not starting or ending with -."""
     # Tests of the whole name (C code), not a loop over its labels: a manifest of 10,000 lists names
     # 60,000 hosts.  A label starts after a dot (or at the start) and ends before one (or at the end).
-    if len(value) > 253 or not _HOST_CHARACTERS.issuperset(value):
+    if len(value) > MAX_HOSTNAME_LENGTH or not _HOST_CHARACTERS.issuperset(value):
         return False
     labels = value.split(".")
     return (len(labels) >= 2 and "" not in labels and max(map(len, labels)) <= 63

@@ -103,3 +103,85 @@ def test_an_email_the_quick_check_passes_is_one_the_whole_check_passes(value: st
     from reconciler.manifest.values import _email_refusal, email_problem
 
     assert (email_problem(value) is None) is (_email_refusal(value) is None)
+
+
+# Near-misses of the usual address: labels from empty to past 63 characters, a local part past
+# 64, upper case, a leading digit or hyphen, a line break, the Kelvin sign (lower-cases to k).
+_NEAR_LABELS = st.lists(st.text(alphabet="aZ9-\u212a", min_size=0, max_size=66), min_size=1, max_size=4).map(".".join)
+_NEAR_EMAILS = st.one_of(
+    st.text(alphabet="aZ9.@-_|`+ \n\u212a\u00e9", max_size=24),
+    st.builds(lambda local, host: f"{local}@{host}", st.text(alphabet="aZ9.+-_\n", min_size=0, max_size=66), _NEAR_LABELS),
+)
+_BOUNDS = ["a@" + "b" * 63 + ".co", "a@" + "b" * 64 + ".co", "a@b." + "c" * 63, "a@b." + "c" * 64,
+           "a" * 64 + "@b.co", "a" * 65 + "@b.co", "a@" + ".".join(["b" * 63] * 3) + "." + "c" * 60,
+           "a@" + ".".join(["b" * 63] * 3) + "." + "c" * 61, "a@b.c1", "a@b.1c", "a@b.co\n", "9@9.\u212a", "A@B.CO"]
+
+
+def _taken(schema: object, value: str) -> str | None:
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        taken: str = TypeAdapter(schema).validate_python(value)
+    except ValidationError:
+        return None
+    return taken
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_NEAR_EMAILS)
+def test_an_email_is_taken_lower_cased_exactly_when_the_whole_check_takes_it(value: str) -> None:
+    from reconciler.manifest.models import Email
+    from reconciler.manifest.values import email_problem
+
+    assert _taken(Email, value) == (value.lower() if email_problem(value) is None else None)
+
+
+def test_an_email_at_each_bound_is_taken_exactly_when_the_whole_check_takes_it() -> None:
+    from reconciler.manifest.models import Email
+    from reconciler.manifest.values import email_problem
+
+    verdicts = {value: _taken(Email, value) is not None for value in _BOUNDS}
+    assert verdicts == {value: email_problem(value) is None for value in _BOUNDS}
+    assert list(verdicts.values()) == [True, False, True, False, True, False, True, False, True, True, False, False, True]
+
+
+def _quick(pattern: object, value: str) -> str | None:
+    from pydantic_core import SchemaValidator, ValidationError
+
+    try:
+        taken: str = SchemaValidator(pattern.quick_schema()).validate_python(value)  # type: ignore[attr-defined]
+    except ValidationError:
+        return None
+    return taken
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_NEAR_EMAILS)
+def test_the_quick_email_pattern_takes_only_what_the_whole_check_takes(value: str) -> None:
+    from reconciler.manifest.models import QUICK_EMAIL
+    from reconciler.manifest.values import email_problem
+
+    quick = _quick(QUICK_EMAIL, value)
+    assert quick is None or (email_problem(value) is None and quick == value.lower())
+
+
+@settings(max_examples=3000, deadline=None)
+@example(".".join(["a" * 63] * 3 + ["a" * 61]))  # the longest name, 253 characters
+@example(".".join(["a" * 63] * 3 + ["a" * 62]))  # one longer
+@given(st.one_of(_NEAR_LABELS, st.text(alphabet="ab9-._A\u0661\u212a\n", max_size=12)))
+def test_a_hostname_is_taken_lower_cased_exactly_when_the_whole_check_takes_it(value: str) -> None:
+    from reconciler.manifest.models import QUICK_HOSTNAME, Hostname
+    from reconciler.manifest.values import hostname_problem
+
+    quick = _quick(QUICK_HOSTNAME, value)
+    assert quick is None or (hostname_problem(value) is None and quick == value.lower())
+    assert _taken(Hostname, value) == (value.lower() if hostname_problem(value) is None else None)
+
+
+def test_the_usual_addresses_and_hosts_pass_the_quick_pattern() -> None:
+    from reconciler.manifest.models import QUICK_EMAIL, QUICK_HOSTNAME
+
+    emails = ["jane@acme.com", "Jane.Doe+ops@Mail.Acme-Corp.co.uk", "o'brien@x9.io", "1@2.de", "a_b@c-d.e-f.museum"]
+    assert [_quick(QUICK_EMAIL, email) for email in emails] == [email.lower() for email in emails]
+    hosts = ["acme.com", "Mail.Acme-Corp.co.uk", "x9.io", "3com.com"]
+    assert [_quick(QUICK_HOSTNAME, host) for host in hosts] == [host.lower() for host in hosts]
