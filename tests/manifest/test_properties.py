@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from hypothesis import example, given, settings
@@ -117,51 +119,53 @@ _BOUNDS = ["a@" + "b" * 63 + ".co", "a@" + "b" * 64 + ".co", "a@b." + "c" * 63, 
            "a@" + ".".join(["b" * 63] * 3) + "." + "c" * 61, "a@b.c1", "a@b.1c", "a@b.co\n", "9@9.\u212a", "A@B.CO"]
 
 
-def _taken(schema: object, value: str) -> str | None:
-    from pydantic import TypeAdapter, ValidationError
+def _taken(validate: Callable[[str], str], value: str) -> str | None:
+    """What ``validate`` makes of ``value``, None when it refuses it."""
+    from pydantic_core import ValidationError
 
     try:
-        taken: str = TypeAdapter(schema).validate_python(value)
+        return validate(value)
     except ValidationError:
         return None
-    return taken
+
+
+@functools.cache
+def _field(kind: str) -> Callable[[str], str]:
+    """A manifest field's validation: "email" or "hostname" (both checks), or "quick email" or
+    "quick hostname" (the quick pattern alone)."""
+    from pydantic import TypeAdapter
+    from pydantic_core import SchemaValidator
+
+    from reconciler.manifest.models import QUICK_EMAIL, QUICK_HOSTNAME, Email, Hostname
+
+    if kind.startswith("quick "):
+        check = QUICK_EMAIL if kind == "quick email" else QUICK_HOSTNAME
+        return SchemaValidator(check.quick_schema()).validate_python
+    return TypeAdapter(Email if kind == "email" else Hostname).validate_python
 
 
 @settings(max_examples=3000, deadline=None)
 @given(_NEAR_EMAILS)
 def test_an_email_is_taken_lower_cased_exactly_when_the_whole_check_takes_it(value: str) -> None:
-    from reconciler.manifest.models import Email
     from reconciler.manifest.values import email_problem
 
-    assert _taken(Email, value) == (value.lower() if email_problem(value) is None else None)
+    assert _taken(_field("email"), value) == (value.lower() if email_problem(value) is None else None)
 
 
 def test_an_email_at_each_bound_is_taken_exactly_when_the_whole_check_takes_it() -> None:
-    from reconciler.manifest.models import Email
     from reconciler.manifest.values import email_problem
 
-    verdicts = {value: _taken(Email, value) is not None for value in _BOUNDS}
+    verdicts = {value: _taken(_field("email"), value) is not None for value in _BOUNDS}
     assert verdicts == {value: email_problem(value) is None for value in _BOUNDS}
     assert list(verdicts.values()) == [True, False, True, False, True, False, True, False, True, True, False, False, True]
-
-
-def _quick(pattern: object, value: str) -> str | None:
-    from pydantic_core import SchemaValidator, ValidationError
-
-    try:
-        taken: str = SchemaValidator(pattern.quick_schema()).validate_python(value)  # type: ignore[attr-defined]
-    except ValidationError:
-        return None
-    return taken
 
 
 @settings(max_examples=3000, deadline=None)
 @given(_NEAR_EMAILS)
 def test_the_quick_email_pattern_takes_only_what_the_whole_check_takes(value: str) -> None:
-    from reconciler.manifest.models import QUICK_EMAIL
     from reconciler.manifest.values import email_problem
 
-    quick = _quick(QUICK_EMAIL, value)
+    quick = _taken(_field("quick email"), value)
     assert quick is None or (email_problem(value) is None and quick == value.lower())
 
 
@@ -170,18 +174,15 @@ def test_the_quick_email_pattern_takes_only_what_the_whole_check_takes(value: st
 @example(".".join(["a" * 63] * 3 + ["a" * 62]))  # one longer
 @given(st.one_of(_NEAR_LABELS, st.text(alphabet="ab9-._A\u0661\u212a\n", max_size=12)))
 def test_a_hostname_is_taken_lower_cased_exactly_when_the_whole_check_takes_it(value: str) -> None:
-    from reconciler.manifest.models import QUICK_HOSTNAME, Hostname
     from reconciler.manifest.values import hostname_problem
 
-    quick = _quick(QUICK_HOSTNAME, value)
+    quick = _taken(_field("quick hostname"), value)
     assert quick is None or (hostname_problem(value) is None and quick == value.lower())
-    assert _taken(Hostname, value) == (value.lower() if hostname_problem(value) is None else None)
+    assert _taken(_field("hostname"), value) == (value.lower() if hostname_problem(value) is None else None)
 
 
 def test_the_usual_addresses_and_hosts_pass_the_quick_pattern() -> None:
-    from reconciler.manifest.models import QUICK_EMAIL, QUICK_HOSTNAME
-
     emails = ["jane@acme.com", "Jane.Doe+ops@Mail.Acme-Corp.co.uk", "o'brien@x9.io", "1@2.de", "a_b@c-d.e-f.museum"]
-    assert [_quick(QUICK_EMAIL, email) for email in emails] == [email.lower() for email in emails]
+    assert [_taken(_field("quick email"), email) for email in emails] == [email.lower() for email in emails]
     hosts = ["acme.com", "Mail.Acme-Corp.co.uk", "x9.io", "3com.com"]
-    assert [_quick(QUICK_HOSTNAME, host) for host in hosts] == [host.lower() for host in hosts]
+    assert [_taken(_field("quick hostname"), host) for host in hosts] == [host.lower() for host in hosts]
