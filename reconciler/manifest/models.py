@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import functools
 import re
-from datetime import date, datetime
 from collections.abc import Callable
+from datetime import date, datetime
 from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import (
@@ -23,6 +23,8 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
     StrictBool,
     StrictFloat,
     StrictInt,
@@ -31,7 +33,6 @@ from pydantic import (
     with_config,
 )
 from typing_extensions import TypedDict  # on Python 3.11 pydantic takes typing_extensions' TypedDict only
-from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
