@@ -29,6 +29,7 @@ from reconciler.gcpause import gc_paused
 from reconciler.live import LiveEntry
 from reconciler.plan.access import diff_entries
 from reconciler.plan.model import Action, EntryKind
+from reconciler.vocabulary import ROLES
 
 from bench.scenario import build
 
@@ -73,13 +74,17 @@ def keyed_decisions(*case: object) -> list[Decided]:
 Case = tuple[EntryKind, dict[str, LiveEntry], dict[str, str], dict[str, str], dict[str, str]]
 
 
+# Each kind of entry, the seed's list of it and the field that names it.
+_LISTS: tuple[tuple[EntryKind, str, str], ...] = (("user", "users", "email"), ("domain", "domains", "domain"))
+
+
 def scenario_cases(n: int) -> list[Case]:
     """The benchmark's lists: live from the emulator's seed, target from the manifest."""
     scenario = build(n)
     cases: list[Case] = []
     wanted = _manifest_roles(scenario.manifest)
-    for ws in scenario.seed["companies"]["acme"]["workspaces"]:  # type: ignore[index]
-        for kind, attr, field in (("user", "users", "email"), ("domain", "domains", "domain")):
+    for ws in scenario.seed["companies"]["acme"]["workspaces"]:
+        for kind, attr, field in _LISTS:
             live = {e[field]: LiveEntry(id=f"{ws['id']}:{e[field]}", key=e[field], role=e["role"])
                     for e in ws[attr]}
             target = wanted[ws["id"]][kind]
@@ -106,12 +111,12 @@ def _manifest_roles(text: str) -> dict[str, dict[str, dict[str, str]]]:
 def random_cases(count: int, seed: int = 11) -> list[Case]:
     """Lists with every kind of difference, including none and all."""
     rng = random.Random(seed)
-    roles = ("owner", "editor", "collaborator", "viewer", "commenter")
+    roles = ROLES
     cases: list[Case] = []
     for _ in range(count):
         keys = [f"u{i}@x.com" for i in range(rng.randint(0, 12))]
         live = {k: LiveEntry(id=f"id-{k}", key=k, role=rng.choice(roles)) for k in keys if rng.random() < 0.7}
-        target = {k: rng.choice(roles) for k in keys if rng.random() < 0.7}
+        target: dict[str, str] = {k: rng.choice(roles) for k in keys if rng.random() < 0.7}
         since = {f"user:{k}": "2026-01-01" for k in keys if rng.random() < 0.5}
         cases.append(("user", live, target, {k: f"m.yaml:{i}" for i, k in enumerate(target)}, since))
     return cases

@@ -100,29 +100,43 @@ def read_listing(client: WorkspaceClient) -> int:
 def _access_calls(client: WorkspaceClient, n: int) -> Iterator[Call]:
     """Alternating role PATCHes and whole-list POSTs over distinct workspaces,
     with a listing every 20th call."""
-    user_ids = {ws.id: ws.workspaceUsers[1].id for ws in client.list_workspaces(
+    user_ids = {ws.id: (ws.workspaceUsers or [])[1].id for ws in client.list_workspaces(
         properties=LISTING_PROPERTIES) if ws.id != "ws_group"}
     for i in range(n):
         wid = f"ws_{i}"
         if i % 20 == 19:
             yield read_listing
         elif i % 2 == 0:
-            yield lambda c, u=user_ids[wid]: c.update_workspace_user(u, role="commenter")
+            yield _role_change(user_ids[wid])
         else:
-            users = [AccessUserInput(email="owner@acme.com", role="owner"),
-                     AccessUserInput(email=f"c{i}@customer.com", role="editor")]
-            yield lambda c, w=wid, us=users: c.set_access(w, users=us)
+            yield _list_post(wid, [AccessUserInput(email="owner@acme.com", role="owner"),
+                                   AccessUserInput(email=f"c{i}@customer.com", role="editor")])
+
+
+def _role_change(user_id: str) -> Call:
+    return lambda client: client.update_workspace_user(user_id, role="commenter")
+
+
+def _list_post(workspace_id: str, users: list[AccessUserInput]) -> Call:
+    return lambda client: client.set_access(workspace_id, users=users)
+
+
+def _creation(body: CreateFromTemplate) -> Call:
+    return lambda client: client.connect_workspace("ws_group", body)
+
+
+def _file_read(file_id: str) -> Call:
+    return lambda client: client.get_file(file_id)
 
 
 def _creation_calls(n: int) -> Iterator[Call]:
     for i in range(n):
-        body = CreateFromTemplate(templateId="tpl_kickoff", name=f"New {i}")
-        yield lambda c, b=body: c.connect_workspace("ws_group", b)
+        yield _creation(CreateFromTemplate(templateId="tpl_kickoff", name=f"New {i}"))
 
 
 def _file_calls(n: int) -> Iterator[Call]:
     for i in range(n):
-        yield lambda c, f=f"file_{i}": c.get_file(f)
+        yield _file_read(f"file_{i}")
 
 
 def _interleave(*streams: tuple[int, Iterator[Call]]) -> list[Call]:
@@ -172,7 +186,7 @@ def run_burst(mix: str, n: int = 200, *, start_offset: float = 0.0, **client_opt
         call(client)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     sent = emulator.requests[first_request:]
-    by_class = Counter(classify(r.method, r.path.removeprefix("/v1")) for r in sent if r.status != 429)
+    by_class: Counter[str] = Counter(classify(r.method, r.path.removeprefix("/v1")) for r in sent if r.status != 429)
     return BurstResult(
         mix=mix, calls=len(sent), rate_limited=sum(r.status == 429 for r in sent),
         client_calls=client.stats.calls, client_rate_limited=client.stats.rate_limited, by_class=dict(by_class),

@@ -13,13 +13,13 @@ import time
 
 from reconciler.live import Live, LiveEntry, LiveWorkspace
 from reconciler.plan.effects import effects, simulate
-from reconciler.plan.model import AccessChange, AccessSnapshot, ApiCall, Change, EntryChange
+from reconciler.plan.model import AccessChange, AccessSnapshot, Action, ApiCall, Change, EntryChange
 
 
 def _live(n: int) -> Live:
     workspaces = {}
     for i in range(n):
-        users = {f"u{j}@c{i}.com": LiveEntry(id=f"wu_{i}_{j}", key=f"u{j}@c{i}.com", role="viewer")  # type: ignore[arg-type]
+        users = {f"u{j}@c{i}.com": LiveEntry(id=f"wu_{i}_{j}", key=f"u{j}@c{i}.com", role="viewer")
                  for j in range(25)}
         workspaces[f"ws_{i}"] = LiveWorkspace(id=f"ws_{i}", name=f"W{i}", users=users)
     return Live(workspaces=workspaces, complete=True)
@@ -27,8 +27,8 @@ def _live(n: int) -> Live:
 
 def _post(workspace_id: str) -> AccessChange:
     return AccessChange(address=f"workspace.{workspace_id}", workspace_id=workspace_id, strategy="replace",
-                        entries=(EntryChange(kind="user", key="a@b.com", action="create", after="viewer"),),  # type: ignore[arg-type]
-                        before=AccessSnapshot(), after=AccessSnapshot(users={"a@b.com": "viewer"}),  # type: ignore[arg-type]
+                        entries=(EntryChange(kind="user", key="a@b.com", action=Action.CREATE, after="viewer"),),
+                        before=AccessSnapshot(), after=AccessSnapshot(users={"a@b.com": "viewer"}),
                         calls=(ApiCall(method="POST", path=f"/workspaces/{workspace_id}/access"),))
 
 

@@ -260,7 +260,11 @@ def _journal_append(state_path: Path, state: State) -> Timing:
     journal = StateJournal(state_path, state)
     try:
         journal.append(entry)
-        _, total = timed(lambda: [journal.append(entry) for _ in range(JOURNAL_APPENDS)])
+        def appends() -> None:
+            for _ in range(JOURNAL_APPENDS):
+                journal.append(entry)
+
+        _, total = timed(appends)
     finally:
         journal.close()
         journal_path(state_path).unlink(missing_ok=True)

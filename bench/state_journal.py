@@ -85,7 +85,7 @@ def _apply(n: int, root: Path, backend: _MeasuredBackend) -> int:
     emulator, clock = make_emulator(scenario.seed)
     session = open_session(emulator, clock)
     plan = plan_with_client(session.client, load_desired(manifest), State())
-    apply_plan(plan, client=open_session(emulator, clock).client, state=State(), state_path=backend)  # type: ignore[arg-type]  # a measuring proxy of a backend
+    apply_plan(plan, client=open_session(emulator, clock).client, state=State(), state_path=backend)  # a measuring proxy of a backend: a StateBackend
     return len(plan.changes)
 
 

@@ -88,7 +88,7 @@ class Cluster:
 
     def admin_sql(self, statement: str, dbname: str = "postgres") -> list[tuple[object, ...]]:
         with self.admin(dbname) as conn:
-            cursor = conn.execute(statement)  # type: ignore[call-overload]  # test SQL, written here
+            cursor = conn.execute(statement)  # test SQL, written here
             return cursor.fetchall() if cursor.description else []
 
     def url(self, *, key: str | None = None, schema: str | None = None, user: str = ROLE,
