@@ -8,6 +8,7 @@ workspaces; CPU seconds (process time), fastest of three runs.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 
@@ -42,7 +43,9 @@ def _cpu(changes: list[Change], live: Live) -> float:
 
 
 def main(argv: list[str]) -> None:
-    n = int(argv[0]) if argv else 10_000
+    parser = argparse.ArgumentParser(prog="python -m bench.effects", description=__doc__.split("\n\n")[0])
+    parser.add_argument("n", type=int, nargs="?", default=10_000, help="workspaces, 25 entries each (default 10,000)")
+    n = parser.parse_args(argv).n
     live = _live(n)
     print(f"N = {n:,} workspaces x 25 entries")
     print(f"  no change altering a list: {_cpu([], live):.4f} s CPU")

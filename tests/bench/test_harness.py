@@ -97,3 +97,22 @@ def test_the_command_benchmark_compares_each_report_with_the_plan_of_its_own_tur
     reports, plans = [run(9.0), run(12.0)], [run(10.0), run(8.0)]
     assert turn_ratios(reports, plans) == [0.9, 1.5]
     assert least(reports).cpu == 9.0 and least(plans).cpu == 8.0
+
+
+def test_the_effects_benchmark_names_its_size_and_its_three_cases(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.effects import main as effects_main
+
+    effects_main(["30"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "N = 30 workspaces x 25 entries"
+    assert [line.split(":")[0].strip() for line in lines[1:]] == [
+        "no change altering a list", "one POST", "a POST on N/10 workspaces"]
+
+
+def test_the_effects_benchmark_refuses_a_size_that_is_not_a_number(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.effects import main as effects_main
+
+    with pytest.raises(SystemExit) as exit_:
+        effects_main(["thirty"])
+    assert exit_.value.code == 2
+    assert "argument n: invalid int value: 'thirty'" in capsys.readouterr().err
