@@ -37,6 +37,10 @@ class TextFacts(NamedTuple):
     holds: str
 
 
+# Values of a column joined at a time by ``text_facts``.
+FACTS_AT_ONCE = 10_000
+
+
 def text_facts(values: Sequence[str | None], noted: str = NOTED) -> TextFacts:
     """The ``TextFacts`` of ``values`` (of the characters ``noted``), found by C code over the
     values joined, ``FACTS_AT_ONCE`` values at a time (a column of "managed by" lines joined
@@ -55,9 +59,6 @@ def text_facts(values: Sequence[str | None], noted: str = NOTED) -> TextFacts:
         holds.update(c for c in noted if c in joined)
     return TextFacts(True, "".join(c for c in noted if c in holds))
 
-
-# Values of a column joined at a time by ``text_facts``.
-FACTS_AT_ONCE = 10_000
 
 
 def plain(values: Sequence[str | None], forbidden: str, facts: TextFacts | None = None) -> bool:
