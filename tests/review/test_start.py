@@ -137,3 +137,20 @@ def test_start_refuses_a_campaign_already_started(make_company: Callable[..., Co
     assert code == 1
     assert err == (f"Error: review start q4: {company.root}/reviews/q4 exists already; a campaign is started once "
                    "(give another name, or remove the directory to start it again).\n")
+
+
+def test_start_with_scope_external_judges_a_lookalike_external_and_a_subdomain_internal(
+        make_company: Callable[..., Company]) -> None:
+    # allowedDomains: [acme.com]. evilacme.com merely ends with the letters "acme.com": it is another
+    # domain, so external; eu.acme.com is a subdomain of acme.com, so internal.
+    company = make_company([
+        {"id": "ws_a", "name": "Alpha", "published": True,
+         "users": [{"email": "jane@acme.com", "role": "owner"}, {"email": "mal@evilacme.com", "role": "editor"},
+                   {"email": "ann@eu.acme.com", "role": "editor"}],
+         "domains": [{"domain": "evilacme.com", "role": "viewer"}, {"domain": "eu.acme.com", "role": "viewer"}]}])
+    code, out, err = start(company, "--scope-external")
+    assert code == 0, err
+    assert out.startswith(f"Started review q4 in {company.root}/reviews/q4: 2 items on 1 workspace for 1 reviewer,")
+    text = company.file("jane@acme.com.yaml").read_text()
+    assert [line for line in text.split("\n") if line.startswith(("    kind", "    key"))] == [
+        "    kind: user", "    key: mal@evilacme.com", "    kind: domain", "    key: evilacme.com"]
