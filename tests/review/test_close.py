@@ -116,3 +116,24 @@ def test_a_revoke_of_a_team_grant_is_refused_naming_the_team_line(started: Compa
         f"  {started.root}/reviews/q4/jane@acme.com.yaml:34: review q4 by jane@acme.com revokes user dee@acme.com "
         f"on ws_c, which team partners grants as editor at {started.root}/m.yaml:22; set removeFromTeam: true on "
         "the item and run reconciler review close, or change the team, or decide keep.\n")
+
+
+# joe's file holds only ws_c: 0 dee@acme.com, 1 jane, 2 joe
+def test_close_with_two_revokes_of_one_entry_makes_one_edit_and_one_note(started: Company) -> None:
+    # Both owners of gamma (ws_c) revoke jane there (an explicit line, m.yaml:20) and dee (granted by team
+    # partners, which close leaves as it is): one line removed and one note, from the first revoke (jane's file
+    # sorts first), not one of each per reviewer.
+    started.decide("jane@acme.com", {3: ("revoke", None), 4: ("revoke", None)})
+    started.decide("joe@acme.com", {0: ("revoke", None), 1: ("revoke", None)})
+    code, out, err = close(started)
+    assert code == 0, err
+    assert out == (
+        "Closed review q4 on 2027-01-15: 1 manifest line removed:\n"
+        f"  {started.root}/m.yaml:20: user jane@acme.com from workspace.gamma (revoked by jane@acme.com)\n"
+        f"Left as they are: {started.root}/reviews/q4/jane@acme.com.yaml:34: dee@acme.com on ws_c is granted by "
+        f"team partners ({started.root}/m.yaml:4); kept in the team (set removeFromTeam: true on the item to remove "
+        "them from it)\n"
+        "Commit the diff with the decisions; the next plan carries out the revocations.\n")
+    assert (started.root / "m.yaml").read_text() == MANIFEST.replace(
+        "      users:\n        - {email: jane@acme.com, role: owner}\n      teams:",
+        "      users: []\n      teams:")
