@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test install clean
+.PHONY: demo test install clean mutation
 
 # An editable install leaves no bytecode: compileall makes it now, so the
 # first commands do not pay for it (nor every command, where
@@ -32,6 +32,27 @@ test: install
 	$(BIN)/ruff check reconciler tests bench
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# Mutation testing of the access core, on demand and not in CI (it takes long): docs/testing.md,
+# "Mutation testing". [tool.mutmut] in pyproject.toml says which files and which tests; of
+# reconciler/state/postgres.py only the PostgreSQL lock and what it calls are in scope. mutmut
+# keeps its work in mutants/ (a rerun retests what changed); the score is printed at the end.
+MUTATION_SCOPE := 'reconciler.plan.access.*' 'reconciler.plan.effects.*' 'reconciler.plan.safety.*' \
+	'reconciler.plan.saved.*' 'reconciler.apply.run.*' 'reconciler.review.start.*' 'reconciler.review.close.*' \
+	'reconciler.state.journal.*' 'reconciler.state.lock.*' 'reconciler.state.postgres.x?PostgresLock?*' \
+	'reconciler.state.postgres.x?_Holder?describe__mutmut_*' \
+	'reconciler.state.postgres.x?PostgresBackend?lock__mutmut_*' \
+	'reconciler.state.postgres.x?PostgresBackend?_lock_keys__mutmut_*' \
+	'reconciler.state.postgres.x?PostgresBackend?_holder__mutmut_*' \
+	'reconciler.state.postgres.x?PostgresBackend?_holder_session__mutmut_*' \
+	'reconciler.state.postgres.x?PostgresBackend?_tables__mutmut_*'
+MUTATION_CHILDREN ?= 2
+
+mutation: install
+	.ci/ensure-postgres
+	$(BIN)/pip install --quiet -e '.[mutation]'
+	$(BIN)/mutmut run --max-children $(MUTATION_CHILDREN) $(MUTATION_SCOPE)
+	$(BIN)/python .ci/mutation-score $(MUTATION_SCOPE)
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .mypy_cache .ruff_cache
