@@ -289,3 +289,103 @@ def test_rules_that_disagree_about_one_shared_list_are_refused_naming_both(tmp_p
             "list: rule.audit-view gives auditor@acme.com viewer and rule.audit-edit gives editor. The "
             "workspaces ws_h, ws_m are connected and hold one list; rule.audit-view matches ws_h and "
             "rule.audit-edit matches ws_m.") in " ".join(err.split())
+
+
+# --- one plan changing one shared list twice ----------------------------------------------------
+
+# ws_side is connected to ws_home by hand (one list, shared entry ids) and managed as a standalone
+# workspace: the group's list adds a user through ws_home, the standalone list a domain through ws_side.
+TWICE_SEED = COMPANY + """
+      - id: ws_home
+        name: Home
+        account: acc_1
+        published: true
+        group: g1
+        users:
+          - {email: jane@acme.com, role: owner}
+      - id: ws_side
+        name: Side
+        account: acc_1
+        published: true
+        group: g1
+        users:
+          - {email: jane@acme.com, role: owner}
+"""
+
+TWICE_MANIFEST = """version: 1
+groups:
+  customer:
+    homepage: ws_home
+    access:
+      authoritative: false
+      users:
+        - {email: bo@acme.com, role: editor}
+workspaces:
+  side:
+    id: ws_side
+    access:
+      authoritative: false
+      domains:
+        - {domain: customer.com, role: viewer}
+"""
+
+COMBINED = {"users": [{"email": "bo@acme.com", "role": "editor"}, {"email": "jane@acme.com", "role": "owner"}],
+            "domains": [{"domain": "customer.com", "role": "viewer"}]}
+
+
+def test_a_plan_changing_one_shared_list_twice_predicts_sends_and_proves_the_combined_list(
+        tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import httpx
+
+    from reconciler.api.client import WorkspaceClient
+    from reconciler.api.connection import make_http_client
+    from reconciler.apply.run import apply_plan
+    from reconciler.clock import VirtualClock
+    from reconciler.commands.plan import plan_with_client
+    from reconciler.emulator import Emulator
+    from reconciler.emulator.transport import EmulatorTransport
+    from reconciler.manifest import load_desired
+    from reconciler.state import State
+    from tests.e2e.conftest import TOKEN
+
+    (tmp_path / "seed.yaml").write_text(TWICE_SEED, encoding="utf-8")
+    (tmp_path / "manifest.yaml").write_text(TWICE_MANIFEST, encoding="utf-8")
+    code, out, err = run_cli(["plan", str(tmp_path), *emu(tmp_path), "--format", "json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [(c["address"], c["strategy"]) for c in doc["changes"]] == [("group.customer", "replace"),
+                                                                      ("workspace.side", "replace")]
+    before = {"users": [{"email": "jane@acme.com", "role": "owner"}], "domains": []}
+    assert doc["effects"] == [
+        {"workspace": "ws_home", "name": "Home", "creates": None, "before": before, "after": COMBINED,
+         "because": ["group.customer", "workspace.side"]},
+        {"workspace": "ws_side", "name": "Side", "creates": None, "before": before, "after": COMBINED,
+         "because": ["group.customer", "workspace.side"]},
+    ]
+
+    sent: list[tuple[str, str, object]] = []
+
+    class Recording(EmulatorTransport):
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            if request.method != "GET":
+                sent.append((request.method, request.url.path, json.loads(request.read() or b"null")))
+            return super().handle_request(request)
+
+    clock = VirtualClock()
+    emulator = Emulator.from_file(tmp_path / "emulator.yaml", clock=clock)
+    client = WorkspaceClient(make_http_client("http://emulator.invalid", TOKEN, transport=Recording(emulator)),
+                             clock=clock)
+    plan = plan_with_client(client, load_desired(tmp_path), State())
+    apply_plan(plan, client=client, state=State(), state_path=tmp_path / "state.json")  # the proof holds
+    # The domains-only change sends no users: re-sending its own (plan-time) users would revoke bo.
+    assert sent == [
+        ("POST", "/v1/workspaces/ws_home/access",
+         {"workspaceUsers": [{"email": "jane@acme.com", "role": "owner"}, {"email": "bo@acme.com", "role": "editor"}],
+          "notifyPeople": False}),
+        ("POST", "/v1/workspaces/ws_side/access",
+         {"workspaceDomains": [{"domain": "customer.com", "role": "viewer"}], "notifyPeople": False}),
+    ]
+    lists = {ws.id: ({e.key: e.role for e in ws.access.users}, {e.key: e.role for e in ws.access.domains})
+             for ws in emulator.store.companies["acme"].workspaces}
+    combined = ({"jane@acme.com": "owner", "bo@acme.com": "editor"}, {"customer.com": "viewer"})
+    assert lists == {"ws_home": combined, "ws_side": combined}
