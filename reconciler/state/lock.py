@@ -104,20 +104,32 @@ def dead_lock_warning(state_path: Path) -> str | None:
 
 
 def wait_for(take: Callable[[], bool], *, timeout: float, pause: Callable[[float], None] = time.sleep,
-             clock: Callable[[], float] = time.monotonic) -> bool:
+             clock: Callable[[], float] = time.monotonic, waiting: Callable[[], None] | None = None) -> bool:
     """Call ``take`` until it answers ``True`` or ``timeout`` seconds have
     passed (``--lock-timeout``); ``take`` is tried once when ``timeout`` is 0.
     The pause between tries grows from 0.1 s to 2 s: a waiting command asks
-    often at first, then lightly, and never sleeps past the deadline."""
+    often at first, then lightly, and never sleeps past the deadline.
+    ``waiting`` is called once, before the first pause: a command that waits
+    says so (``say_waiting``) rather than hanging without a word."""
     deadline = clock() + timeout
     delay = 0.1
     while not take():
         left = deadline - clock()
         if left <= 0:
             return False
+        if waiting is not None:
+            waiting()
+            waiting = None
         pause(min(delay, left))
         delay = min(delay * 2, 2.0)
     return True
+
+
+def say_waiting(state: str, timeout: float, holder: str) -> None:
+    """Tell the person (stderr) that the command waits for the lock, how long at most, and for whom."""
+    sys.stderr.write(f"The state {state} is locked by {holder}; waiting up to {timeout:g}s for it "
+                     "(--lock-timeout).\n")
+    sys.stderr.flush()
 
 
 def remove_lock(state_path: Path, lock_id: str) -> bool:
@@ -159,6 +171,7 @@ class StateLock:
         self.pause = pause
         # What was said of a dead holder's lock this one replaced; None when there was none.
         self.taken_over: str | None = None
+        self._seen: LockHolder | None = None  # who held the lock at the last refused try
 
     def __enter__(self) -> StateLock:
         holder = {
@@ -180,8 +193,8 @@ class StateLock:
             ) from exc
         data = (json.dumps(holder) + "\n").encode("utf-8")
         try:
-            taken = wait_for(lambda: self._take(data) or self._take_over_dead(data), timeout=self.timeout,
-                             pause=self.pause)
+            taken = wait_for(lambda: self._try(data), timeout=self.timeout, pause=self.pause,
+                             waiting=lambda: say_waiting(str(self.state_path), self.timeout, self._describe_seen()))
         except BaseException as exc:
             self._release()  # interrupted after the link: the lock is ours, and goes
             if isinstance(exc, OSError):
@@ -190,6 +203,22 @@ class StateLock:
         if not taken:
             raise StateError(self._held_message())
         return self
+
+    def _try(self, data: bytes) -> bool:
+        """Take the lock (or a dead holder's); when it is held, remember who
+        holds it.  A lock released between the failed take and the read of its
+        holder is tried again at once: a refusal always names a holder."""
+        for _ in range(_TRIES):
+            if self._take(data) or self._take_over_dead(data):
+                return True
+            self._seen = LockHolder.read(self.path)
+            if self._seen is not None:
+                return False
+        return False
+
+    def _describe_seen(self) -> str:
+        seen = self._seen
+        return "an unknown process" if seen is None or seen.id is None else seen.describe()
 
     def __exit__(
         self,
@@ -279,10 +308,12 @@ class StateLock:
 
     def _held_message(self) -> str:
         state, lock = self.state_path, self.path
-        holder = LockHolder.read(lock)
+        holder = self._seen
         if holder is None:
-            return (f"The state {state} was locked by another command, which has just finished. "
-                    "Run the command again.")
+            return (f"The state {state} was locked by another command each of the {_TRIES} times this one tried, "
+                    "and released before it could be read who: commands are starting and finishing against it "
+                    "in quick succession. Give --lock-timeout DURATION (e.g. --lock-timeout 5m) to wait for "
+                    "them. Nothing was changed.")
         if holder.id is None:
             return (f"The state {state} is locked by an unknown process: the lock file {lock} is empty or "
                     "unreadable (written by an older reconciler, or by hand), and has no lock ID. If no "
@@ -290,7 +321,11 @@ class StateLock:
         unlock = f"reconciler force-unlock {holder.id} --state {shlex.quote(str(state))}"
         return (
             f"The state {state} is locked by {holder.describe()}: another command is running against it. "
-            f"Wait for it to finish. If that process is gone (a cancelled CI job, a machine that went away), "
+            f"Wait for it to finish. --lock-timeout DURATION (e.g. "
+            f"--lock-timeout 5m) waits for it instead of stopping. If that process is gone (a cancelled CI job, a machine that went away), "
             f"remove the lock with '{unlock}'."
         )
 
+
+# How many times one try takes the lock again when it was released before its holder could be read.
+_TRIES = 20
