@@ -6,13 +6,11 @@ from __future__ import annotations
 import errno
 import json
 import os
-import re
 import signal
 import socket
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +19,8 @@ import pytest
 from reconciler.errors import StateError
 from reconciler.state import StateLock
 from tests.e2e.conftest import ROOT, TOKEN, run_cli
+from tests.e2e.counted_emulator import counted_emulator, in_flight
+from tests.waiting import read_line, said, wait_until
 
 LOCK_HOLDER = textwrap.dedent("""
     import sys, time
@@ -39,11 +39,10 @@ def _lock_file(state: Path) -> Path:
 def leave_lock_of_killed_process(state: Path) -> tuple[int, str]:
     """Take the lock of ``state`` in a process killed with SIGKILL on this
     host, as ``kill -9`` leaves it: (dead pid, lock id)."""
-    holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(state)], stdout=subprocess.PIPE, text=True,
-                              cwd=ROOT)
+    holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(state)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
-        assert holder.stdout is not None
-        lock_id = holder.stdout.readline().strip()
+        lock_id = read_line(holder).strip()  # printed once the lock is taken
     finally:
         holder.kill()
         holder.wait()  # reaped: a zombie would still answer os.kill(pid, 0)
@@ -382,29 +381,22 @@ def test_sigterm_during_apply_releases_the_lock_and_exits_143(tmp_path: Path) ->
     shutil.copytree(ROOT / "examples" / "quickstart", project)
     state = tmp_path / "s.json"
     reconciler = [sys.executable, "-m", "reconciler"]
-    server = subprocess.Popen([*reconciler, "emulator", "serve", "--port", "0", "--seed",
-                               str(project / "seed.yaml"), "--fault", "method=*,path=.*,kind=latency,seconds=30"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()  # the first line names the address
-        found = re.search(r"http://[\w.:\[\]-]+", line)
-        assert found, f"emulator serve printed no address first: {line!r}"
-        base_url = found.group(0)
+    # Counting its requests: the signal is sent once the apply's request is seen held there.
+    with counted_emulator("--seed", str(project / "seed.yaml"), "--fault",
+                          "method=*,path=.*,kind=latency,seconds=30", cwd=ROOT) as base_url:
         env = {**os.environ, "RECONCILER_TOKEN": TOKEN}
         apply = subprocess.Popen([*reconciler, "apply", str(project), "--base-url", base_url, "--auto-approve",
                                   "--state", str(state)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  text=True, env=env, cwd=ROOT)
-        deadline = time.monotonic() + 20
-        while not _lock_file(state).exists() and time.monotonic() < deadline and apply.poll() is None:
-            time.sleep(0.02)
-        assert _lock_file(state).exists(), "the apply never took the lock"
-        time.sleep(0.5)  # well into the 30 s answer
-        apply.send_signal(signal.SIGTERM)
-        out, err = apply.communicate(timeout=20)
-    finally:
-        server.kill()  # a graceful stop would wait for the 30 s answer still being served
-        server.communicate(timeout=20)
+        try:
+            wait_until(lambda: _lock_file(state).exists() and in_flight(base_url) > 0 or apply.poll() is not None,
+                       what=lambda: f"the apply neither took the lock nor asked the emulator: {said(apply)}")
+            assert apply.poll() is None, f"the apply exited before it was signalled: {said(apply)}"
+            assert _lock_file(state).exists(), "the apply never took the lock"
+            apply.send_signal(signal.SIGTERM)  # in the lock, waiting on an answer the emulator holds for 30 s
+            out, err = apply.communicate(timeout=20)
+        finally:
+            apply.kill()  # only when something above failed: reaped already otherwise
     assert apply.returncode == 143, (apply.returncode, err)
     assert not _lock_file(state).exists()
     assert "Terminated" in err and "Traceback" not in err
