@@ -1,13 +1,20 @@
 """Crash: ``kill -9`` an apply at a random moment, 30 times, and recover as a user would.
 
-Each run serves a fresh ``reconciler emulator serve`` (its own data file) for
-a copy of examples/onboarding, starts ``reconciler apply`` against it in a
-subprocess, and kills it with SIGKILL after a seeded random delay.  Then:
+Each run serves a fresh ``reconciler emulator serve`` (its own data file;
+tests/e2e/counted_emulator.py, which also counts the requests it is handling)
+for a copy of examples/onboarding, starts ``reconciler apply`` against it in a
+subprocess, waits until the apply holds the state's lock (it has begun), and
+kills it with SIGKILL after a seeded random delay from then.  The apply is
+frozen (SIGSTOP) for the kill, so that whether it still held the lock, and so
+was killed mid-apply, is seen rather than guessed; a kill that came after the
+apply had finished is run again, sooner.  Then:
 
 - the state file parses (or is absent), and its serial never goes back;
 - a lock left behind names its holder, which is dead on this host: the next
   apply takes it over by itself and says so (no ``force-unlock`` needed);
-- ``reconciler apply`` again until it succeeds; when the kill fell after a
+- once the emulator has handled every request the dead apply had sent (a
+  creation in flight still completes on the service), ``reconciler apply``
+  again until it succeeds; when the kill fell after a
   workspace's creation and before the state recorded it, the next plan
   adopts it by the intent journaled before the call (a credit is never spent
   twice); should a plan name ``reconciler import ADDRESS ID`` instead, the
@@ -23,7 +30,8 @@ subprocess, and kills it with SIGKILL after a seeded random delay.  Then:
 Creations get a little latency on the emulator so that a share of the kills
 land while one is in flight, the case the import is for.  The emulator runs
 60 times faster than the wall clock, so rate-limit windows cost no time, and
-runs go four at a time.  The figures are printed (``pytest -s``) and checked.
+runs go four at a time.  The figures are printed (``pytest -s``) and checked:
+every run ends with a kill that landed while the apply held the lock.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import random
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -47,6 +56,8 @@ import yaml
 
 from reconciler.state import LockHolder, State, load_state, lock_path
 from tests.e2e.conftest import ROOT, TOKEN
+from tests.e2e.counted_emulator import counted_emulator, in_flight
+from tests.waiting import said, wait_for_exit, wait_until
 
 ONBOARDING = ROOT / "examples" / "onboarding"
 RUNS = 30
@@ -59,7 +70,6 @@ CREDITS_IN_SEED = 25
 CREATIONS_IN_MANIFEST = 2
 ASSET_NAMES = ("Pricing 2027", "Onboarding checklist", "Customer Inc website", "Book a call")
 RECONCILER = [sys.executable, "-m", "reconciler"]
-ADDRESS = re.compile(r"http://[\w.:\[\]-]+")
 # A real id (ws_1, asset_3), never a placeholder such as ASSET_ID.
 # Printed complete (PATH, --state, the service): run as printed.
 # Single-quoted; or double-quoted when a word in it needs the shell's quotes (a postgresql:// --state).
@@ -77,7 +87,7 @@ class Run:
     """What one run saw."""
 
     delay: float
-    killed: bool = False
+    killed: bool = False  # the kill landed while the apply held the state's lock
     lock_left: bool = False
     imports: list[str] = field(default_factory=list)
     serials: list[int] = field(default_factory=list)
@@ -117,6 +127,15 @@ class Workdir:
     def assert_unlocked(self) -> None:
         assert not lock_path(self.state).exists()
 
+    def locked_by(self, pid: int) -> bool:
+        """Whether process ``pid`` holds the state's lock now (the lock file names it)."""
+        holder = LockHolder.read(lock_path(self.state))
+        return holder is not None and holder.pid == pid
+
+    def logs(self) -> tuple[Path, Path]:
+        """Where a started apply's stdout and stderr go: read when a wait fails."""
+        return self.root / "apply.out", self.root / "apply.err"
+
     def apply_args(self) -> list[str]:
         return ["apply", str(self.project), "--base-url", self.base_url, "--auto-approve", "--state", self.state_arg()]
 
@@ -132,25 +151,43 @@ def _env() -> dict[str, str]:
 
 @contextmanager
 def emulator_serving(work: Workdir, faults: tuple[str, ...] = ()) -> Iterator[None]:
-    """``reconciler emulator serve`` in a subprocess; its address is the first line it prints.
-    ``faults`` are more ``--fault`` specs."""
+    """``reconciler emulator serve`` (counting its requests) in a subprocess; its address is the
+    first line it prints.  ``faults`` are more ``--fault`` specs."""
     latency = f"kind=latency,seconds={CREATION_LATENCY * TIME_SCALE},times=always"
-    server = subprocess.Popen(
-        [*RECONCILER, "emulator", "serve", "--port", "0", "--seed", str(work.project / "seed.yaml"),
-         "--data", str(work.data), "--time-scale", str(TIME_SCALE),
-         "--fault", f"method=POST,path=/connected-workspaces$,{latency}",
-         "--fault", f"method=POST,path=^/v1/assets$,{latency}", *(f"--fault={f}" for f in faults)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=work.root)
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()  # "" when it exits: never a wait on a server that runs
-        found = ADDRESS.search(line)
-        assert found, f"emulator serve printed no address first: {line!r}"
-        work.base_url = found.group(0)
+    with counted_emulator("--seed", str(work.project / "seed.yaml"), "--data", str(work.data),
+                          "--time-scale", str(TIME_SCALE),
+                          "--fault", f"method=POST,path=/connected-workspaces$,{latency}",
+                          "--fault", f"method=POST,path=^/v1/assets$,{latency}", *(f"--fault={f}" for f in faults),
+                          env=_env(), cwd=work.root) as base_url:
+        work.base_url = base_url
         yield
-    finally:
-        server.kill()
-        server.communicate(timeout=30)
+
+
+def start_apply(work: Workdir) -> subprocess.Popen[bytes]:
+    """``reconciler apply`` in a subprocess, its output in files (``work.logs()``)."""
+    out, err = work.logs()
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        return subprocess.Popen([*RECONCILER, *work.apply_args()], stdout=stdout, stderr=stderr, env=_env(),
+                                cwd=work.root)
+
+
+def wait_for_the_lock(work: Workdir, apply: subprocess.Popen[bytes]) -> bool:
+    """Until ``apply`` holds the state's lock (True: it has begun), or has exited (False: it ran
+    whole between two looks, which must have succeeded); fails, saying what the apply printed, when
+    it does neither within the deadline or exits with an error."""
+    seen = wait_until(lambda: "locked" if work.locked_by(apply.pid) else "exited" if apply.poll() is not None
+                      else None,
+                      what=lambda: f"{work.root}: the apply never took the lock: {said(apply, *work.logs())}")
+    if seen == "exited":
+        assert apply.returncode == 0, f"{work.root}: the apply failed before the kill: {said(apply, *work.logs())}"
+    return seen == "locked"
+
+
+def wait_until_the_emulator_is_idle(work: Workdir) -> None:
+    """Until the emulator handles no request: one the killed apply had sent has been answered to
+    nobody, and its change saved, before anything reads the service."""
+    wait_until(lambda: in_flight(work.base_url) == 0, every=0.02,
+               what=lambda: f"{work.root}: the emulator still handles {in_flight(work.base_url)} request(s)")
 
 
 def test_an_apply_killed_at_random_moments_always_recovers_without_duplicates(tmp_path: Path) -> None:
@@ -163,8 +200,9 @@ def test_an_apply_killed_at_random_moments_always_recovers_without_duplicates(tm
     elapsed = time.monotonic() - started
 
     imports = Counter(address for run in runs for address in run.imports)
-    print(f"\ncrash test: {RUNS} runs, {sum(r.killed for r in runs)} killed mid-apply "
-          f"(a whole apply takes {full:.2f} s; kills after 0-{0.9 * full:.2f} s, seed {SEED}); "
+    print(f"\ncrash test: {RUNS} runs, {sum(r.killed for r in runs)} killed mid-apply (holding the lock), "
+          f"{sum(r.attempts == 1 for r in runs)} of them at the first try "
+          f"(an apply holds the lock {full:.2f} s; kills 0-{0.9 * full:.2f} s after it is taken, seed {SEED}); "
           f"{sum(r.lock_left for r in runs)} left the lock (taken over by the next apply); "
           f"{sum(bool(r.imports) for r in runs)} needed 'reconciler import' ({dict(imports)}), "
           f"{sum(bool(r.asset_conflicts) for r in runs)} of them for a file asset whose creation was cut off; "
@@ -176,25 +214,29 @@ def test_an_apply_killed_at_random_moments_always_recovers_without_duplicates(tm
 
 
 def _calibrate(work: Workdir) -> float:
-    """The wall time of one whole apply, from start to exit: kills are spread over it."""
+    """The wall time one whole apply holds the lock, from the moment it is seen taken to the
+    apply's exit: kills are spread over it."""
     with emulator_serving(work):
-        began = time.monotonic()
-        result = work.reconciler(*work.apply_args())
-        took = time.monotonic() - began
-    assert result.returncode == 0, result.stderr
+        apply = start_apply(work)
+        assert wait_for_the_lock(work, apply), f"{work.root}: the lock was never seen: {said(apply, *work.logs())}"
+        taken = time.monotonic()
+        code = wait_for_exit(apply, *work.logs())
+        took = time.monotonic() - taken
+    assert code == 0, said(apply, *work.logs())
     return took
 
 
 def _crash_run(root: Path, delay: float, make: type[Workdir] = Workdir) -> Run:
-    """One run: again, on a fresh emulator and sooner, while the apply
-    finished before the kill (a machine faster than the calibration)."""
-    for attempt in range(4):
+    """One run: again, on a fresh emulator and sooner, while the apply had
+    finished before the kill (a machine faster than the calibration); the
+    last try kills it as soon as it holds the lock."""
+    delays = [delay, delay / 2, delay / 4, 0.0]
+    for attempt, delay in enumerate(delays):
         run = _kill_and_recover(root / f"attempt-{attempt}", delay, make)
         if run.killed:
             run.attempts = attempt + 1
             return run
-        delay /= 2
-    raise AssertionError(f"{root}: the apply finished before every kill")
+    raise AssertionError(f"{root}: the apply had finished before every kill (after {delays} s)")
 
 
 def _kill_and_recover(root: Path, delay: float, make: type[Workdir] = Workdir) -> Run:
@@ -202,12 +244,16 @@ def _kill_and_recover(root: Path, delay: float, make: type[Workdir] = Workdir) -
     work = make(root)
     run = Run(delay=delay)
     with emulator_serving(work):
-        apply = subprocess.Popen([*RECONCILER, *work.apply_args()], stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL, env=_env(), cwd=work.root)
-        time.sleep(delay)
-        run.killed = apply.poll() is None
-        apply.kill()
-        apply.wait()  # reaped, as a CI runner reaps it: a zombie would still look alive
+        apply = start_apply(work)
+        try:
+            if wait_for_the_lock(work, apply):
+                time.sleep(delay)  # the seeded random moment, counted from the lock taken
+                # Frozen, then killed: what it holds while frozen is what the kill finds.
+                apply.send_signal(signal.SIGSTOP)
+                run.killed = apply.poll() is None and work.locked_by(apply.pid)
+        finally:
+            apply.kill()
+            apply.wait()  # reaped, as a CI runner reaps it: a zombie would still look alive
         recover(work, run, apply.pid)
     work.assert_unlocked()
     run.seconds = time.monotonic() - began
@@ -219,7 +265,7 @@ def recover(work: Workdir, run: Run, killed_pid: int) -> None:
     until the plan says "No changes." and the service holds everything once."""
     # A creation in flight still completes on the service; recovery starts
     # once it has (a listing made before would not see it).
-    time.sleep(2 * CREATION_LATENCY)
+    wait_until_the_emulator_is_idle(work)
     _check_state(work, run)
     work.break_stale_lock(run, killed_pid)
     _apply_until_done(work, run)

@@ -9,8 +9,8 @@ emulator faults and recovery, with ``--state postgresql://...``.
 from __future__ import annotations
 
 import random
+import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -26,12 +26,14 @@ from tests.e2e.test_crash import (
     _apply_until_done,
     _check_service,
     TIME_SCALE,
+    _calibrate,
     _crash_run,
     _env,
     emulator_serving,
     recover,
 )
 from tests.pg_cluster import PASSWORD, Cluster
+from tests.waiting import said, wait_until
 
 KILLS = 20
 SEED = 20261126
@@ -77,6 +79,10 @@ def pg_workdir(cluster: Cluster) -> type[Workdir]:
             key = self.url.rsplit("key=", 1)[1]
             assert cluster.admin_sql(f"SELECT count(*) FROM reconciler.locks WHERE key = '{key}'", "states") == [(0,)]
 
+        def locked_by(self, pid: int) -> bool:
+            """Whether process ``pid`` holds the state's lock now (its row names it)."""
+            return _lock_row(cluster, self.url, pid) is not None
+
     return PgWorkdir
 
 
@@ -95,17 +101,34 @@ def _popen_apply(work: Workdir) -> subprocess.Popen[str]:
                             text=True, env=_env(), cwd=work.root)
 
 
-def _wait_for_lock(cluster: Cluster, url: str, pid: int, apply: subprocess.Popen[str]) -> int:
-    """The server pid of ``pid``'s session, once it holds the lock."""
+def _lock_row(cluster: Cluster, url: str, pid: int) -> int | None:
+    """The server pid of the session of process ``pid`` when it holds the lock of ``url``'s state."""
+    import psycopg
+
     key = url.rsplit("key=", 1)[1]
-    for _ in range(400):
+    try:
         rows = cluster.admin_sql(f"SELECT backend_pid FROM reconciler.locks WHERE key = '{key}' AND pid = {pid}",
                                  "states")
-        if rows:
-            return int(str(rows[0][0]))
-        assert apply.poll() is None, apply.communicate()
-        time.sleep(0.025)
-    raise AssertionError("the apply never took the lock")
+    except psycopg.errors.UndefinedTable:
+        return None  # no command has created the tables yet
+    return int(str(rows[0][0])) if rows else None
+
+
+def _wait_for_lock(cluster: Cluster, url: str, pid: int, apply: subprocess.Popen[str]) -> int:
+    """The server pid of ``pid``'s session, once it holds the lock; fails, with what the apply
+    printed, when it exits first or takes no lock within the deadline."""
+    return wait_until(lambda: _lock_row(cluster, url, pid) or _still_running(apply), every=0.025,
+                      what=lambda: f"the apply never took the lock: {said(apply)}")
+
+
+def _still_running(apply: subprocess.Popen[str]) -> None:
+    """Nothing while ``apply`` runs; an AssertionError with what it printed once it has exited."""
+    if apply.poll() is not None:
+        raise AssertionError(f"the apply exited while it was waited for: {said(apply)}")
+
+
+def _session_gone(cluster: Cluster, session: int) -> bool:
+    return cluster.admin_sql(f"SELECT count(*) FROM pg_stat_activity WHERE pid = {session}") == [(0,)]
 
 
 def test_an_apply_is_refused_while_another_holds_the_lock_naming_it(
@@ -164,18 +187,21 @@ SLOW_WRITES = tuple(f"method={m},path=.*,kind=latency,seconds={0.3 * TIME_SCALE}
                     for m in ("PUT", "PATCH"))
 
 
-def _wait_for_journal_rows(cluster: Cluster, key: str, apply: subprocess.Popen[str]) -> None:
+def _journal_rows(cluster: Cluster, key: str) -> int:
     import psycopg
 
-    for _ in range(2000):
-        try:
-            if cluster.admin_sql(f"SELECT count(*) FROM reconciler.journal WHERE key = '{key}'", "states") != [(0,)]:
-                return
-        except psycopg.errors.UndefinedTable:
-            pass  # the apply has not created the tables yet
-        assert apply.poll() is None, apply.communicate()
-        time.sleep(0.01)
-    raise AssertionError("the apply never recorded a change")
+    try:
+        return int(str(cluster.admin_sql(f"SELECT count(*) FROM reconciler.journal WHERE key = '{key}'",
+                                         "states")[0][0]))
+    except psycopg.errors.UndefinedTable:
+        return 0  # the apply has not created the tables yet
+
+
+def _wait_for_journal_rows(cluster: Cluster, key: str, apply: subprocess.Popen[str]) -> None:
+    """Until the apply has committed a journal row (a change recorded); fails, with what the apply
+    printed, when it exits first or records none within the deadline."""
+    wait_until(lambda: _journal_rows(cluster, key) or _still_running(apply),
+               what=lambda: f"the apply never recorded a change: {said(apply)}")
 
 
 def test_kill_9_once_a_journal_row_is_committed_always_resumes_from_the_serial_after_it(
@@ -206,11 +232,19 @@ def test_kill_9_once_a_journal_row_is_committed_always_resumes_from_the_serial_a
 def test_a_session_cut_mid_apply_stops_it_and_the_next_apply_resumes(
         pg_work: type[Workdir], pg_cluster: Cluster, tmp_path: Path) -> None:
     work = pg_work(tmp_path / "ci")
+    key = work.url.rsplit("key=", 1)[1]  # type: ignore[attr-defined]
     with emulator_serving(work):
         apply = _popen_apply(work)
         session = _wait_for_lock(pg_cluster, work.url, apply.pid, apply)  # type: ignore[attr-defined]
-        time.sleep(0.3)  # a change or two in
-        pg_cluster.admin_sql(f"SELECT pg_terminate_backend({session})")
+        _wait_for_journal_rows(pg_cluster, key, apply)  # a change in
+        # Frozen while its session is cut, so the cut lands mid-apply, not after an apply that ran on.
+        apply.send_signal(signal.SIGSTOP)
+        try:
+            assert work.locked_by(apply.pid), f"the apply ended before the cut: {said(apply)}"
+            pg_cluster.admin_sql(f"SELECT pg_terminate_backend({session})")
+            wait_until(lambda: _session_gone(pg_cluster, session), what=lambda: f"session {session} still there")
+        finally:
+            apply.send_signal(signal.SIGCONT)
         out, err = apply.communicate(timeout=120)
         assert apply.returncode == 1, out + err
         assert "The connection to the PostgreSQL state" in err and "was lost" in err, err
@@ -229,7 +263,13 @@ def test_a_server_restarted_while_the_lock_is_held_stops_the_apply_cleanly(
     with emulator_serving(work):
         apply = _popen_apply(work)
         _wait_for_lock(pg_cluster, work.url, apply.pid, apply)  # type: ignore[attr-defined]
-        pg_cluster.restart()
+        # Frozen during the restart, so it comes while the lock is held, not after an apply that ran on.
+        apply.send_signal(signal.SIGSTOP)
+        try:
+            assert work.locked_by(apply.pid), f"the apply ended before the restart: {said(apply)}"
+            pg_cluster.restart()
+        finally:
+            apply.send_signal(signal.SIGCONT)
         out, err = apply.communicate(timeout=120)
         assert apply.returncode == 1, out + err
         assert "The connection to the PostgreSQL state" in err and "was lost" in err, err
@@ -246,18 +286,15 @@ def test_an_apply_killed_at_random_moments_with_the_state_in_postgresql_always_r
     """20 kills at seeded random moments; each run recovers with no manual
     step on the lock (the server released it), and converges without a
     workspace or an asset made twice (``_kill_and_recover`` checks)."""
-    calibration = pg_work(tmp_path / "calibration")
-    with emulator_serving(calibration):
-        began = time.monotonic()
-        result = calibration.reconciler(*calibration.apply_args())
-        full = time.monotonic() - began
-    assert result.returncode == 0, result.stderr
+    full = _calibrate(pg_work(tmp_path / "calibration"))
     rng = random.Random(SEED)
     delays = [rng.uniform(0.0, 0.9) * full for _ in range(KILLS)]
     with ThreadPoolExecutor(WORKERS) as pool:
         runs = list(pool.map(lambda i: _crash_run(tmp_path / f"run-{i:02d}", delays[i], pg_work), range(KILLS)))
-    print(f"\npostgres crash test: {KILLS} kills; {sum(r.lock_left for r in runs)} left a lock row (the lock "
-          f"itself freed by the server); {sum(bool(r.imports) for r in runs)} needed an import")
+    print(f"\npostgres crash test: {KILLS} kills, each while the apply held the lock, "
+          f"{sum(r.attempts == 1 for r in runs)} of them at the first try (an apply holds the lock {full:.2f} s); "
+          f"{sum(r.lock_left for r in runs)} left a lock row (the lock itself freed by the server); "
+          f"{sum(bool(r.imports) for r in runs)} needed an import")
     assert len(runs) == KILLS and all(run.killed for run in runs)
 
 
