@@ -187,7 +187,7 @@ def apply_plan(
     finally:
         run.journal.close()
     reads_before = client.stats.calls
-    _prove(client, plan, state, on_mismatch)
+    _prove(client, plan, state, on_mismatch, had=live)
     read_back = client.stats.calls - reads_before
     shown.reads(read_back)  # the bar counts what the summary counts: every call
     result = ApplyResult(changed=done, calls=client.stats.calls - calls_before, state=state, reads=reads + read_back)
@@ -413,17 +413,18 @@ def _refresh(client: WorkspaceClient, plan: Plan) -> Live:
 
 
 def _prove(client: WorkspaceClient, plan: Plan, state: State,
-           on_mismatch: Callable[[list[str]], None] | None) -> None:
+           on_mismatch: Callable[[list[str]], None] | None, *, had: Live) -> None:
     """Read every list the apply touched once more (one listing) and compare
     each with the list the plan predicted for that workspace (``effects``;
-    a list it wrote and predicted unchanged, with the list it had).
+    a list it wrote and predicted unchanged, with the list it had: ``had``,
+    the lists read before the first write).
 
     Any difference is an error: the plan a reviewer approved said what each
     workspace's access would be, and the service shows something else (a
     rule of the service the effects model does not know, or someone writing
     the same list at the same time: the API has no compare-and-swap).
     """
-    expected = _predicted(plan, state)
+    expected = _predicted(plan, state, had)
     if not expected:
         return
     live = fetch_live(client, list(expected))
@@ -447,9 +448,13 @@ def _prove(client: WorkspaceClient, plan: Plan, state: State,
     )
 
 
-def _predicted(plan: Plan, state: State) -> dict[str, AccessSnapshot]:
+def _predicted(plan: Plan, state: State, had: Live) -> dict[str, AccessSnapshot]:
     """Workspace id -> the list the plan predicts there, for every workspace it touches."""
     expected: dict[str, AccessSnapshot] = {}
+    for joining in _joining(plan):
+        ws = had.workspaces.get(joining)
+        if ws is not None:  # the connect replaces its list with the group's: predicted to end as it was
+            expected[joining] = _snapshot(ws)
     for change in plan.access_changes:
         expected[change.workspace_id] = change.before  # written, and predicted to end as it was
     for effect in plan.effects:
@@ -481,9 +486,10 @@ def _compare_lists(client: WorkspaceClient, plan: Plan,
     """One listing (stopping once every written list is seen); each written
     list that does not hold ``expect(change)``, described."""
     written = plan.access_changes
-    if not written:
+    joining = _joining(plan)
+    if not written and not joining:
         return Live(workspaces={}), []
-    live = fetch_live(client, [c.workspace_id for c in written])
+    live = fetch_live(client, [*(c.workspace_id for c in written), *joining])
     differ = []
     for change in written:
         ws = live.workspaces.get(change.workspace_id)
@@ -492,6 +498,12 @@ def _compare_lists(client: WorkspaceClient, plan: Plan,
         elif _as_stored(_snapshot(ws)) != _as_stored(expect(change)):
             differ.append(f"{change.address} ({change.location}): {_describe_drift(expect(change), _snapshot(ws))}")
     return live, differ
+
+
+def _joining(plan: Plan) -> list[str]:
+    """The workspaces the plan's connects join to a group: each connect writes its list (rule 1), so
+    it is read before the first write and proven after the last even when predicted to end as it was."""
+    return [c.workspace_id for c in plan.changes if isinstance(c, ConnectChange)]
 
 
 def _apply_access(client: WorkspaceClient, change: AccessChange, ws: LiveWorkspace) -> None:

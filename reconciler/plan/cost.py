@@ -43,7 +43,7 @@ def plan_cost(
     counts: Counter[str] = Counter(c.limit_class for c in calls)
     if not counts:
         return Cost()
-    if refresh_reads:  # joins alone re-read nothing: no "default 0" in the cost
+    if refresh_reads:  # creations alone re-read nothing before writing: no "default 0" in the cost
         counts[DEFAULT] += refresh_reads
     return Cost(
         calls_by_class=dict(sorted(counts.items())),

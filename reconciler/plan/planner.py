@@ -188,7 +188,8 @@ def probably_same_person(changes: Sequence[Change], live: Live) -> tuple[Probabl
 
 
 def _cost(changes: Sequence[Change], live: Live, limits: Mapping[str, int] | None) -> Cost:
-    rereads = any(c.subject == "access" for c in changes)  # apply re-reads every list it writes
+    # apply re-reads every list it writes: access changes, and the lists connects replace
+    rereads = any(c.subject == "access" or isinstance(c, ConnectChange) for c in changes)
     return plan_cost(
         [call for change in changes for call in change.calls],
         # apply reads the lists it writes before (conflicts) and after (lost updates)

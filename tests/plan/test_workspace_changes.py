@@ -126,7 +126,8 @@ def test_a_member_the_state_does_not_record_is_connected(write_manifest: Write) 
         ("POST", CONNECT_PATH, "workspace_creation"),
     ]
     assert plan.summary.workspaces_connected == 1
-    assert plan.cost.calls_by_class == {"workspace_creation": 1}
+    # The connect replaces ws_welcome's list: apply reads it before the first write and after the last.
+    assert plan.cost.calls_by_class == {"default": 2, "workspace_creation": 1}
 
 
 def test_a_member_recorded_as_connected_to_this_homepage_plans_nothing(write_manifest: Write) -> None:
@@ -601,9 +602,10 @@ def test_text_summary_leaves_out_workspaces_and_values_when_there_are_none(write
     assert "Plan: 0 to add, 0 to change, 1 to remove.\n" in render_text(plan_for(path, PORTAL))
 
 
-def test_text_cost_of_joins_only_names_no_default_calls(write_manifest: Write) -> None:
+def test_text_cost_of_joins_only_counts_the_reads_of_the_lists_they_replace(write_manifest: Write) -> None:
     text = render_text(plan_for(write_manifest(ONE_MEMBER), HOME, WELCOME))
-    assert "Cost: 1 API call: 1 in the workspace_creation rate class (30/min); no workspace credits." in text
+    assert ("Cost: 3 API calls: 2 in the default rate class (120/min) and 1 in the workspace_creation rate class "
+            "(30/min), 2 of them re-reading the lists before and after writing; no workspace credits.") in text
 
 
 def test_text_draws_changes_in_plan_order(full_plan: Plan) -> None:
