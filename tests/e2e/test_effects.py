@@ -389,3 +389,66 @@ def test_a_plan_changing_one_shared_list_twice_predicts_sends_and_proves_the_com
              for ws in emulator.store.companies["acme"].workspaces}
     combined = ({"jane@acme.com": "owner", "bo@acme.com": "editor"}, {"customer.com": "viewer"})
     assert lists == {"ws_home": combined, "ws_side": combined}
+
+
+# --- a list written and predicted to end as it was is proven too ---------------------------------
+
+# ws_join holds a list of its own with the same content as the group's: connecting it replaces its list
+# with the group's (rule 1), and the plan predicts it to end as it was (no effect, no join change).
+UNCHANGED_SEED = COMPANY + """
+      - id: ws_home
+        name: Home
+        account: acc_1
+        published: true
+        group: g1
+        users:
+          - {email: jane@acme.com, role: owner}
+      - id: ws_join
+        name: Join
+        account: acc_1
+        published: true
+        users:
+          - {email: jane@acme.com, role: owner}
+"""
+
+UNCHANGED_MANIFEST = """version: 1
+groups:
+  customer:
+    homepage: ws_home
+    access:
+      users:
+        - {email: jane@acme.com, role: owner}
+    workspaces:
+      join: {id: ws_join}
+"""
+
+
+def test_a_list_written_and_predicted_to_end_as_it_was_is_proven_against_the_list_it_had(
+        tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import yaml
+
+    from reconciler.emulator import Emulator
+    from reconciler.emulator.server import start_background_server
+
+    (tmp_path / "seed.yaml").write_text(UNCHANGED_SEED, encoding="utf-8")
+    (tmp_path / "manifest.yaml").write_text(UNCHANGED_MANIFEST, encoding="utf-8")
+    code, out, err = run_cli(["plan", str(tmp_path), *emu(tmp_path), "--format", "json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [(c["address"], c["kind"]) for c in doc["changes"]] == [("group.customer.workspace.join", "connect")]
+    assert doc["effects"] == []  # written by the connect, predicted to end as it was
+    emulator = Emulator.from_seed(yaml.safe_load(UNCHANGED_SEED))
+    # Someone gives intruder@evil.io a role on the joining workspace right after the connect.
+    emulator.faults.inject("POST", r"/connected-workspaces$", "tamper", workspace="ws_join",
+                           email="intruder@evil.io", role="editor")
+    base_url, stop = start_background_server(emulator)
+    token = tmp_path / "token"
+    token.write_text("dev-token-acme", encoding="utf-8")
+    token.chmod(0o600)
+    try:
+        code, out, err = run_cli(["apply", str(tmp_path), "--base-url", base_url, "--token-file", str(token),
+                                  "--state", str(tmp_path / "state.json"), "--auto-approve"], capsys)
+    finally:
+        stop()
+    assert code == 1, out
+    assert "  ws_join: predicted intruder@evil.io editor absent, service shows it\n" in err
