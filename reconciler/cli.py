@@ -369,7 +369,7 @@ def plan(path: Path, service: Service, state_path: Path | str | None, targets: t
 @state_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text for people, json for machines.")
-def who(subject: str, path: Path, service: Service, state_path: Path | None, fmt: str) -> None:
+def who(subject: str, path: Path, service: Service, state_path: Path | str | None, fmt: str) -> None:
     """Where EMAIL (or everyone of DOMAIN) has access now, across every workspace of the company,
     each with its role and why: the manifest line in PATH, the team, the rule, or not managed.
 
@@ -389,7 +389,7 @@ def who(subject: str, path: Path, service: Service, state_path: Path | None, fmt
               show_default=True,
               help="text for people, markdown for an issue or a pull-request comment, json for machines, "
                    "csv for a spreadsheet (cells a spreadsheet would run as a formula start with ').")
-def audit(path: Path, service: Service, state_path: Path | None, fmt: str) -> None:
+def audit(path: Path, service: Service, state_path: Path | str | None, fmt: str) -> None:
     """Check every workspace of the company, managed or not, against the policy of the manifests in
     PATH (allowedDomains, maxRoleOutside, protectedOwners), and list what their rules would change.
 
@@ -417,7 +417,7 @@ def audit(path: Path, service: Service, state_path: Path | None, fmt: str) -> No
 @click.option("--since", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="An earlier report's access.json, or a state file: list the grants, revocations, "
                    "escalations and downgrades since then (on the page and in changes.csv).")
-def report(path: Path, service: Service, state_path: Path | None, out_dir: Path, internal_domains: tuple[str, ...],
+def report(path: Path, service: Service, state_path: Path | str | None, out_dir: Path, internal_domains: tuple[str, ...],
            since: Path | None) -> None:
     """Write the quarterly access review of the whole company to DIR: access.csv and access.json
     (one row per workspace and person or domain, with the role and how it is managed: the manifest
@@ -778,7 +778,7 @@ def _today() -> datetime.date:
 @click.option("--fallback", metavar="EMAIL", help="Reviews the workspaces that have no owner.")
 @click.option("--on-due", type=click.Choice(["flag", "revoke", "keep"]), default="flag", show_default=True,
               help="What an item still undecided after the due date becomes: flagged by audit, revoked, or kept.")
-def review_start(name: str, path: Path, service: Service, state_path: Path | None, due: datetime.datetime,
+def review_start(name: str, path: Path, service: Service, state_path: Path | str | None, due: datetime.datetime,
                  scope_external: bool, reviewers: str, fallback: str | None, on_due: str) -> None:
     """Start the access review NAME: read the company once (ceil(N/100) listing calls, nothing written
     to the service) and write PATH/reviews/NAME/campaign.yaml and one file per reviewer, each item an
@@ -814,7 +814,7 @@ def review_status(name: str, path: Path, fmt: str) -> None:
 @click.argument("name")
 @manifest_argument
 @state_option
-def review_close(name: str, path: Path, state_path: Path | None) -> None:
+def review_close(name: str, path: Path, state_path: Path | str | None) -> None:
     """Close the review NAME: remove the manifest lines its revoke decisions contradict (an explicit
     entry of the workspace's list; a team membership only where the item says removeFromTeam: true),
     keeping every other line and comment, and set closed: <today> in its campaign.yaml.
@@ -832,7 +832,7 @@ def review_close(name: str, path: Path, state_path: Path | None) -> None:
 @state_option
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
               help="Directory to write evidence.csv and evidence.html to (created when missing).")
-def review_report(name: str, path: Path, state_path: Path | None, out_dir: Path) -> None:
+def review_report(name: str, path: Path, state_path: Path | str | None, out_dir: Path) -> None:
     """Write the evidence of the review NAME to DIR: evidence.csv and one self-contained evidence.html,
     every item with its decision, reviewer and reason, when and in which commit it was decided (git
     blame of the reviewer's file), and whether each revocation was applied (from the state).

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from reconciler.service import Service
 
 
-def audit(path: Path, *, service: Service, state_path: Path | None = None, today: date | None = None) -> AuditReport:
+def audit(path: Path, *, service: Service, state_path: Path | str | None = None, today: date | None = None) -> AuditReport:
     """Read the company once and judge it against the manifests' policy and
     rules (what the plan of that read would change for them).  Nothing is
     written: no state, no lock.  ``today`` (UTC; default: now) decides

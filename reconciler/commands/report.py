@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from reconciler.service import Service
 
 
-def report(path: Path, *, service: Service, out: Path, state_path: Path | None = None,
+def report(path: Path, *, service: Service, out: Path, state_path: Path | str | None = None,
            internal_domains: tuple[str, ...] = (), since: Path | None = None,
            now: datetime.datetime | None = None) -> str:
     """Write access.csv, access.json and index.html (and changes.csv with ``since``) to ``out``;

@@ -38,7 +38,7 @@ def campaign_dir(path: Path, name: str) -> Path:
 
 def start(name: str, path: Path, *, service: Service, due: date, today: date, external: bool = False,
           reviewers: str = "owners", fallback: str | None = None, on_due: str = "flag",
-          state_path: Path | None = None) -> str:
+          state_path: Path | str | None = None) -> str:
     """Write ``reviews/NAME/campaign.yaml`` and one file per reviewer; return the summary."""
     from reconciler.company.read import load_and_read
     from reconciler.manifest import load_desired
@@ -101,7 +101,7 @@ def render_status(result: CampaignStatus, fmt: str) -> str:
     return render(result, fmt)
 
 
-def close(name: str, path: Path, *, today: date, state_path: Path | None = None) -> str:
+def close(name: str, path: Path, *, today: date, state_path: Path | str | None = None) -> str:
     """Remove the manifest lines the campaign's revocations imply and mark it closed; return the summary.
 
     The edited manifests are loaded again before anything is kept: when they do not load (an
@@ -110,13 +110,14 @@ def close(name: str, path: Path, *, today: date, state_path: Path | None = None)
     from reconciler.manifest import load_desired
     from reconciler.owned_files import write_owned
     from reconciler.review.close import closed_campaign_text, edited_texts, plan_close
-    from reconciler.state import default_state_path, load_state
+    from reconciler.state.backend import read_state
 
     desired, campaign = load_campaign(name, path)
     if campaign.closed is not None:
         raise ConfigError(f"review close {name}: the campaign was closed on {campaign.closed.isoformat()} already "
                           f"({campaign.location.file}).")
-    closing = plan_close(desired, campaign, load_state(state_path or default_state_path(path)))
+    state = read_state(state_path, path)
+    closing = plan_close(desired, campaign, state)
     texts = edited_texts(closing.edits)
     campaign_file = Path(campaign.location.file)
     texts[str(campaign_file)] = closed_campaign_text(campaign_file.read_text(encoding="utf-8"), today)
@@ -140,18 +141,17 @@ def close(name: str, path: Path, *, today: date, state_path: Path | None = None)
     return "\n".join(lines) + "\n"
 
 
-def report(name: str, path: Path, *, out: Path, today: date, state_path: Path | None = None) -> str:
+def report(name: str, path: Path, *, out: Path, today: date, state_path: Path | str | None = None) -> str:
     """Write evidence.csv and evidence.html to ``out``; return the summary.  With ``state_path`` (or a
     state file beside the manifests) whether each revocation was applied is read from it."""
     from reconciler.commands.report import check_out_dir
     from reconciler.owned_files import write_owned
     from reconciler.review.evidence import evidence_csv, evidence_html, make_evidence
-    from reconciler.state import default_state_path, load_state
+    from reconciler.state.backend import read_stored_state
 
     check_out_dir(out)
     desired, campaign = load_campaign(name, path)
-    state_file = state_path or default_state_path(path)
-    state = load_state(state_file) if state_path is not None or state_file.exists() else None
+    state = read_stored_state(state_path, path)
     evidence = make_evidence(desired, campaign, state, today)
     out.mkdir(parents=True, exist_ok=True)
     for file_name, text in (("evidence.csv", evidence_csv(evidence)), ("evidence.html", evidence_html(evidence))):

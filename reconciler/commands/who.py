@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from reconciler.service import Service
 
 
-def who(subject: str, path: Path, *, service: Service, state_path: Path | None = None, fmt: str = "text") -> str:
+def who(subject: str, path: Path, *, service: Service, state_path: Path | str | None = None, fmt: str = "text") -> str:
     """Where ``subject`` (an email or a domain) has access now, and why.
 
     The subject is checked before any call; the company is read once

@@ -59,23 +59,23 @@ class CompanyListing(NamedTuple):
     live: Live
 
 
-def load_and_list(path: Path, *, service: Service, state_path: Path | None = None,
+def load_and_list(path: Path, *, service: Service, state_path: Path | str | None = None,
                   lint_notes: bool = True, properties: tuple[str, ...] = COMPANY_PROPERTIES) -> CompanyListing:
     """Load the manifests in ``path`` and the state (read, never written or
     locked), then list the company's ``properties`` through ``service``.  ``lint_notes``: as
     ``load_desired``'s, False for a command that never shows lint's warnings."""
     from reconciler.manifest import load_desired
-    from reconciler.state import default_state_path, load_state
+    from reconciler.state.backend import read_state
     from reconciler.service import open_client
 
     desired = load_desired(path, lint_notes=lint_notes)
-    state = load_state(state_path or default_state_path(path))
+    state = read_state(state_path, path)
     with open_client(service) as client:
         live = read_live(client, properties)
     return CompanyListing(desired, state, live)
 
 
-def load_and_read(path: Path, *, service: Service, state_path: Path | None = None,
+def load_and_read(path: Path, *, service: Service, state_path: Path | str | None = None,
                   lint_notes: bool = True, properties: tuple[str, ...] = COMPANY_PROPERTIES) -> CompanyRead:
     """``load_and_list``, then the company read from it (``company_access``)."""
     desired, state, live = load_and_list(path, service=service, state_path=state_path, lint_notes=lint_notes,

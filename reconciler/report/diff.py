@@ -93,9 +93,9 @@ def load_baseline(path: Path) -> Baseline:
             where = ".".join(str(p) for p in error["loc"])
             raise ConfigError(f"--since {path} is not a valid access report: {where}: {error['msg']}.") from exc
     if isinstance(raw, dict) and "resources" in raw:
-        from reconciler.state import load_state
+        from reconciler.state.backend import read_state
 
-        state = load_state(path)
+        state = read_state(path, path)
         roles: dict[EntryAddress, str] = {}
         for resource in state.resources.values():
             if resource.access is None or not resource.id:

@@ -20,7 +20,8 @@ from typing import Protocol
 from reconciler.state.address import PostgresAddress
 from reconciler.state.model import State
 
-__all__ = ["JournalWriter", "PostgresAddress", "StateBackend", "backend_for", "is_postgres_address", "open_backend"]
+__all__ = ["JournalWriter", "PostgresAddress", "StateBackend", "backend_for", "is_postgres_address", "open_backend",
+           "read_state", "read_stored_state"]
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 STATE_ENV = "RECONCILER_STATE"
@@ -164,3 +165,24 @@ def backend_for(state: str | Path | StateBackend | None, manifest_path: Path) ->
 
         return FileBackend(default_state_path(manifest_path))
     return open_backend(state)
+
+
+def read_state(state: str | Path | StateBackend | None, manifest_path: Path) -> State:
+    """The state ``--state`` names (else the file beside the manifests), read
+    and never written or locked, its backend closed again: the one way every
+    command that only reads the state reads it, whatever the backend."""
+    store = backend_for(state, manifest_path)
+    try:
+        return store.load()
+    finally:
+        store.close()
+
+
+def read_stored_state(state: str | Path | StateBackend | None, manifest_path: Path) -> State | None:
+    """``read_state``, or ``None`` when no ``--state`` was given and nothing is
+    stored beside the manifests (a command that can do without a state)."""
+    store = backend_for(state, manifest_path)
+    try:
+        return store.load() if state is not None or store.exists() else None
+    finally:
+        store.close()

@@ -83,12 +83,18 @@ class Company:
 @pytest.fixture
 def make_company(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                  monkeypatch: pytest.MonkeyPatch) -> Callable[..., Company]:
+    return company_maker(tmp_path, capsys, monkeypatch)
+
+
+def company_maker(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                  monkeypatch: pytest.MonkeyPatch) -> Callable[..., Company]:
+    """What ``make_company`` gives, for a test module outside tests/review."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
     monkeypatch.delenv("RECONCILER_BASE_URL", raising=False)
     monkeypatch.delenv("RECONCILER_TOKEN", raising=False)
 
-    def make(spaces: list[dict[str, Any]] | None = None, manifest: str = MANIFEST) -> Company:
-        root = tmp_path / "company"
+    def make(spaces: list[dict[str, Any]] | None = None, manifest: str = MANIFEST, root: Path | None = None) -> Company:
+        root = root or tmp_path / "company"
         root.mkdir()
         (root / "m.yaml").write_text(manifest, encoding="utf-8")
         (root / "seed.yaml").write_text(yaml.safe_dump(seed(spaces if spaces is not None else workspaces()),
