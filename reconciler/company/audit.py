@@ -24,11 +24,11 @@ from reconciler.company.model import (
     AccessRow,
     CompanyAccess,
     EntryKind,
-    Frozen,
     Why,
 )
 from reconciler.manifest.desired import Desired, DesiredCampaign, DesiredPolicy
 from reconciler.manifest.policy import Breach, grant_breach, owner_breach
+from reconciler.models import Frozen
 from reconciler.plan.model import AccessChange, EntryChange, Plan
 
 FindingKind = Literal["policy", "rule", "review"]

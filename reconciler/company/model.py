@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict
+from reconciler.models import Frozen
 
 # 1: workspaces and rows, each row with its ``why``.
 COMPANY_FORMAT_VERSION = 1
@@ -34,10 +34,6 @@ UNMANAGED_TEXT = "not managed: granted in the web app"
 # member, found by its shared entries too, or a standalone workspace), reached
 # only by a rule's match, or neither.
 ManagedBy = Literal["manifest", "rules", "none"]
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_serialization_defaults_required=True)
 
 
 class Why(Frozen):

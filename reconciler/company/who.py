@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 from typing import Literal
 
-from reconciler.company.model import COMPANY_FORMAT_VERSION, AccessRow, CompanyAccess, EntryKind, Frozen
+from reconciler.company.model import COMPANY_FORMAT_VERSION, AccessRow, CompanyAccess, EntryKind
 from reconciler.errors import ConfigError
 from reconciler.manifest.values import email_problem, hostname_problem
+from reconciler.models import Frozen
 from reconciler.text import plural, printable, quoted
 
 

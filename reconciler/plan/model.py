@@ -11,8 +11,9 @@ from datetime import date
 from enum import Enum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
+from pydantic import Field, computed_field, model_validator
 
+from reconciler.models import Frozen
 from reconciler.vocabulary import Privilege, Role
 
 # 2: changes of every kind (access, connect, create, section, page, task),
@@ -71,16 +72,10 @@ EntryAction = Literal[Action.CREATE, Action.UPDATE, Action.DELETE]
 Subject = Literal["access", "workspace", "setting", "asset"]
 
 
-class _Frozen(BaseModel):
-    # Every field is always written, so the JSON Schema requires them all
-    # (``kind`` above all: it tells the change kinds apart).
-    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_serialization_defaults_required=True)
-
-
 SourceKind = Literal["entry", "team", "rule", "review"]
 
 
-class EntrySource(_Frozen):
+class EntrySource(Frozen):
     """What grants an entry, or what takes it away: typed, for JSON readers.
 
     entry: an explicit line of the list (``location``); team: a team the
@@ -112,7 +107,7 @@ class EntrySource(_Frozen):
         return f"entry {self.location}" if self.location else "entry"
 
 
-class EntryChange(_Frozen):
+class EntryChange(Frozen):
     """One user or domain gaining, changing or losing a role."""
 
     kind: EntryKind
@@ -194,13 +189,13 @@ class EntryChange(_Frozen):
         return self.review is not None
 
 
-class ApiCall(_Frozen):
+class ApiCall(Frozen):
     method: str
     path: str  # relative to /v1
     limit_class: str = "default"
 
 
-class AccessSnapshot(_Frozen):
+class AccessSnapshot(Frozen):
     """Who has which role on one access list (email/domain → role)."""
 
     users: dict[str, Role] = Field(default_factory=dict)
@@ -210,17 +205,17 @@ class AccessSnapshot(_Frozen):
         return [k for k, r in {**self.users, **self.domains}.items() if r == "owner"]
 
 
-class UserRole(_Frozen):
+class UserRole(Frozen):
     email: str
     role: Role
 
 
-class DomainRole(_Frozen):
+class DomainRole(Frozen):
     domain: str
     role: Role
 
 
-class AccessView(_Frozen):
+class AccessView(Frozen):
     """One workspace's whole access, as the plan's ``effects`` write it: sorted lists, lower-case keys."""
 
     users: tuple[UserRole, ...] = ()
@@ -236,7 +231,7 @@ class AccessView(_Frozen):
                               domains={d.domain: d.role for d in self.domains})
 
 
-class Effect(_Frozen):
+class Effect(Frozen):
     """One workspace whose users or domains will differ after the apply from
     what the service reports now, whatever call makes it so (its own list's
     change, a change of a list it shares with its group, a connect that
@@ -250,7 +245,7 @@ class Effect(_Frozen):
     because: tuple[str, ...] = Field(description="The addresses of the changes that make the difference, in order.")
 
 
-class Reach(_Frozen):
+class Reach(Frozen):
     """One workspace a group's list is on once applied, and its own list now.
 
     The per-person view compares ``before`` with the group's final list, so
@@ -266,7 +261,7 @@ class Reach(_Frozen):
     probable: bool = False
 
 
-class LeftAlone(_Frozen):
+class LeftAlone(Frozen):
     """A live entry of a non-authoritative list that the manifest does not
     list and the plan leaves alone because there is no state: only the state
     says whether reconciler granted it (and so would remove it)."""
@@ -284,7 +279,7 @@ class LeftAlone(_Frozen):
                 "no state says whether reconciler granted it")
 
 
-class _Change(_Frozen):
+class _Change(Frozen):
     """What every change has: where it is, what it waits for, what it sends.
 
     ``depends_on`` names the addresses of earlier changes in the same plan
@@ -455,7 +450,7 @@ Change = Annotated[
 ]
 
 
-class Resolution(_Frozen):
+class Resolution(Frozen):
     """One way out of a doubt: the finding it follows from, and the command
     that records it (runnable as shown, once ``ASSET_ID`` is filled in)."""
 
@@ -464,7 +459,7 @@ class Resolution(_Frozen):
                                      "made with; ASSET_ID stands for the id found in the web app.")
 
 
-class NeedsPerson(_Frozen):
+class NeedsPerson(Frozen):
     """A resource the tool cannot decide about and will not guess about.
 
     Nothing is planned for it until a person runs one of ``resolutions``;
@@ -503,7 +498,7 @@ class NeedsPerson(_Frozen):
                                                             "(none for an access list: ``check`` says what to edit).")
 
 
-class ProbablySamePerson(_Frozen):
+class ProbablySamePerson(Frozen):
     """A user the plan does not revoke whose address is probably the same
     person as one it does (a +tag, dots, look-alike or invisible characters,
     a subdomain): named for review, never revoked by the tool."""
@@ -514,7 +509,7 @@ class ProbablySamePerson(_Frozen):
     workspaces: tuple[str, ...] = Field(description="The workspaces (of those the plan read) where it has access.")
 
 
-class Moved(_Frozen):
+class Moved(Frozen):
     """An address renamed by a manifest's ``moved:`` entry: the state's record of
     ``previous_address`` is kept under ``address``.  Only the state changes: no call."""
 
@@ -536,7 +531,7 @@ class Moved(_Frozen):
                 "no call is made")
 
 
-class Adoption(_Frozen):
+class Adoption(Frozen):
     """A workspace an interrupted apply created and did not record, found
     again by the intent it journaled before the call: apply records it
     (``address`` bound to ``workspace_id``) before any change, as if the
@@ -552,7 +547,7 @@ class Adoption(_Frozen):
     reason: str = Field(description='For display: "adopted ws_1: created by the interrupted apply of ...".')
 
 
-class ManagedAccess(_Frozen):
+class ManagedAccess(Frozen):
     """The entries this tool manages on one list: what state records after apply."""
 
     address: str
@@ -564,7 +559,7 @@ class ManagedAccess(_Frozen):
     via: dict[str, str] = Field(default_factory=dict)
 
 
-class Cost(_Frozen):
+class Cost(Frozen):
     """What applying costs: calls per limit class, credits, least time."""
 
     calls_by_class: dict[str, int] = Field(default_factory=dict)
@@ -579,7 +574,7 @@ class Cost(_Frozen):
         return sum(self.calls_by_class.values())
 
 
-class PlanSummary(_Frozen):
+class PlanSummary(Frozen):
     """Access entries added, changed and removed; workspaces created and
     connected; section, page and task values written."""
 
@@ -600,7 +595,7 @@ class PlanSummary(_Frozen):
                 + self.assets_replaced + self.assets_updated)
 
 
-class Plan(_Frozen):
+class Plan(Frozen):
     format_version: int = PLAN_FORMAT_VERSION
     changes: tuple[Change, ...] = ()  # in the order apply makes them
     unchanged: tuple[str, ...] = ()  # managed addresses already in line

@@ -17,13 +17,14 @@ from itertools import accumulate, chain, compress, count, groupby, repeat
 from operator import attrgetter, is_
 from typing import Any, NamedTuple, overload
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from pydantic_core import to_json
 
 from reconciler.company.build import Entries, WorkspaceHead
 from reconciler.company.model import (AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine,
                                       why_texts)
 from reconciler.gcpause import gc_paused
+from reconciler.models import Frozen
 from reconciler.report.columns import (Piece, TextFacts, each_once, each_run, formatted, plain,
                                        run_lengths, text_facts)
 
@@ -34,12 +35,7 @@ REPORT_KIND = "reconciler-access-report"
 JSON_ROWS_AT_ONCE = 5000
 
 
-class _Frozen(BaseModel):
-    # Every field is always written, so the JSON Schema requires them all.
-    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_serialization_defaults_required=True)
-
-
-class ReportRow(_Frozen):
+class ReportRow(Frozen):
     """One person (email) or domain with a role on one workspace, and why."""
 
     workspace_id: str
@@ -65,7 +61,7 @@ class ReportRow(_Frozen):
         return (self.workspace_id, 0 if self.kind == "user" else 1, self.key)
 
 
-class ReportWorkspace(_Frozen):
+class ReportWorkspace(Frozen):
     """One workspace of the company, whether or not anyone has access to it."""
 
     id: str
@@ -80,7 +76,7 @@ class ReportWorkspace(_Frozen):
     rules: tuple[str, ...] = Field(default=(), description="The rules matching it, in manifest order.")
 
 
-class AccessReport(_Frozen):
+class AccessReport(Frozen):
     """The company's access at ``generated_at``: every workspace and every row, in a stable order
     (workspaces by id; rows by workspace id, users before domains, then email or domain)."""
 

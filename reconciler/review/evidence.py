@@ -16,19 +16,14 @@ import subprocess
 from pathlib import Path
 from typing import Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict
-
 from reconciler.manifest.desired import Desired, DesiredCampaign
+from reconciler.models import Frozen
 from reconciler.state.model import RevokedByReview, State
 
 Applied = Literal["applied", "not applied", ""]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class EvidenceRow(_Frozen):
+class EvidenceRow(Frozen):
     reviewer: str
     workspace_id: str
     workspace_name: str | None = None
@@ -56,7 +51,7 @@ class Figures(NamedTuple):
     overdue: int
 
 
-class Evidence(_Frozen):
+class Evidence(Frozen):
     campaign: str
     started: datetime.date
     due: datetime.date

@@ -10,17 +10,12 @@ from __future__ import annotations
 import json
 from datetime import date
 
-from pydantic import BaseModel, ConfigDict
-
 from reconciler.manifest.desired import DesiredCampaign, ReviewItem
+from reconciler.models import Frozen
 from reconciler.text import md_code, md_text, plural, printable
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ReviewerProgress(_Frozen):
+class ReviewerProgress(Frozen):
     reviewer: str
     file: str
     total: int
@@ -29,7 +24,7 @@ class ReviewerProgress(_Frozen):
     revoked: int
 
 
-class OpenItem(_Frozen):
+class OpenItem(Frozen):
     """An item still undecided after the due date."""
 
     reviewer: str
@@ -40,7 +35,7 @@ class OpenItem(_Frozen):
     location: str
 
 
-class CampaignStatus(_Frozen):
+class CampaignStatus(Frozen):
     campaign: str
     due: date
     on_due: str
