@@ -43,13 +43,18 @@ def said(process: subprocess.Popen[Any], *logs: Path, seen: str = "") -> str:
     """What ``process`` has shown, for a failure message: its exit code, or that it was still running
     (then it is killed, so that its output can be read), and its output so far: what the test
     already read from it (``seen``), the pipes' rest, and the files it writes to (``logs``)."""
-    running = process.poll() is None
-    if running:
-        process.kill()
+    running = False
+    out: str | bytes | None = None
+    err: str | bytes | None = None
     try:
-        out, err = process.communicate(timeout=10)
+        try:
+            out, err = process.communicate(timeout=2)  # one that is exiting is let finish: its code is known
+        except subprocess.TimeoutExpired:
+            running = True
+            process.kill()
+            out, err = process.communicate(timeout=10)
     except (subprocess.TimeoutExpired, ValueError, OSError):  # pipes already read or closed by the test
-        out, err = None, None
+        pass
     state = "still running (killed now)" if running else f"exit code {process.returncode}"
     parts = [f"pid {process.pid}, {state}"]
     for name, text in (("read so far", seen), ("stdout", _text(out)), ("stderr", _text(err))):
