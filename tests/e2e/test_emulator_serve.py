@@ -17,6 +17,7 @@ from reconciler.emulator.faults import parse_fault_spec
 from reconciler.emulator.server import start_background_server
 from reconciler.errors import ConfigError
 from tests.e2e.conftest import QUICKSTART, TOKEN
+from tests.waiting import read_line
 
 
 def test_fault_spec_reads_every_key() -> None:
@@ -138,12 +139,12 @@ def test_serve_with_a_data_file_that_cannot_be_written_is_exit_1(
 
 
 def _serve_briefly(*args: str) -> tuple[str, str]:
-    """Run `reconciler emulator serve ARGS` until it announces its address,
-    then stop it; returns (stdout, stderr)."""
+    """Run `reconciler emulator serve ARGS` until it announces its address (a
+    line read within a deadline), then stop it; returns (stdout, stderr)."""
     proc = subprocess.Popen([sys.executable, "-m", "reconciler", "emulator", "serve", "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        first = proc.stdout.readline() if proc.stdout else ""
+        first = read_line(proc)
     finally:
         proc.terminate()
         rest, err = proc.communicate(timeout=20)

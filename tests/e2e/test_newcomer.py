@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from tests.e2e.conftest import QUICKSTART, ROOT, TOKEN, run_cli
+from tests.waiting import read_line
 
 
 pytestmark = pytest.mark.usefixtures("no_ambient_connection")
@@ -33,8 +34,7 @@ def test_emulator_serve_prints_the_bare_base_url_on_its_first_line() -> None:
     proc = subprocess.Popen([sys.executable, "-m", "reconciler", "emulator", "serve", "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert proc.stdout is not None
-        first = proc.stdout.readline().rstrip("\n")
+        first = read_line(proc).rstrip("\n")  # within a deadline, failing with what it printed
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+", first), first
         answer = httpx.get(f"{first}/v1/workspaces", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
         assert answer.status_code == 200  # usable as it is, as RECONCILER_BASE_URL
