@@ -217,8 +217,12 @@ def _plan_on_a_terminal(root: Path, no_color: str | None) -> str:
     """``reconciler plan`` run with its stdout on a pseudo-terminal, as a person runs it."""
     import os
     import pty
+    import select
     import subprocess
     import sys
+    import time
+
+    from tests.waiting import DEADLINE, said
 
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     if no_color is not None:
@@ -229,7 +233,12 @@ def _plan_on_a_terminal(root: Path, no_color: str | None) -> str:
                                    stdout=follower, stderr=subprocess.PIPE, env=env, cwd=ROOT)
         os.close(follower)
         chunks = []
+        deadline = time.monotonic() + 2 * DEADLINE
         while True:
+            # Read as it comes, never blocked on: a plan that hangs fails the test with what it printed.
+            if not select.select([leader], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                seen = b"".join(chunks).decode("utf-8", "replace")
+                raise AssertionError(f"the plan did not end within {2 * DEADLINE:g} s: {said(process, seen=seen)}")
             try:
                 chunk = os.read(leader, 65536)
             except OSError:  # the terminal closed with the process (EIO on Linux)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import tempfile
 import time
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.chromium import CHROMIUM, FLAGS, TIMEOUT_SECONDS
+from tests.waiting import wait_until
 
 
 class DevTools:
@@ -50,7 +52,7 @@ class DevTools:
         os.write(self._commands, json.dumps(message).encode() + b"\0")
         deadline = time.monotonic() + TIMEOUT_SECONDS
         while True:
-            answer = self._read(deadline)
+            answer = self._read(deadline, method)
             if answer.get("id") == self._next:
                 if "error" in answer:
                     raise RuntimeError(f"{method}: {answer['error']}")
@@ -58,10 +60,14 @@ class DevTools:
                 return result
             self.events.append(answer)
 
-    def _read(self, deadline: float) -> dict[str, Any]:
+    def _read(self, deadline: float, method: str) -> dict[str, Any]:
         while b"\0" not in self._buffer:
-            if time.monotonic() > deadline:
-                raise TimeoutError("Chromium did not answer")
+            # Waited for with the time left, never blocked on: a hung Chromium fails the test, saying so.
+            ready, _, _ = select.select([self._answers], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                state = "running" if self._process.poll() is None else f"exited with {self._process.returncode}"
+                raise AssertionError(f"Chromium ({state}) did not answer {method} within {TIMEOUT_SECONDS:g} s; "
+                                     f"read so far: {self._buffer[-500:]!r}")
             chunk = os.read(self._answers, 65536)
             if not chunk:
                 raise RuntimeError("Chromium closed the pipe")
@@ -80,16 +86,13 @@ class DevTools:
 
     def open(self, page: Path) -> None:
         self.call("Page.navigate", self.session, url=page.resolve().as_uri())
-        deadline = time.monotonic() + TIMEOUT_SECONDS
-        while self.evaluate("document.readyState") != "complete":
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{page} did not load")
-            time.sleep(0.05)
+        wait_until(lambda: self.evaluate("document.readyState") == "complete", deadline=TIMEOUT_SECONDS, every=0.05,
+                   what=lambda: f"{page} did not load: document.readyState is {self.evaluate('document.readyState')!r}")
 
     def close(self) -> None:
         try:
             self.call("Browser.close")
-        except (RuntimeError, OSError):
+        except (RuntimeError, OSError, AssertionError):  # closing anyway: no answer is needed
             pass
         try:
             self._process.wait(timeout=30)
@@ -103,10 +106,7 @@ class DevTools:
 
 def wait_for_file(path: Path, timeout: float = TIMEOUT_SECONDS) -> bytes:
     """The bytes of ``path`` once a download has written it whole."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        partial = list(path.parent.glob("*.crdownload"))
-        if path.exists() and not partial:
-            return path.read_bytes()
-        time.sleep(0.05)
-    raise TimeoutError(f"no download at {path}")
+    wait_until(lambda: path.exists() and not list(path.parent.glob("*.crdownload")), deadline=timeout, every=0.05,
+               what=lambda: f"no whole download at {path}; the directory holds "
+                            f"{sorted(p.name for p in path.parent.iterdir()) if path.parent.exists() else 'nothing'}")
+    return path.read_bytes()
