@@ -20,6 +20,7 @@ from reconciler.state.backend import StateBackend, open_backend
 from reconciler.state.address import PostgresAddress
 from reconciler.state.postgres import SCHEMA_VERSION, PostgresBackend
 from tests.pg_cluster import DATABASE, PASSWORD, Cluster
+from tests.waiting import DEADLINE, wait_until
 
 
 @pytest.fixture
@@ -96,7 +97,8 @@ def test_two_first_writes_at_once_create_one_state(pg_state: str, backends: list
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(DEADLINE)
+    assert not any(t.is_alive() for t in threads), f"a write still runs after {DEADLINE:g} s; outcomes: {outcomes}"
     assert sorted(outcomes) == ["refused", "refused", "refused", "won"]
     final = stores[0].load()
     assert final.serial == 1 and len(final.resources) == 1
@@ -355,11 +357,11 @@ def test_a_fold_over_a_row_of_another_lineage_with_the_same_serial_is_refused(
 def _session_waits_for_a_lock(pg_cluster: Cluster, backend: StateBackend, finished: threading.Event) -> None:
     """Until ``backend``'s session is blocked on a lock inside the server, or its write finished."""
     server_pid = backend._conn.info.backend_pid  # type: ignore[attr-defined]
-    while not finished.is_set():
-        if _count(pg_cluster, "SELECT count(*) FROM pg_stat_activity WHERE pid = %s AND wait_event_type = 'Lock'",
-                  server_pid):
-            return
-        finished.wait(0.02)
+    query = "SELECT count(*) FROM pg_stat_activity WHERE pid = %s AND wait_event_type = 'Lock'"
+    seen = f"SELECT state, wait_event_type, wait_event, query FROM pg_stat_activity WHERE pid = {server_pid}"
+    wait_until(lambda: finished.is_set() or _count(pg_cluster, query, server_pid), every=0.02,
+               what=lambda: f"session {server_pid} neither waits on a lock nor finished its write: "
+                            f"{pg_cluster.admin_sql(seen)}")
 
 
 def test_two_writes_interleaved_inside_the_server_let_only_the_first_win(
@@ -397,6 +399,7 @@ def test_two_writes_interleaved_inside_the_server_let_only_the_first_win(
     thread = outcome["thread"]
     assert isinstance(thread, threading.Thread)
     thread.join(timeout=60)
+    assert not thread.is_alive(), f"the second write still runs after 60 s: {outcome}"
     assert isinstance(outcome["second"], StateError), "both writers won"
     assert "Another writer won; nothing was written" in str(outcome["second"])
     final = first.load()
