@@ -238,9 +238,12 @@ class Run:
         self.killer.arm(child, self.at, after=self.after)
         child.start()
         child.join(timeout=120)
-        code = child.exitcode
+        code = child.exitcode  # None: still running after 120 s, then killed here (its output is thrown away)
+        if code is None:
+            child.kill()
+            child.join()
         if self.at is None:
-            assert code == 0, "the whole apply, not killed, succeeds"
+            assert code == 0, f"{self.root}: the whole apply, not killed, succeeds (exit code {code})"
         else:
             assert self.killer.killed.wait(30), f"{self.root}: never killed (call {self.at} not reached; exit {code})"
         self.killer.arm(None, None, after=False)  # disarmed: calls pass through

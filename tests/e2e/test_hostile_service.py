@@ -285,7 +285,7 @@ def test_one_trickled_answer_is_held_no_longer_than_the_timeout(hostile: Hostile
     hostile.answer = answer
     outcome = run_plan(hostile, manifests, "--timeout", "5", cap=30)
     assert_refused(outcome, "GET /workspaces", "not complete in time", "5 s", "--timeout")
-    assert found_gone.wait(10)
+    assert found_gone.wait(10), f"the service did not find the client gone within 10 s of its exit ({outcome})"
     assert len(held) == 1 and held[0] < 5 + 1.5, held
 
 

@@ -8,6 +8,7 @@ to the service).  The last ones check that the examples still validate.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -92,6 +93,9 @@ def run_measured(args: list[str], *, wall_cap: float = 60.0) -> tuple[int, str, 
         finally:
             killer.cancel()
             proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: tell Popen
+        # The cap is a deadline, not a measure: reaching it fails the test with what the child said.
+        assert proc.returncode != -signal.SIGKILL, (f"reconciler {' '.join(args)} still ran after {wall_cap:g} s "
+                                                    f"and was killed; its stderr: {err!r}")
         return proc.returncode, err, usage.ru_utime + usage.ru_stime, int(hwm.read_text())
 
 
