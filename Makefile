@@ -35,12 +35,11 @@ test: install
 
 # Mutation testing of the access core, on demand and not in CI (it takes long): docs/testing.md,
 # "Mutation testing". [tool.mutmut] in pyproject.toml says which files and which tests; of
-# reconciler/state/postgres.py only the PostgreSQL lock and what it calls are in scope. mutmut
+# reconciler/state/postgres.py only what the PostgreSQL lock (state/postgres_lock.py) calls is in scope. mutmut
 # keeps its work in mutants/ (a rerun retests what changed); the score is printed at the end.
 MUTATION_SCOPE := 'reconciler.plan.access.*' 'reconciler.plan.effects.*' 'reconciler.plan.safety.*' \
 	'reconciler.plan.saved.*' 'reconciler.apply.run.*' 'reconciler.review.start.*' 'reconciler.review.close.*' \
-	'reconciler.state.journal.*' 'reconciler.state.lock.*' 'reconciler.state.postgres.x?PostgresLock?*' \
-	'reconciler.state.postgres.x?_Holder?describe__mutmut_*' \
+	'reconciler.state.journal.*' 'reconciler.state.lock.*' 'reconciler.state.postgres_lock.*' \
 	'reconciler.state.postgres.x?PostgresBackend?lock__mutmut_*' \
 	'reconciler.state.postgres.x?PostgresBackend?_lock_keys__mutmut_*' \
 	'reconciler.state.postgres.x?PostgresBackend?_holder__mutmut_*' \

@@ -34,16 +34,13 @@ no command line, message, log or plan.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import socket
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 
 import psycopg
@@ -53,7 +50,7 @@ from pydantic import ValidationError
 from reconciler.text import parse_json
 from reconciler.errors import StateError
 from reconciler.state.atomic import StateWriteError
-from reconciler.state.lock import say_waiting, wait_for
+from reconciler.state.postgres_lock import GATE, Holder, PostgresLock
 from reconciler.state.address import PostgresAddress
 from reconciler.state.model import ResourceState, State
 
@@ -376,18 +373,18 @@ class PostgresBackend:
                            self._lock_keys()).fetchone()
         return None if row is None else int(row[0])
 
-    def _holder(self, conn: psycopg.Connection[Any]) -> _Holder | None:
+    def _holder(self, conn: psycopg.Connection[Any]) -> Holder | None:
         row = conn.execute(sql.SQL("SELECT lock_id, host, pid, command, to_char(since AT TIME ZONE 'UTC', "
                                    "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), backend_pid FROM {locks} WHERE key = %s")
                            .format(**self._tables()), (self.where.key,)).fetchone()
         if row is None:
             return None
-        return _Holder(id=str(row[0]), host=row[1], pid=row[2], command=row[3], since=row[4],
+        return Holder(id=str(row[0]), host=row[1], pid=row[2], command=row[3], since=row[4],
                        backend_pid=int(row[5]))
 
     def stopped_warning(self) -> str | None:
         with self._reading() as conn, conn.transaction():
-            conn.execute(_GATE, self._lock_keys())  # not a holder between its row and its lock
+            conn.execute(GATE, self._lock_keys())  # not a holder between its row and its lock
             holder = self._holder(conn)
             if holder is None or self._holder_session(conn) is not None:
                 return None
@@ -441,137 +438,6 @@ class _Stored:
     lineage: str
     serial: int
     journal: tuple[str, int] | None  # the lineage and serial the journal rows continue
-
-
-@dataclass(frozen=True)
-class _Holder:
-    id: str
-    host: str | None
-    pid: int | None
-    command: str | None
-    since: str | None
-    backend_pid: int
-
-    def describe(self) -> str:
-        return f'"{self.command}" (pid {self.pid} on {self.host}, since {self.since}, lock ID {self.id})'
-
-
-class PostgresLock:
-    """The advisory lock of one state, held on the backend's session, and the row naming its holder.
-
-    Taking the lock and writing the row, and deleting the row and releasing
-    the lock, each happen inside one short transaction that holds a second,
-    transaction-scoped advisory lock (the *gate*, ``_GATE``); a command that
-    finds the lock held reads the row under the same gate.  So no session
-    ever sees the lock held without its holder's row, or the row of a holder
-    that has let go: the refusal always names who holds the lock (the row
-    commits before the gate is released, and a read after the gate sees it).
-    """
-
-    # A lock held by a session that ended was released by the server: there is never a dead one to take over.
-    taken_over: str | None = None
-
-    def __init__(self, backend: PostgresBackend, command: str, *, timeout: float = 0.0,
-                 pause: Callable[[float], None] = time.sleep) -> None:
-        self.backend = backend
-        self.command = command
-        self.id = uuid.uuid4().hex
-        self.timeout = timeout
-        self.pause = pause
-        self._held = False
-        self._seen: _Seen | None = None  # who held the lock at the last refused try
-
-    def __enter__(self) -> PostgresLock:
-        with self.backend._reading() as conn:
-            # Polled (pg_try_advisory_lock), not pg_advisory_lock with a lock_timeout: the wait is the
-            # file lock's (wait_for), and a session blocked inside the server could not say who holds it.
-            if not wait_for(lambda: self._try(conn), timeout=self.timeout, pause=self.pause,
-                            waiting=lambda: say_waiting(self.backend.address, self.timeout, self._describe_seen())):
-                raise StateError(self._held_message(self._seen))
-        return self
-
-    def _try(self, conn: psycopg.Connection[Any]) -> bool:
-        """Take the lock and write the row naming this command, under the gate;
-        when the lock is held, remember who holds it (read under the same gate)."""
-        b = self.backend
-        try:
-            with conn.transaction():
-                conn.execute(_GATE, b._lock_keys())
-                got = conn.execute("SELECT pg_try_advisory_lock(%(c)s, hashtext(%(n)s))", b._lock_keys()).fetchone()
-                if not (got and got[0]):
-                    self._seen = _Seen(b._holder(conn), b._holder_session(conn))
-                    return False
-                self._held = True
-                conn.execute(sql.SQL(
-                    "INSERT INTO {locks} (key, lock_id, host, pid, command, since, backend_pid) "
-                    "VALUES (%s, %s, %s, %s, %s, now(), pg_backend_pid()) ON CONFLICT (key) DO UPDATE SET "
-                    "lock_id = EXCLUDED.lock_id, host = EXCLUDED.host, pid = EXCLUDED.pid, "
-                    "command = EXCLUDED.command, since = EXCLUDED.since, backend_pid = EXCLUDED.backend_pid")
-                    .format(**b._tables()), (b.where.key, self.id, socket.gethostname(), os.getpid(), self.command))
-        except BaseException:
-            if self._held:
-                # A session-level advisory lock outlives the rolled-back transaction that took it.
-                self._unlock(conn)
-            raise
-        return True
-
-    def _unlock(self, conn: psycopg.Connection[Any]) -> None:
-        self._held = False
-        with contextlib.suppress(psycopg.Error):
-            conn.execute("SELECT pg_advisory_unlock(%(c)s, hashtext(%(n)s))", self.backend._lock_keys())
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if not self._held:
-            return
-        self._held = False
-        b = self.backend
-        conn = b._conn
-        if conn is None or conn.broken or conn.closed:
-            return  # the server released the lock with the session
-        try:
-            with conn.transaction():
-                conn.execute(_GATE, b._lock_keys())
-                conn.execute(sql.SQL("DELETE FROM {locks} WHERE key = %s AND lock_id = %s").format(**b._tables()),
-                             (b.where.key, self.id))
-                conn.execute("SELECT pg_advisory_unlock(%(c)s, hashtext(%(n)s))", b._lock_keys())
-        except psycopg.Error:
-            pass  # a session that cannot say so is ending: the server releases the lock with it
-
-    def _describe_seen(self) -> str:
-        seen = self._seen
-        if seen is None or seen.holder is None:
-            return "another session"
-        return seen.holder.describe()
-
-    def _held_message(self, seen: _Seen | None) -> str:
-        address = self.backend.address
-        holder = None if seen is None else seen.holder
-        if holder is None or (seen is not None and seen.session not in (None, holder.backend_pid)):
-            # Not a reconciler of this version: the lock was taken outside the gate (by hand, or an old release).
-            session = "" if seen is None or seen.session is None else f" (server pid {seen.session})"
-            return (f"The PostgreSQL state {address} is locked by a database session{session} that did not say "
-                    "who it is: not a command of this reconciler version, or someone's pg_advisory_lock by hand. "
-                    "Nothing was done. Find it in pg_stat_activity; to wait for it instead of stopping, give "
-                    f"--lock-timeout DURATION (e.g. --lock-timeout 5m).")
-        unlock = f'reconciler force-unlock {holder.id} --state "{address}"'
-        return (f"The PostgreSQL state {address} is locked by {holder.describe()}: another command is running "
-                f"against it. Wait for it to finish. --lock-timeout DURATION "
-                f"(e.g. --lock-timeout 5m) waits for it instead of stopping. A command that was killed or lost its connection released the lock with its "
-                f"session; if this one hangs, '{unlock}' ends its session.")
-
-
-@dataclass(frozen=True)
-class _Seen:
-    """Who held the lock when a try was refused: the row, and the session holding the advisory lock."""
-
-    holder: _Holder | None
-    session: int | None
-
-
-# The gate: a transaction-scoped advisory lock (one 64-bit key, so never one of the two-key state locks) that
-# orders taking, releasing and reading the state's lock, so the lock and its row are seen together.
-_GATE = "SELECT pg_advisory_xact_lock((%(c)s::bigint << 32) | (hashtext(%(n)s)::bigint & 4294967295))"
 
 
 class PostgresJournal:
