@@ -117,8 +117,12 @@ def run_plan(service: HostileService, project: Path, *extra: str, cap: float = H
     env = {k: v for k, v in os.environ.items() if not k.startswith("RECONCILER_")}
     env.update(RECONCILER_BASE_URL=service.base_url, RECONCILER_TOKEN=TOKEN)
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "reconciler", "plan", str(project), *extra], env=env,
-                          cwd=project, capture_output=True, text=True, timeout=cap)
+    try:
+        done = subprocess.run([sys.executable, "-m", "reconciler", "plan", str(project), *extra], env=env,
+                              cwd=project, capture_output=True, text=True, timeout=cap)
+    except subprocess.TimeoutExpired as exc:  # killed at the cap: the failure says what it had printed
+        raise AssertionError(f"reconciler plan still ran after {cap:g} s (killed); stdout so far: {exc.stdout!r}; "
+                             f"stderr so far: {exc.stderr!r}") from None
     return Outcome(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
 
 
