@@ -8,7 +8,11 @@ here; a scan of the source for a second definition follows where one helps.
 from __future__ import annotations
 
 import ast
+from datetime import date
 from pathlib import Path
+
+from reconciler.manifest.desired import Decision, DesiredCampaign, ReviewItem
+from reconciler.manifest.location import SourceLocation
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "reconciler"
@@ -45,3 +49,82 @@ def test_every_value_model_stands_on_the_one_frozen_base() -> None:
 
 def test_no_module_but_models_defines_a_frozen_base() -> None:
     assert _defined("Frozen") + _defined("_Frozen") == ["reconciler/models.py"]
+
+
+# -- what a review item means ----------------------------------------------------------------------------------
+
+def _item(reviewer: str, key: str, decision: Decision | None, line: int) -> ReviewItem:
+    return ReviewItem(campaign="q4", reviewer=reviewer, workspace="ws_a", kind="user", key=key, role="editor",
+                      location=SourceLocation(f"reviews/q4/{reviewer}.yaml", line), decision=decision)
+
+
+def _campaign(*items: ReviewItem) -> DesiredCampaign:
+    return DesiredCampaign(name="q4", location=SourceLocation("reviews/q4/campaign.yaml", 1),
+                           started=date(2027, 1, 1), due=date(2027, 2, 1), items=items,
+                           reviewer_files=(("jane@acme.com", "jane.yaml"), ("joe@acme.com", "joe.yaml")))
+
+
+def test_every_reader_of_the_decisions_uses_the_one_meaning() -> None:
+    import reconciler.company.audit
+    import reconciler.manifest.review_meaning as meaning
+    import reconciler.plan.reviews
+    import reconciler.review.close
+    import reconciler.review.evidence
+    import reconciler.review.status
+
+    for user in (reconciler.plan.reviews, reconciler.review.close, reconciler.review.evidence):
+        assert user.deciding_items is meaning.deciding_items, user.__name__
+    for user in (reconciler.review.status, reconciler.company.audit):
+        assert user.undecided_items is meaning.undecided_items, user.__name__
+
+
+def test_no_module_but_the_meaning_names_an_entry_by_its_three_fields() -> None:
+    """``(item.workspace, item.kind, item.key)``: grouping the items by entry is the meaning's alone."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Tuple) and [getattr(e, "attr", None) for e in node.elts] == [
+                    "workspace", "kind", "key"]:
+                found.append(path.relative_to(ROOT).as_posix())
+    assert sorted(set(found)) == ["reconciler/manifest/review_meaning.py"]
+    assert _defined("_decision") == []
+
+
+def test_a_revoke_from_any_reviewer_decides_then_a_keep_and_an_undecided_entry_is_its_first_item() -> None:
+    from reconciler.manifest.review_meaning import deciding_items, undecided_items
+
+    items = (_item("jane@acme.com", "ann@x.com", "keep", 3), _item("jane@acme.com", "bob@x.com", None, 6),
+             _item("jane@acme.com", "cy@x.com", "keep", 9), _item("joe@acme.com", "ann@x.com", "revoke", 3),
+             _item("joe@acme.com", "bob@x.com", None, 6), _item("joe@acme.com", "cy@x.com", "keep", 9),
+             _item("joe@acme.com", "dee@x.com", None, 12), _item("joe@acme.com", "dee@x.com", "keep", 15))
+    deciding = deciding_items(items)
+    assert [(key, item.reviewer, item.decision) for (_, _, key), item in deciding.items()] == [
+        ("ann@x.com", "joe@acme.com", "revoke"), ("bob@x.com", "jane@acme.com", None),
+        ("cy@x.com", "jane@acme.com", "keep"), ("dee@x.com", "joe@acme.com", "keep")]
+    assert [(i.reviewer, i.key) for i in undecided_items(_campaign(*items))] == [
+        ("jane@acme.com", "bob@x.com"), ("joe@acme.com", "bob@x.com")]
+
+
+def test_close_takes_the_deciding_revokes_in_the_campaigns_order() -> None:
+    from reconciler.review.close import effective_revokes
+
+    first = _item("jane@acme.com", "ann@x.com", "keep", 3)
+    other = _item("jane@acme.com", "bob@x.com", "revoke", 6)
+    ann = _item("joe@acme.com", "ann@x.com", "revoke", 3)
+    again = _item("joe@acme.com", "bob@x.com", "revoke", 6)
+    assert effective_revokes(_campaign(first, other, ann, again)) == [other, ann]
+
+
+def test_status_audit_and_evidence_agree_an_entry_one_reviewer_decided_is_not_overdue() -> None:
+    from reconciler.company.audit import review_findings
+    from reconciler.company.model import CompanyAccess
+    from reconciler.review.status import campaign_status
+
+    campaign = _campaign(_item("jane@acme.com", "ann@x.com", "keep", 3), _item("jane@acme.com", "bob@x.com", None, 6),
+                         _item("joe@acme.com", "ann@x.com", None, 3))
+    today = date(2027, 2, 4)
+    status = campaign_status(campaign, today)
+    assert [(o.reviewer, o.key) for o in status.overdue] == [("jane@acme.com", "bob@x.com")]
+    assert (status.decided, status.total) == (1, 3)  # each reviewer's own answers still count as they are
+    findings = review_findings([campaign._replace(on_due="flag")], CompanyAccess.model_construct(workspaces=()), today)
+    assert [(f.key, f.location) for f in findings] == [("bob@x.com", "reviews/q4/jane@acme.com.yaml:6")]

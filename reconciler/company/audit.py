@@ -28,6 +28,7 @@ from reconciler.company.model import (
 )
 from reconciler.manifest.desired import Desired, DesiredCampaign, DesiredPolicy
 from reconciler.manifest.policy import Breach, grant_breach, owner_breach
+from reconciler.manifest.review_meaning import undecided_items
 from reconciler.models import Frozen
 from reconciler.plan.model import AccessChange, EntryChange, Plan
 
@@ -104,17 +105,15 @@ def audit(desired: Desired, company: CompanyAccess, plan: Plan, today: date | No
 
 
 def review_findings(campaigns: Sequence[DesiredCampaign], company: CompanyAccess, today: date) -> list[Finding]:
-    """Every item of a campaign with ``onDue: flag`` that nobody decided by its due date (an item two
-    reviewers hold is decided when either decided it), in the campaign's order."""
+    """Every item of a campaign with ``onDue: flag`` that nobody decided by its due date (an entry two
+    reviewers hold is decided when either decided it: ``reconciler.manifest.review_meaning``), in the
+    campaign's order."""
     workspaces = {w.id: w for w in company.workspaces}
     found: list[Finding] = []
     for campaign in campaigns:
         if campaign.on_due != "flag" or not campaign.overdue(today):
             continue
-        decided = {(i.workspace, i.kind, i.key) for i in campaign.items if i.decision is not None}
-        for item in campaign.items:
-            if (item.workspace, item.kind, item.key) in decided:
-                continue
+        for item in undecided_items(campaign):
             ws = workspaces.get(item.workspace)
             what = f"not reviewed by {campaign.due.isoformat()} ({item.reviewer}, {location_text(item.location)})"
             found.append(Finding(

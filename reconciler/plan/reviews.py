@@ -2,11 +2,12 @@
 
 Each item of a campaign (``reconciler.manifest.reviews``) names one entry
 (user or domain) on one workspace with the role it had when the campaign
-started.  Where several reviewers hold the same item (a workspace's two
-owners), a ``revoke`` from any of them decides it, then a ``keep``.  An
-item nobody decided follows the campaign's ``onDue`` once the due date has
-passed: ``revoke`` revokes it (``not reviewed by <due>``), ``flag`` leaves it
-to ``reconciler audit``, ``keep`` keeps it.
+started.  Which item decides an entry several reviewers hold (a workspace's
+two owners) is ``reconciler.manifest.review_meaning``'s (a ``revoke`` from
+any of them, then a ``keep``).  An entry nobody decided follows the
+campaign's ``onDue`` once the due date has passed: ``revoke`` revokes it
+(``not reviewed by <due>``), ``flag`` leaves it to ``reconciler audit``,
+``keep`` keeps it.
 
 A decision is carried out only while the entry is as the reviewer saw it: an
 entry whose role changed since the snapshot is a stale decision, reported and
@@ -19,12 +20,13 @@ which ``reconciler.plan.company`` merges into the list the workspace holds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date
 from typing import NamedTuple
 
 from reconciler.live import Live
 from reconciler.manifest.desired import DesiredCampaign, ReviewItem
+from reconciler.manifest.review_meaning import deciding_items
 from reconciler.plan.teams import GrantSource
 
 
@@ -48,14 +50,12 @@ def review_outcome(campaigns: Sequence[DesiredCampaign], live: Live, today: date
     stale: list[str] = []
     for campaign in campaigns:
         overdue = today is not None and campaign.overdue(today)
-        for items in _grouped(campaign.items):
-            decided = _decision(items)
-            if decided is None:
+        for item in deciding_items(campaign.items).values():
+            due: str | None = None
+            if item.decision is None:
                 if not overdue or campaign.on_due != "revoke":
                     continue
-                item, due = items[0], campaign.due.isoformat()
-            else:
-                item, due = decided, None
+                due = campaign.due.isoformat()
             problem = _staleness(item, live)
             if item.decision == "keep":
                 if problem is not None and campaign.closed is None:
@@ -70,20 +70,6 @@ def review_outcome(campaigns: Sequence[DesiredCampaign], live: Live, today: date
             revocations.setdefault(item.workspace, []).append(
                 ReviewRevocation(item.workspace, item.kind, item.key, source))
     return ReviewOutcome(revocations, stale)
-
-
-def _grouped(items: Iterable[ReviewItem]) -> list[list[ReviewItem]]:
-    """The items of one campaign, one group per (workspace, kind, key), in file order."""
-    groups: dict[tuple[str, str, str], list[ReviewItem]] = {}
-    for item in items:
-        groups.setdefault((item.workspace, item.kind, item.key), []).append(item)
-    return list(groups.values())
-
-
-def _decision(items: list[ReviewItem]) -> ReviewItem | None:
-    """The item whose decision holds: the first revoke, else the first keep; None when nobody decided."""
-    return next((i for i in items if i.decision == "revoke"), None) or next(
-        (i for i in items if i.decision == "keep"), None)
 
 
 _GONE = "gone"

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from reconciler.manifest.desired import AccessList, Desired, DesiredCampaign, ReviewItem
 from reconciler.manifest.location import SourceLocation
+from reconciler.manifest.review_meaning import deciding_items, entry_of
 from reconciler.state.model import State
 
 
@@ -47,15 +48,10 @@ class Closing(NamedTuple):
 
 
 def effective_revokes(campaign: DesiredCampaign) -> list[ReviewItem]:
-    """The first revoke of each (workspace, kind, key): the decision the plan carries out."""
-    seen: set[tuple[str, str, str]] = set()
-    found = []
-    for item in campaign.items:
-        ident = (item.workspace, item.kind, item.key)
-        if item.decision == "revoke" and ident not in seen:
-            seen.add(ident)
-            found.append(item)
-    return found
+    """The revokes that decide their entry (``reconciler.manifest.review_meaning``), in the campaign's
+    order: the decisions the plan carries out."""
+    deciding = deciding_items(campaign.items)
+    return [item for item in campaign.items if item.decision == "revoke" and deciding[entry_of(item)] is item]
 
 
 def _lists(desired: Desired, state: State) -> dict[str, tuple[str, tuple[str, ...], AccessList]]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from reconciler.manifest.desired import Desired, DesiredCampaign
+from reconciler.manifest.review_meaning import deciding_items, entry_of
 from reconciler.models import Frozen
 from reconciler.state.model import RevokedByReview, State
 
@@ -104,7 +105,7 @@ def make_evidence(desired: Desired, campaign: DesiredCampaign, state: State | No
     in_git = all(b is not None for b in blames.values()) and bool(blames)
     revoked = _revoked(desired, state) if state is not None else None
     overdue = campaign.overdue(today)
-    decided = {(i.workspace, i.kind, i.key) for i in campaign.items if i.decision is not None}
+    deciding = deciding_items(campaign.items)
     rows = []
     for item in campaign.items:
         blame = (blames.get(item.file) or {}).get(item.location.line) if item.decision else None
@@ -118,7 +119,7 @@ def make_evidence(desired: Desired, campaign: DesiredCampaign, state: State | No
             key=item.key, role=item.role, why=item.why, decision=item.decision or "", reason=item.reason,
             location=f"{item.location.file}:{item.location.line}",
             decided_on=blame.date if blame else None, decided_commit=blame.commit if blame else None,
-            overdue=overdue and (item.workspace, item.kind, item.key) not in decided, applied=applied,
+            overdue=overdue and deciding[entry_of(item)].decision is None, applied=applied,
             applied_on=record.applied if record else None, applied_serial=record.serial if record else None))
     git = ("Decision dates and commits are from git blame of each reviewer's file (the commit that last "
            "wrote the decision line; empty: not committed yet)." if in_git else

@@ -11,6 +11,7 @@ import json
 from datetime import date
 
 from reconciler.manifest.desired import DesiredCampaign, ReviewItem
+from reconciler.manifest.review_meaning import undecided_items
 from reconciler.models import Frozen
 from reconciler.text import md_code, md_text, plural, printable
 
@@ -25,7 +26,7 @@ class ReviewerProgress(Frozen):
 
 
 class OpenItem(Frozen):
-    """An item still undecided after the due date."""
+    """An item of an entry nobody decided (``reconciler.manifest.review_meaning``), after the due date."""
 
     reviewer: str
     workspace: str
@@ -64,7 +65,7 @@ def campaign_status(campaign: DesiredCampaign, today: date) -> CampaignStatus:
         for reviewer, items in by_reviewer.items())
     overdue = tuple(OpenItem(reviewer=i.reviewer, workspace=i.workspace, kind=i.kind, key=i.key, role=i.role,
                              location=f"{i.location.file}:{i.location.line}")
-                    for i in campaign.items if i.decision is None) if campaign.overdue(today) else ()
+                    for i in undecided_items(campaign)) if campaign.overdue(today) else ()
     return CampaignStatus(campaign=campaign.name, due=campaign.due, on_due=campaign.on_due, today=today,
                           closed=campaign.closed, total=sum(p.total for p in progress),
                           decided=sum(p.decided for p in progress), reviewers=progress, overdue=overdue)
