@@ -97,6 +97,24 @@ class _Received:
     content: bytes
 
 
+@dataclass
+class _Call:
+    """One call while it is being sent: what every attempt reads, and how far it got."""
+
+    method: str
+    path: str
+    limit_class: str | None
+    retry_safe: bool
+    to_service: bool
+    attempt: int = 0
+    # An earlier attempt that may have reached the service (no answer, a
+    # 5xx) leaves a final 429 or 4xx just as uncertain about the change.
+    uncertain: bool = False
+
+    def outcome(self) -> str:
+        return _outcome(self.method, self.retry_safe)
+
+
 class _Trickled(Exception):
     """The answer was still arriving when its deadline ran out."""
 
@@ -209,86 +227,108 @@ class Requester:
 
     def _exchange(self, method: str, path: str, build: Callable[[], httpx.Request], *, limit_class: str | None,
                   retry_safe: bool, to_service: bool) -> _Received:
-        """Send until a final answer: a success (returned) or an error (raised)."""
-        # Longer than the rest (78 lines, complexity 17) and kept whole on
-        # purpose: one retry loop whose state (attempt, uncertain) every
-        # outcome reads, each outcome a short branch; split, that state would
-        # travel through every piece and the loop would no longer read as one.
-        attempt = 0
-        # An earlier attempt that may have reached the service (no answer, a
-        # 5xx) leaves a final 429 or 4xx just as uncertain about the change.
-        uncertain = False
+        """Send until a final answer: a success (returned) or an error (raised).
+
+        One retry loop; what every outcome reads (the attempt, and whether an
+        earlier one may have reached the service) travels in ``_Call``, and
+        each step either answers, asks for another attempt (``None``, after
+        its pause) or raises."""
+        call = _Call(method, path, limit_class, retry_safe, to_service)
         while True:
-            attempt += 1
-            if attempt > 1:
+            call.attempt += 1
+            if call.attempt > 1:
                 self.stats.retries += 1
-            if limit_class is not None:
-                try:
-                    self.stats.waited_seconds += self.limiter.acquire(limit_class, max_wait=self.max_wait)
-                except WaitBeyondCap as beyond:
-                    raise WaitTooLong(
-                        method=method, path=path, attempts=attempt - 1,
-                        message=f"{beyond.said}, so this call would need "
-                                f"{describe_wait(beyond.seconds)}, more than the "
-                                f"{describe_seconds(self.max_wait)} reconciler waits at most",
-                        outcome=_outcome(method, retry_safe) if uncertain else "",
-                    ) from None
-            counted_as = limit_class or STORAGE
-            self.stats.calls += 1
-            self.stats.by_class[counted_as] = self.stats.by_class.get(counted_as, 0) + 1
-            try:
-                received = self._send(build(), method, path)
-            except _Trickled as slow:
-                received_bytes = slow.deadline.received
-                message = (f"{received_bytes} byte{'s' if received_bytes != 1 else ''} had arrived when the "
-                           f"{slow.deadline.seconds:g} s it may take in all (--timeout) ran out")
-                if not to_service:
-                    raise UploadFailed(method=method, path=path, message=message, attempts=attempt) from slow.__cause__
-                raise AnswerTooSlow(method=method, path=path, message=message, attempts=attempt,
-                                    outcome=_outcome(method, retry_safe)) from slow.__cause__
-            except BodyTooLarge as exc:
-                failure = ResponseTooLarge if to_service else UploadFailed
-                # Unread, a success may still have made the change.
-                raise failure(method=method, path=path, message=str(exc), status=exc.status, attempts=attempt,
-                              outcome=_outcome(method, retry_safe)) from None
-            except httpx.TransportError as exc:
-                retryable = isinstance(exc, _RETRYABLE_TRANSPORT_ERRORS)
-                if retryable and retry_safe and attempt < self.max_attempts:
-                    uncertain = True
-                    self.pause(self.backoff.delay(attempt))
-                    continue
-                failed: type[ConnectionFailed | UploadFailed] = ConnectionFailed if to_service else UploadFailed
-                raise failed(
-                    method=method, path=path, message=self._redact(f"{type(exc).__name__}: {exc}"),
-                    attempts=attempt, outcome=_outcome(method, retry_safe),
-                ) from exc
-            response = received.response
-            if limit_class is not None:
-                self.limiter.observe(limit_class, response.headers, call=f"{method} {path}")
-            status = response.status_code
-            if status == 429:
-                self.stats.rate_limited += 1
-                if attempt < self.max_attempts:
-                    wait = rate_limit_wait(response.headers, self.clock.now())
-                    if wait.seconds > self.max_wait:
-                        raise WaitTooLong(
-                            method=method, path=path, status=429, attempts=attempt,
-                            message=f"the 429 answer said {wait.source}, "
-                                    f"{describe_wait(wait.seconds)}, more than the "
-                                    f"{describe_seconds(self.max_wait)} reconciler waits at most",
-                            outcome=_outcome(method, retry_safe) if uncertain else "")
-                    self.pause(wait.seconds)
-                    continue
-            elif 500 <= status <= 599 and retry_safe and attempt < self.max_attempts:
-                uncertain = True
-                self.pause(self.backoff.delay(attempt))
+            self._take_slot(call)
+            received = self._attempt(call, build)
+            if received is None:
                 continue
-            if 200 <= status <= 299:
+            if self._retried(call, received.response):
+                continue
+            if 200 <= received.response.status_code <= 299:
                 return received
-            if not to_service:
-                raise UploadFailed(method=method, path=path, status=status, attempts=attempt,
-                                   message=f"the answer begins: {excerpt(received.content)}")
-            raise self._error(received, method, path, attempt, retry_safe, uncertain=uncertain)
+            raise self._failure(call, received)
+
+    def _take_slot(self, call: _Call) -> None:
+        """Wait for the rate limit's slot, and count the call."""
+        if call.limit_class is not None:
+            try:
+                self.stats.waited_seconds += self.limiter.acquire(call.limit_class, max_wait=self.max_wait)
+            except WaitBeyondCap as beyond:
+                raise WaitTooLong(
+                    method=call.method, path=call.path, attempts=call.attempt - 1,
+                    message=f"{beyond.said}, so this call would need "
+                            f"{describe_wait(beyond.seconds)}, more than the "
+                            f"{describe_seconds(self.max_wait)} reconciler waits at most",
+                    outcome=call.outcome() if call.uncertain else "",
+                ) from None
+        counted_as = call.limit_class or STORAGE
+        self.stats.calls += 1
+        self.stats.by_class[counted_as] = self.stats.by_class.get(counted_as, 0) + 1
+
+    def _attempt(self, call: _Call, build: Callable[[], httpx.Request]) -> _Received | None:
+        """One send: the answer, ``None`` after the pause before another
+        attempt (a lost connection, where repeating is safe), or an error."""
+        method, path = call.method, call.path
+        try:
+            return self._send(build(), method, path)
+        except _Trickled as slow:
+            received_bytes = slow.deadline.received
+            message = (f"{received_bytes} byte{'s' if received_bytes != 1 else ''} had arrived when the "
+                       f"{slow.deadline.seconds:g} s it may take in all (--timeout) ran out")
+            if not call.to_service:
+                raise UploadFailed(method=method, path=path, message=message,
+                                   attempts=call.attempt) from slow.__cause__
+            raise AnswerTooSlow(method=method, path=path, message=message, attempts=call.attempt,
+                                outcome=call.outcome()) from slow.__cause__
+        except BodyTooLarge as exc:
+            failure = ResponseTooLarge if call.to_service else UploadFailed
+            # Unread, a success may still have made the change.
+            raise failure(method=method, path=path, message=str(exc), status=exc.status, attempts=call.attempt,
+                          outcome=call.outcome()) from None
+        except httpx.TransportError as exc:
+            retryable = isinstance(exc, _RETRYABLE_TRANSPORT_ERRORS)
+            if retryable and call.retry_safe and call.attempt < self.max_attempts:
+                call.uncertain = True
+                self.pause(self.backoff.delay(call.attempt))
+                return None
+            failed: type[ConnectionFailed | UploadFailed] = ConnectionFailed if call.to_service else UploadFailed
+            raise failed(
+                method=method, path=path, message=self._redact(f"{type(exc).__name__}: {exc}"),
+                attempts=call.attempt, outcome=call.outcome(),
+            ) from exc
+
+    def _retried(self, call: _Call, response: httpx.Response) -> bool:
+        """Whether the answer asks for another attempt (a 429 within the wait
+        allowed, a 5xx where repeating is safe): then the pause is made."""
+        if call.limit_class is not None:
+            self.limiter.observe(call.limit_class, response.headers, call=f"{call.method} {call.path}")
+        status = response.status_code
+        if status == 429:
+            self.stats.rate_limited += 1
+            if call.attempt < self.max_attempts:
+                wait = rate_limit_wait(response.headers, self.clock.now())
+                if wait.seconds > self.max_wait:
+                    raise WaitTooLong(
+                        method=call.method, path=call.path, status=429, attempts=call.attempt,
+                        message=f"the 429 answer said {wait.source}, "
+                                f"{describe_wait(wait.seconds)}, more than the "
+                                f"{describe_seconds(self.max_wait)} reconciler waits at most",
+                        outcome=call.outcome() if call.uncertain else "")
+                self.pause(wait.seconds)
+                return True
+        elif 500 <= status <= 599 and call.retry_safe and call.attempt < self.max_attempts:
+            call.uncertain = True
+            self.pause(self.backoff.delay(call.attempt))
+            return True
+        return False
+
+    def _failure(self, call: _Call, received: _Received) -> ApiError | UploadFailed:
+        """The error a final answer that is not a success stands for."""
+        if not call.to_service:
+            return UploadFailed(method=call.method, path=call.path, status=received.response.status_code,
+                                attempts=call.attempt, message=f"the answer begins: {excerpt(received.content)}")
+        return self._error(received, call.method, call.path, call.attempt, call.retry_safe,
+                           uncertain=call.uncertain)
 
     def _send(self, request: httpx.Request, method: str, path: str) -> _Received:
         """Send one request and read its whole answer, within the answer's
