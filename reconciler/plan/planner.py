@@ -88,38 +88,44 @@ def make_plan(
     by_address = {address: access for address, _, access in lists}
     planned = plan_groups(desired.groups, by_address, set(wanted_workspaces(desired, state)), inputs)
     planned += plan_standalone(desired.workspaces, by_address, inputs)
-    named = set(wanted_workspaces(desired, state))
-    if company.active:
-        governed = company_governed(desired, live, state, named)
-        without_list = company_groups_without_list(desired, live, state, named)
-        planned.changes += company.unmanaged_changes(governed, without_list,
-                                                     lambda address: not targets or inputs.scope(address))
-        planned.warnings += company.unmatched_warnings()
-        # One definition of "named by a manifest" for every count: also the
-        # members of a named group found by their shared entries.
-        named |= governed | {m for members in without_list.values() for m in members}
-        planned.warnings += company.review_warnings()  # refuses a review revoking what a manifest grants
+    named = _plan_company(company, desired, live, state, planned, inputs, targets)
     planned.changes = [_retried(c, settled.retried) for c in planned.changes]
     assets, doubts = plan_assets(desired.assets, state, scope=inputs.scope, reassert=reassert, paths=paths)
     planned.changes += assets
-    # A workspace no manifest names that would be left without an owner waits
-    # for a person; a manifest's list so left refuses the plan.
+    # An unnamed workspace left without an owner waits for a person; a manifest's list so left refuses the plan.
     planned.changes, ownerless = company.set_aside_ownerless(planned.changes)
-    needs_person = [*settled.needs_person, *ownerless, *doubts]
     # What the calls do to each workspace's access (plan/effects.py): a join's
     # loss and gain become an access change of its own, reviewed like any other.
     sim = simulate(planned.changes, live, _named_groups(desired, state, planned.changes))
     planned.changes = with_joins(planned.changes, sim, live)
     refuse_ownerless(planned.changes, desired.rules)
     forgotten = facts.forgotten(desired, state, targets)
-    planned.warnings += facts.warnings(desired, live, state, planned.changes, forgotten, today=today,
-                                       expiry_warning_days=expiry_warning_days,
-                                       state_in_postgres=paths.state_in_postgres)
-    planned.warnings += invisible_warnings((ws.id, ws.name, ws.users) for ws in live.workspaces.values())
-    plan = _plan(desired, live, state, planned, lists, needs_person, forgotten, company, named, effects(sim, live),
-                 moves,
-                 targets=targets, limits=limits, reassert=reassert, show_unmanaged=show_unmanaged)
+    planned.warnings += [*facts.warnings(desired, live, state, planned.changes, forgotten, today=today,
+                                         expiry_warning_days=expiry_warning_days,
+                                         state_in_postgres=paths.state_in_postgres),
+                         *invisible_warnings((ws.id, ws.name, ws.users) for ws in live.workspaces.values())]
+    plan = _plan(desired, live, state, planned, lists, [*settled.needs_person, *ownerless, *doubts], forgotten,
+                 company, named, effects(sim, live), moves, targets=targets, limits=limits, reassert=reassert,
+                 show_unmanaged=show_unmanaged)
     return plan.model_copy(update={"adopted": tuple(settled.adopted)}) if settled.adopted else plan
+
+
+def _plan_company(company: CompanyPlanner, desired: Desired, live: Live, state: State, planned: Planned,
+                  inputs: Inputs, targets: Sequence[str]) -> set[str]:
+    """Add the changes and warnings of teams and rules over workspaces no
+    manifest names; return the workspaces named by a manifest."""
+    named = set(wanted_workspaces(desired, state))
+    if not company.active:
+        return named
+    governed = company_governed(desired, live, state, named)
+    without_list = company_groups_without_list(desired, live, state, named)
+    planned.changes += company.unmanaged_changes(governed, without_list,
+                                                 lambda address: not targets or inputs.scope(address))
+    planned.warnings += company.unmatched_warnings()
+    planned.warnings += company.review_warnings()  # refuses a review revoking what a manifest grants
+    # One definition of "named by a manifest" for every count: also the
+    # members of a named group found by their shared entries.
+    return named | governed | {m for members in without_list.values() for m in members}
 
 
 def _retried(change: Change, retried: Mapping[str, str]) -> Change:
