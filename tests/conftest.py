@@ -100,3 +100,13 @@ def pg_state(pg_cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> str:
         if name.startswith("PG"):
             monkeypatch.setenv(name, value)
     return pg_cluster.url()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
+                            config: pytest.Config) -> None:
+    """Say the test order's seed at the end of every run (``-q`` hides pytest-randomly's
+    header line), so a failure that depends on the order can be replayed exactly."""
+    seed = getattr(config.option, "randomly_seed", None)
+    if isinstance(seed, int) and config.pluginmanager.hasplugin("randomly"):
+        terminalreporter.write_line(f"Test order: --randomly-seed={seed} (replay it: python -m pytest -p randomly "
+                                    f"--randomly-seed={seed}; file order: -p no:randomly)")
