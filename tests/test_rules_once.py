@@ -128,3 +128,40 @@ def test_status_audit_and_evidence_agree_an_entry_one_reviewer_decided_is_not_ov
     assert (status.decided, status.total) == (1, 3)  # each reviewer's own answers still count as they are
     findings = review_findings([campaign._replace(on_due="flag")], CompanyAccess.model_construct(workspaces=()), today)
     assert [(f.key, f.location) for f in findings] == [("bob@x.com", "reviews/q4/jane@acme.com.yaml:6")]
+
+
+# -- a domain within the company's domains ---------------------------------------------------------------------
+
+def test_every_judge_of_a_domain_uses_the_one_predicate() -> None:
+    import reconciler.domains
+    import reconciler.manifest.policy
+    import reconciler.plan.lookalikes
+    import reconciler.report.model
+    import reconciler.review.start
+
+    for user in (reconciler.manifest.policy, reconciler.review.start, reconciler.plan.lookalikes):
+        assert user.is_within is reconciler.domains.is_within, user.__name__
+    assert reconciler.report.model.within is reconciler.domains.within
+
+
+def test_no_module_but_domains_tests_a_domain_by_its_ending() -> None:
+    """``d.endswith("." + a)``: a second copy of the predicate."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "endswith" and node.args and (
+                    ast.unparse(node.args[0]).startswith(("f'.", '"." +', "'.' +", "tuple("))
+                    or isinstance(node.args[0], ast.Name) and node.args[0].id == "suffixes"):
+                found.append(path.relative_to(ROOT).as_posix())
+    assert sorted(set(found)) == ["reconciler/domains.py"]
+
+
+def test_a_domain_is_within_when_it_is_one_of_them_or_below_one() -> None:
+    from reconciler.domains import is_within, within
+    from reconciler.review.start import is_external
+
+    assert within(["acme.com", "eu.acme.com", "notacme.com", "acme.com.evil", "com"], ["acme.com", "b.io"]) == [
+        True, True, False, False, False]
+    assert not is_within("acme.com", [])
+    assert [is_external("user", "bo@eu.acme.com", ["acme.com"]), is_external("domain", "notacme.com", ["acme.com"])] \
+        == [False, True]

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal, NamedTuple
 
+from reconciler.domains import is_within
 from reconciler.manifest.desired import AccessList, Desired, DesiredPolicy
 from reconciler.manifest.governance import team_references
 from reconciler.manifest.location import SourceLocation
@@ -45,7 +46,7 @@ def grant_breach(policy: DesiredPolicy, domain: str, role: str) -> Breach | None
     (a subdomain of an allowed domain is inside) with no ``maxRoleOutside``,
     or above that cap."""
     allowed = policy.allowed_domains
-    if allowed is None or any(domain == a.value or domain.endswith(f".{a.value}") for a in allowed):
+    if allowed is None or is_within(domain, (a.value for a in allowed)):
         return None
     cap = policy.max_role_outside
     if cap is None:

@@ -33,6 +33,8 @@ from collections.abc import Iterable
 from importlib import resources
 from typing import NamedTuple
 
+from reconciler.domains import is_within
+
 # Domains whose mail ignores the dots of a local part (and the alias of one for the other).
 DOTLESS_DOMAINS = {"gmail.com": "gmail.com", "googlemail.com": "gmail.com"}
 # Not printed, or printed as nothing but space: a difference there is invisible.
@@ -107,8 +109,8 @@ class LookalikeIndex:
         mine = _parts(email)
         return [Lookalike(other, _why(email, other, mine, theirs))
                 for other, theirs in self._by_local.get(mine.local, ())
-                if other != email and (mine.domain == theirs.domain or _under(mine.domain, theirs.domain)
-                                       or _under(theirs.domain, mine.domain))]
+                if other != email and (is_within(theirs.domain, (mine.domain,))
+                                       or is_within(mine.domain, (theirs.domain,)))]
 
 
 def lookalikes(email: str, candidates: Iterable[str]) -> list[Lookalike]:
@@ -158,10 +160,6 @@ def local_keys(emails: list[str]) -> list[str]:
 
 # A +tag: from the first "+" of a local part to its end (the local parts are one a line).
 _TAG = re.compile(r"\+[^\n]*")
-
-
-def _under(parent: str, child: str) -> bool:
-    return child.endswith("." + parent)
 
 
 def _why(email: str, other: str, mine: _Parts, theirs: _Parts) -> str:

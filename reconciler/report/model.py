@@ -23,6 +23,7 @@ from pydantic_core import to_json
 from reconciler.company.build import Entries, WorkspaceHead
 from reconciler.company.model import (AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine,
                                       why_texts)
+from reconciler.domains import within
 from reconciler.gcpause import gc_paused
 from reconciler.models import Frozen
 from reconciler.report.columns import (Piece, TextFacts, each_once, each_run, formatted, plain,
@@ -436,10 +437,8 @@ def is_internal(domain: str, internal_domains: Iterable[str]) -> bool:
 
 
 def are_internal(domains: Iterable[str], internal_domains: Iterable[str]) -> list[bool]:
-    """``is_internal`` of each of ``domains``, in one expression (a report judges 50,000 domains)."""
-    # ".a.acme.com" and ".acme.com" both end with ".acme.com": the domain itself or one below it.
-    suffixes = tuple("." + d for d in internal_domains)
-    return [("." + normal_domain(domain)).endswith(suffixes) for domain in domains]
+    """``is_internal`` of each of ``domains`` (``reconciler.domains.within``, each domain normalised)."""
+    return within(map(normal_domain, domains), internal_domains)
 
 
 def subject_domain(kind: EntryKind, key: str) -> str:

@@ -16,6 +16,7 @@ from datetime import date
 from typing import NamedTuple
 
 from reconciler.company.model import AccessRow, CompanyAccess
+from reconciler.domains import is_within
 from reconciler.errors import ConfigError
 from reconciler.manifest.desired import Desired, ReviewItem
 from reconciler.manifest.location import SourceLocation
@@ -73,8 +74,7 @@ def _allowed(desired: Desired) -> tuple[str, ...] | None:
 
 def is_external(row_kind: str, key: str, allowed: Sequence[str]) -> bool:
     """Outside ``allowed`` (a subdomain of an allowed domain is inside), as the policy judges it."""
-    domain = key.rpartition("@")[2] if row_kind == "user" else key
-    return not any(domain == a or domain.endswith(f".{a}") for a in allowed)
+    return not is_within(key.rpartition("@")[2] if row_kind == "user" else key, allowed)
 
 
 def start_campaign(desired: Desired, company: CompanyAccess, options: StartOptions) -> Started:
