@@ -9,6 +9,7 @@ in docs/design.md; tests/test_import_graph.py enforces it).  Nothing here
 knows click or the emulator.
 """
 
-from reconciler.apply.run import ApplyResult, apply_plan
+from reconciler.apply.recording import ApplyResult
+from reconciler.apply.run import apply_plan
 
 __all__ = ["ApplyResult", "apply_plan"]
