@@ -38,7 +38,8 @@ test: install
 # reconciler/state/postgres.py only what the PostgreSQL lock (state/postgres_lock.py) calls is in scope. mutmut
 # keeps its work in mutants/ (a rerun retests what changed); the score is printed at the end.
 MUTATION_SCOPE := 'reconciler.plan.access.*' 'reconciler.plan.effects.*' 'reconciler.plan.safety.*' \
-	'reconciler.plan.saved.*' 'reconciler.apply.run.*' 'reconciler.review.start.*' 'reconciler.review.close.*' \
+	'reconciler.plan.saved.*' 'reconciler.apply.run.*' 'reconciler.apply.proof.*' \
+	'reconciler.apply.writes.*' 'reconciler.apply.creations.*' 'reconciler.apply.recording.*' 'reconciler.apply.stops.*' 'reconciler.review.start.*' 'reconciler.review.close.*' \
 	'reconciler.state.journal.*' 'reconciler.state.lock.*' 'reconciler.state.postgres_lock.*' \
 	'reconciler.state.postgres.x?PostgresBackend?lock__mutmut_*' \
 	'reconciler.state.postgres.x?PostgresBackend?_lock_keys__mutmut_*' \
