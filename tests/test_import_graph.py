@@ -26,7 +26,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "__main__": frozenset({"cli"}),
     "cli": frozenset({"commands", "service", "apply", "suggest", "text", "errors", "reconciler"}),
     "commands": frozenset({"manifest", "plan", "state", "service", "api", "apply", "live", "export", "emulator",
-                           "company", "report", "review", "owned_files", "clock", "text", "errors"}),
+                           "company", "report", "review", "owned_files", "addresses", "clock", "text", "errors"}),
     "review": frozenset({"manifest", "company", "report", "plan", "state", "live", "owned_files", "vocabulary",
                          "models", "domains", "text", "errors"}),
     "report": frozenset({"company", "state", "vocabulary", "owned_files", "gcpause", "models", "domains", "text",
@@ -36,8 +36,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "service": frozenset({"api", "emulator", "apply", "errors"}),
     "export": frozenset({"api", "live", "manifest", "text", "errors"}),
     "live": frozenset({"api", "vocabulary", "gcpause"}),
-    "plan": frozenset({"manifest", "state", "live", "vocabulary", "gcpause", "models", "domains", "text", "errors"}),
-    "manifest": frozenset({"vocabulary", "gcpause", "domains", "text", "errors"}),
+    "plan": frozenset({"manifest", "state", "live", "vocabulary", "gcpause", "models", "domains", "addresses", "text",
+                       "errors"}),
+    "manifest": frozenset({"vocabulary", "gcpause", "domains", "addresses", "text", "errors"}),
     "state": frozenset({"owned_files", "text", "errors"}),
     "api": frozenset({"vocabulary", "clock", "text", "errors", "reconciler"}),
     "emulator": frozenset({"vocabulary", "clock", "gcpause", "text", "errors"}),
@@ -50,6 +51,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "vocabulary": frozenset(),
     "models": frozenset(),
     "domains": frozenset(),
+    "addresses": frozenset(),
     "reconciler": frozenset(),
 }
 

@@ -165,3 +165,60 @@ def test_a_domain_is_within_when_it_is_one_of_them_or_below_one() -> None:
     assert not is_within("acme.com", [])
     assert [is_external("user", "bo@eu.acme.com", ["acme.com"]), is_external("domain", "notacme.com", ["acme.com"])] \
         == [False, True]
+
+
+# -- asset. and unmanaged. addresses ---------------------------------------------------------------------------
+
+# Still reading an address by its prefix, in files others are rewriting (issue 37): apply/run.py
+# (unmanaged.), and Moved.detail (asset.), moving from plan/model.py to plan/findings.py.
+LEFT_TO_THEIR_SPLIT = {"reconciler/apply/run.py", "reconciler/plan/model.py", "reconciler/plan/findings.py"}
+
+
+def test_every_builder_and_reader_of_the_addresses_uses_the_one_module() -> None:
+    import reconciler.addresses as addresses
+    import reconciler.commands.state
+    import reconciler.manifest.desired
+    import reconciler.manifest.moved
+    import reconciler.plan.company
+    import reconciler.plan.facts
+    import reconciler.plan.verify
+
+    assert reconciler.manifest.desired.asset_address is addresses.asset_address
+    assert reconciler.plan.company.unmanaged_address is addresses.unmanaged_address
+    for user in (reconciler.manifest.moved, reconciler.plan.verify, reconciler.commands.state):
+        assert user.is_asset is addresses.is_asset, user.__name__
+    for user in (reconciler.plan.verify, reconciler.plan.facts, reconciler.plan.company):
+        assert user.is_unmanaged is addresses.is_unmanaged, user.__name__
+
+
+def _spells_a_prefix(node: ast.AST) -> bool:
+    """``"asset."``, ``"unmanaged."``, ``".asset."``, or an f-string starting with one (``f"asset.{key}"``)."""
+    if isinstance(node, ast.JoinedStr) and node.values:
+        node = node.values[0]
+    return isinstance(node, ast.Constant) and node.value in ("asset.", "unmanaged.", ".asset.")
+
+
+def test_no_module_but_addresses_spells_the_prefixes() -> None:
+    found = {path.relative_to(ROOT).as_posix() for path in sorted(PACKAGE.rglob("*.py"))
+             if any(map(_spells_a_prefix, ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))))}
+    assert found - LEFT_TO_THEIR_SPLIT == set()
+
+
+def test_the_addresses_are_built_and_told_apart() -> None:
+    from reconciler.addresses import asset_address, is_asset, is_unmanaged, unmanaged_address
+
+    assert (asset_address("deck"), unmanaged_address("ws_1")) == ("asset.deck", "unmanaged.ws_1")
+    assert [is_asset(a) for a in ("asset.deck", "group.asset.workspace.k", "workspace.asset", "asset")] == [
+        True, False, False, False]
+    assert [is_unmanaged(a) for a in ("unmanaged.ws_1", "workspace.unmanaged")] == [True, False]
+
+
+def test_the_state_check_reads_a_member_of_a_group_called_asset_as_a_workspace() -> None:
+    """It was skipped as an asset (``".asset." in address``): its recorded name went unchecked."""
+    from reconciler.live import Live, LiveWorkspace
+    from reconciler.plan.verify import mismatches
+    from reconciler.state.model import ResourceState, State
+
+    state = State(resources={"group.asset.workspace.k": ResourceState(id="ws_1", name="Kiosk")})
+    live = Live(workspaces={"ws_1": LiveWorkspace(id="ws_1", name="Something else")})
+    assert [m.address for m in mismatches(state, live)] == ["group.asset.workspace.k"]

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reconciler.addresses import is_asset
 from reconciler.errors import ConfigError, StateError
 from reconciler.state import ResourceState, State
 from reconciler.state.address import PostgresAddress, postgres_url
@@ -155,7 +156,7 @@ def check_move(source: str, destination: str, known: Iterable[str], *, where: st
     a destination already bound, or an asset moved to a workspace's address (or back)."""
     if source == destination:
         raise ConfigError(f"Cannot move {source} to itself; nothing was changed.")
-    if (source.split(".", 1)[0] == "asset") != (destination.split(".", 1)[0] == "asset"):
+    if is_asset(source) != is_asset(destination):
         raise ConfigError(f"Cannot move {source} to {destination}: an asset.* address holds an asset and any "
                           "other address a workspace, so one cannot become the other. Nothing was changed.")
     if destination in set(known):

@@ -12,6 +12,7 @@ from datetime import date
 from pathlib import Path
 from typing import Generic, Literal, NamedTuple, TypeVar
 
+from reconciler.addresses import asset_address
 from reconciler.manifest.location import SourceLocation
 from reconciler.vocabulary import Role
 
@@ -183,7 +184,7 @@ class DesiredAsset(NamedTuple):
 
     @property
     def address(self) -> str:
-        return f"asset.{self.key}"
+        return asset_address(self.key)
 
 
 class PolicyValue(NamedTuple, Generic[V]):

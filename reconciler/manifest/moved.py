@@ -10,6 +10,7 @@ Each problem is ``file:line: message`` at the entry.
 
 from __future__ import annotations
 
+from reconciler.addresses import is_asset
 from reconciler.manifest.desired import Desired
 from reconciler.manifest.location import SourceLocation
 
@@ -36,7 +37,7 @@ def _problem(source: str, destination: str, declared: dict[str, SourceLocation],
              sources: dict[str, SourceLocation], destinations: dict[str, SourceLocation]) -> str | None:
     if source == destination:
         return "an address cannot move to itself; remove this entry"
-    if _is_asset(source) != _is_asset(destination):
+    if is_asset(source) != is_asset(destination):
         return "an asset.* address holds an asset and any other address a workspace, so one cannot become the other"
     if destination not in declared:
         return (f"no manifest declares {destination}; a move's 'to' is the address the manifests use now "
@@ -49,10 +50,6 @@ def _problem(source: str, destination: str, declared: dict[str, SourceLocation],
     if destination in destinations:
         return f"{destination} already receives the move at {destinations[destination]}; keep one of the two"
     return None
-
-
-def _is_asset(address: str) -> bool:
-    return address.startswith("asset.")
 
 
 def _declared(desired: Desired) -> dict[str, SourceLocation]:

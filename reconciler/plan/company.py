@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import date
 
+from reconciler.addresses import is_unmanaged, unmanaged_address
 from reconciler.errors import PlanError
 from reconciler.live import Live, LiveWorkspace, one_list_each
 from reconciler.manifest.desired import (
@@ -53,14 +54,6 @@ from reconciler.plan.reviews import ReviewRevocation, review_outcome
 from reconciler.plan.rules import rule_matches
 from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
 from reconciler.state.model import AccessRecord, State
-
-UNMANAGED = "unmanaged"
-
-
-def unmanaged_address(workspace_id: str) -> str:
-    """The address of the rules' entries on a workspace no manifest's list governs."""
-    return f"{UNMANAGED}.{workspace_id}"
-
 
 class CompanyPlanner:
     """Governance for one plan: built once, asked per list, then for the rest of the company."""
@@ -175,7 +168,7 @@ class CompanyPlanner:
         return changes
 
     def _recorded_unmanaged(self) -> bool:
-        return any(a.startswith(f"{UNMANAGED}.") for a in self._state.resources)
+        return any(map(is_unmanaged, self._state.resources))
 
     def _unmanaged(self, workspace_id: str, rules: tuple[DesiredRule, ...],
                    spaces: Sequence[LiveWorkspace]) -> AccessChange | None:

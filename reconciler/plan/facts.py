@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 
+from reconciler.addresses import is_unmanaged
 from reconciler.live import Live
 from reconciler.manifest import AccessList, Desired
 from reconciler.plan.model import AccessChange, Action, Change, LeftAlone, PlanSummary
@@ -32,7 +33,7 @@ def forgotten(desired: Desired, state: State, targets: Sequence[str]) -> tuple[s
     # state of N addresses quadratic (51 s at 10,000 workspaces; bench/README.md).
     named = set(desired.addresses())
     # unmanaged.<id>: what rules put on a workspace no manifest names (plan/company.py keeps it).
-    return tuple(a for a in state.resources if a not in named and not a.startswith("unmanaged."))
+    return tuple(a for a in state.resources if a not in named and not is_unmanaged(a))
 
 
 def warnings(desired: Desired, live: Live, state: State, changes: Sequence[Change], forgotten: Sequence[str], *,

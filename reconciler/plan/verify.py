@@ -37,6 +37,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
+from reconciler.addresses import is_asset, is_unmanaged
 from reconciler.live import Live, LiveWorkspace
 from reconciler.state.model import AccessRecord, ResourceState, State
 from reconciler.text import quoted
@@ -82,7 +83,7 @@ def _made_from(state: State, live: Live, templates: Mapping[str, str]) -> Iterat
 def _against_live(state: State, live: Live) -> Iterator[Mismatch]:
     for address, resource in state.resources.items():
         ws = live.workspaces.get(resource.id)
-        if _is_asset(address) or ws is None:
+        if is_asset(address) or ws is None:
             continue  # not listed: the plan says what it does about a workspace that is gone
         yield from _facts(address, resource, ws)
         if resource.connected_to is not None and resource.connected_to != resource.id:
@@ -112,7 +113,7 @@ def _one_list(member: LiveWorkspace, homepage: LiveWorkspace) -> bool:
 def _unexplained(state: State) -> Iterator[Mismatch]:
     by_id: dict[str, list[str]] = defaultdict(list)
     for address, resource in state.resources.items():
-        if resource.id and not address.startswith("unmanaged."):
+        if resource.id and not is_unmanaged(address):
             # unmanaged.<id> is what rules put on a workspace no manifest names: the
             # address it gets once a manifest names it replaces it at the next apply.
             by_id[resource.id].append(address)
@@ -140,10 +141,6 @@ def _unexplained_access(address: str, access: AccessRecord) -> Iterator[Mismatch
         if key in recorded and not _DATE.fullmatch(value):
             yield Mismatch(address, f"{quoted(key)} has been managed since {quoted(value)}",
                            "that is not a date (YYYY-MM-DD), so it cannot be a reason")
-
-
-def _is_asset(address: str) -> bool:
-    return address.startswith("asset.") or ".asset." in address
 
 
 def refusal(found: list[Mismatch]) -> str:
