@@ -32,7 +32,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "report": frozenset({"company", "state", "vocabulary", "owned_files", "gcpause", "models", "domains", "text",
                          "errors"}),
     "company": frozenset({"manifest", "plan", "state", "service", "api", "live", "models", "text", "errors"}),
-    "apply": frozenset({"plan", "state", "api", "live", "owned_files", "text", "errors"}),
+    "apply": frozenset({"plan", "state", "api", "live", "owned_files", "addresses", "text", "errors"}),
     "service": frozenset({"api", "emulator", "apply", "errors"}),
     "export": frozenset({"api", "live", "manifest", "text", "errors"}),
     "live": frozenset({"api", "vocabulary", "gcpause"}),

@@ -169,25 +169,23 @@ def test_a_domain_is_within_when_it_is_one_of_them_or_below_one() -> None:
 
 # -- asset. and unmanaged. addresses ---------------------------------------------------------------------------
 
-# Still reading an address by its prefix, in files others are rewriting (issue 37): apply/run.py
-# (unmanaged.), and Moved.detail (asset.), moving from plan/model.py to plan/findings.py.
-LEFT_TO_THEIR_SPLIT = {"reconciler/apply/run.py", "reconciler/plan/model.py", "reconciler/plan/findings.py"}
-
-
 def test_every_builder_and_reader_of_the_addresses_uses_the_one_module() -> None:
     import reconciler.addresses as addresses
+    import reconciler.apply.recording
     import reconciler.commands.state
     import reconciler.manifest.desired
     import reconciler.manifest.moved
     import reconciler.plan.company
     import reconciler.plan.facts
+    import reconciler.plan.findings
     import reconciler.plan.verify
 
     assert reconciler.manifest.desired.asset_address is addresses.asset_address
     assert reconciler.plan.company.unmanaged_address is addresses.unmanaged_address
-    for user in (reconciler.manifest.moved, reconciler.plan.verify, reconciler.commands.state):
+    for user in (reconciler.manifest.moved, reconciler.plan.verify, reconciler.plan.findings,
+                 reconciler.commands.state):
         assert user.is_asset is addresses.is_asset, user.__name__
-    for user in (reconciler.plan.verify, reconciler.plan.facts, reconciler.plan.company):
+    for user in (reconciler.plan.verify, reconciler.plan.facts, reconciler.plan.company, reconciler.apply.recording):
         assert user.is_unmanaged is addresses.is_unmanaged, user.__name__
 
 
@@ -201,7 +199,7 @@ def _spells_a_prefix(node: ast.AST) -> bool:
 def test_no_module_but_addresses_spells_the_prefixes() -> None:
     found = {path.relative_to(ROOT).as_posix() for path in sorted(PACKAGE.rglob("*.py"))
              if any(map(_spells_a_prefix, ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))))}
-    assert found - LEFT_TO_THEIR_SPLIT == set()
+    assert found == set()  # reconciler/addresses.py spells them through ASSET and UNMANAGED
 
 
 def test_the_addresses_are_built_and_told_apart() -> None:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from reconciler.addresses import is_unmanaged
 from reconciler.errors import ApplyError
 from reconciler.live import Live
 from reconciler.plan.model import (
@@ -146,7 +147,7 @@ def record_list(state: StateBuilder, managed: ManagedAccess, today: str,
     nothing any more is forgotten, unless an access review revoked something
     there (kept as the review's evidence)."""
     old = state.get(managed.address)
-    if managed.address.startswith("unmanaged.") and not managed.users and not managed.domains and not reviewed \
+    if is_unmanaged(managed.address) and not managed.users and not managed.domains and not reviewed \
             and not (old is not None and old.access is not None and old.access.revoked):
         if old is not None:
             state.remove(managed.address)
@@ -185,7 +186,7 @@ def record_all_lists(state: StateBuilder, plan: Plan, today: str) -> None:
             state.remove(address)
         with_lists = {m.address for m in plan.managed}
         for address, resource in state.items():
-            if address.startswith("unmanaged.") and address not in with_lists:
+            if is_unmanaged(address) and address not in with_lists:
                 state.remove(address)  # no rule puts anything there any more
             elif resource.access is not None and address not in with_lists:
                 state.put(address, resource.model_copy(update={"access": None}))

@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from reconciler.addresses import is_asset
 from reconciler.models import Frozen
 from reconciler.vocabulary import Role
 
@@ -84,7 +85,7 @@ class Moved(Frozen):
     @property
     def detail(self) -> str:
         """``workspace ws_1, m.yaml:9``: what moves, and the entry that moves it."""
-        what = "asset" if self.address.startswith("asset.") else "workspace"
+        what = "asset" if is_asset(self.address) else "workspace"
         return f"{what} {self.id or 'whose id is unknown'}, {self.location}"
 
     @property
