@@ -33,10 +33,14 @@ def test_in_a_checkout_the_shipped_examples_are_the_repositorys() -> None:
 
 def test_every_package_of_reconciler_is_listed_in_pyproject() -> None:
     """pyproject.toml lists the packages (examples/ is mapped in, which a search would not find):
-    a package missing there would be missing from the wheel."""
+    a package missing there would be missing from the wheel. An example's directory with a name Python
+    could import is listed too, or setuptools warns that it "would be ignored" (issue 41 item 1)."""
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "reconciler").rglob("__init__.py")}
-    assert listed == found | {"reconciler.examples"}
+    examples = {".".join(("reconciler", *d.relative_to(ROOT).parts)) for d in (ROOT / "examples").rglob("*")
+                if d.is_dir() and d.name != "__pycache__" and any(f.is_file() for f in d.iterdir())
+                and all(part.isidentifier() for part in d.relative_to(ROOT).parts)}
+    assert listed == found | examples | {"reconciler.examples"}
 
 
 @pytest.mark.parametrize("example", sorted(p.name for p in (ROOT / "examples").iterdir() if p.is_dir()))
