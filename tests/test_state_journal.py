@@ -358,3 +358,55 @@ def _count_replaces(monkeypatch: pytest.MonkeyPatch, path: Path) -> list[Path]:
 
     monkeypatch.setattr(os, "replace", replace)
     return seen
+
+
+# -- the refusals, word for word ------------------------------------------------------
+
+
+def _refusal(path: Path) -> str:
+    with pytest.raises(StateError) as err:
+        load_state(path)
+    return str(err.value)
+
+
+def _kept_or_forgotten(journal: Path) -> str:
+    return (f"If the state file as it is should be kept, move {journal} away: what it records (changes an apply "
+            "made in the service before it stopped) is then forgotten, and 'reconciler plan' shows what the "
+            "service holds.")
+
+
+def test_a_damaged_middle_line_is_refused_in_these_words(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    _record_changes(path, _base(path), 3)
+    lines = _lines(path)
+    lines[1] = b"[1, 2]\n"
+    journal_path(path).write_bytes(b"".join(lines))
+    assert _refusal(path) == (
+        f"The state journal {journal_path(path)}:2 is not a valid journal line: a change line holds \"set\" "
+        "and/or \"remove\". Only the last line can be cut off by a crash, so the file was damaged or edited, "
+        f"and nothing was changed. {_kept_or_forgotten(journal_path(path))}")
+
+
+def test_a_journal_beside_an_older_state_file_is_refused_as_restored_from_a_copy(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    base = _base(path)  # serial 1
+    older = tmp_path / "older.json"
+    older.write_bytes(path.read_bytes())
+    later = write_state(path, base)  # serial 2
+    _record_changes(path, later, 1)  # the journal continues serial 2
+    os.replace(older, path)  # the file put back from a copy of serial 1
+    journal = journal_path(path)
+    assert _refusal(path) == (
+        f"The state journal {journal} does not belong to the state file: the state file {path} is older than it "
+        f"(serial 1; the journal continues serial 2): was it restored from a copy?. It was not applied, and "
+        f"nothing was changed. {_kept_or_forgotten(journal)} Otherwise put back the state file it belongs to.")
+
+
+def test_a_journal_beside_a_newer_state_file_is_refused_as_written_after(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    base = _base(path)
+    _record_changes(path, base, 1)
+    atomic_module.write_whole(path, base.model_copy(update={"serial": 5}), previous_serial=base.serial)
+    assert _refusal(path).startswith(
+        f"The state journal {journal_path(path)} does not belong to the state file: the state file {path} was "
+        "written after it (serial 5; the journal continues serial 1). It was not applied")

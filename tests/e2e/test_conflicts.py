@@ -87,3 +87,21 @@ def test_a_list_overwritten_during_the_apply_is_reported_by_the_read_back(tmp_pa
     assert "reading the lists back shows access other than the plan predicted" in message
     assert "ws_portal: predicted lee@partner.io commenter, service shows it absent" in message
     assert "ws_home" not in message
+
+
+def test_the_refusal_says_each_entry_that_moved_users_then_domains(quickstart_client, quickstart_emulator,
+                                                                    tmp_path: Path) -> None:
+    plan = _plan(quickstart_client)
+    with httpx.Client(transport=emulator_transport(quickstart_emulator), base_url="http://x.invalid/v1",
+                      headers={"Authorization": f"Bearer {TOKEN}"}) as http:
+        http.post("/workspaces/ws_portal/access", json={
+            "workspaceUsers": [{"email": "ops@acme.com", "role": "owner"}],
+            "workspaceDomains": [{"domain": "acme.com", "role": "viewer"}]}).raise_for_status()
+    with pytest.raises(ApplyError) as err:
+        apply_plan(plan, client=quickstart_client, state=State(), state_path=tmp_path / "s.json")
+    assert str(err.value) == (
+        "Nothing was changed: access in the service changed since the plan was made, and applying it would undo "
+        "someone else's change:\n"
+        f"  workspace.partner-portal ({QUICKSTART / 'manifest.yaml'}:23): user temp@acme.com was editor, now absent; "
+        "domain acme.com was absent, now viewer.\n"
+        "Run 'reconciler plan' again and review the new plan.")

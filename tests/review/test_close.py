@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.review.conftest import Company
+from tests.review.conftest import Company, workspaces
 
 MANIFEST = """version: 1
 # Alpha is the customer's portal.
@@ -137,3 +137,60 @@ def test_close_with_two_revokes_of_one_entry_makes_one_edit_and_one_note(started
     assert (started.root / "m.yaml").read_text() == MANIFEST.replace(
         "      users:\n        - {email: jane@acme.com, role: owner}\n      teams:",
         "      users: []\n      teams:")
+
+
+GROUPED = """version: 1
+teams:
+  helpers: [zed@acme.com]
+  partners: [dee@acme.com, carl@acme.com]
+rules:
+  baseline:
+    match: {all: true}
+    ensure: {users: [{email: joe@acme.com, role: owner}], domains: [{domain: ext.com, role: viewer}]}
+groups:
+  aside:
+    homepage: ws_c  # its list is not managed: close edits none of it
+  portal:
+    homepage: ws_a
+    access:
+      authoritative: false
+      users:
+        - {email: jane@acme.com, role: owner}
+        - {email: 'bob@ext.com', role: "editor"}  # quoted as someone typed it
+      teams:
+        - {team: helpers, role: viewer}
+        - {team: partners, role: editor}
+    workspaces:
+      beta: {id: ws_b}
+"""
+
+
+# jane's file: 0 ann@acme.com (ws_a), 1 bob@ext.com, 2 jane, 3 ext.com, 4 dee (ws_c), 5 jane, 6 joe;
+# sec's file (ws_b has no owner): 0 carl@acme.com
+def test_close_edits_a_groups_list_for_its_homepage_and_its_members_and_notes_what_rules_and_teams_grant(
+        make_company: Callable[..., Company]) -> None:
+    spaces = workspaces()
+    spaces[0]["users"].append({"email": "ann@acme.com", "role": "viewer"})  # in no manifest, on no team
+    company = make_company(spaces, manifest=GROUPED)
+    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
+                               "--fallback", "sec@acme.com")
+    assert code == 0, err
+    company.decide("jane@acme.com", {0: ("revoke", None), 1: ("revoke", None), 3: ("revoke", None),
+                                     6: ("revoke", None)})
+    company.decide("sec@acme.com", {0: ("revoke", None)})
+    code, out, err = close(company)
+    assert code == 0, err
+    reviews = company.root / "reviews" / "q4"
+    assert out == (
+        "Closed review q4 on 2027-01-15: 1 manifest line removed:\n"
+        f"  {company.root}/m.yaml:18: user bob@ext.com from group.portal (revoked by jane@acme.com)\n"
+        f"Left as they are: {reviews}/jane@acme.com.yaml:34: ext.com is ensured by rule baseline "
+        f"({company.root}/m.yaml:8) wherever it matches; change the rule by hand if it should not reach ws_a\n"
+        f"Left as they are: {reviews}/jane@acme.com.yaml:58: joe@acme.com is ensured by rule baseline "
+        f"({company.root}/m.yaml:8) wherever it matches; change the rule by hand if it should not reach ws_c\n"
+        f"Left as they are: {reviews}/sec@acme.com.yaml:10: carl@acme.com on ws_b is granted by team partners "
+        f"({company.root}/m.yaml:4); kept in the team (set removeFromTeam: true on the item to remove them from "
+        "it)\n"
+        "Commit the diff with the decisions; the next plan carries out the revocations.\n")
+    assert (company.root / "m.yaml").read_text() == GROUPED.replace(
+        "        - {email: 'bob@ext.com', role: \"editor\"}  # quoted as someone typed it\n", "")

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
+from pathlib import Path
 
-from tests.review.conftest import Company, workspaces
+import pytest
+
+from reconciler.errors import ConfigError
+from reconciler.manifest import load_desired
+from reconciler.review.start import StartOptions, check_options
+from tests.review.conftest import MANIFEST, Company, workspaces
 
 JANE = """# Access review q4, due 2027-02-01: set each decision to keep or revoke (a reason is optional).
 reviewer: jane@acme.com
@@ -154,3 +161,73 @@ def test_start_with_scope_external_judges_a_lookalike_external_and_a_subdomain_i
     text = company.file("jane@acme.com.yaml").read_text()
     assert [line for line in text.split("\n") if line.startswith(("    kind", "    key"))] == [
         "    kind: user", "    key: mal@evilacme.com", "    kind: domain", "    key: evilacme.com"]
+
+
+def test_start_lists_the_first_ten_ownerless_workspaces_and_says_there_are_more(
+        make_company: Callable[..., Company]) -> None:
+    spaces = [{"id": f"ws_{i:02}", "name": f"W{i}", "published": True,
+               "users": [{"email": "carl@acme.com", "role": "viewer"}]} for i in range(11)]
+    company = make_company(spaces)
+    code, _, err = start(company)
+    assert code == 1
+    listed = ", ".join(f"ws_{i:02}" for i in range(10))
+    assert err == (f"Error: review start q4: 11 workspaces in scope have no owner to review it ({listed} ...); "
+                   "give --fallback EMAIL to review those.\n")
+
+
+def test_start_lists_ten_ownerless_workspaces_without_dots(make_company: Callable[..., Company]) -> None:
+    spaces = [{"id": f"ws_{i:02}", "name": f"W{i}", "published": True,
+               "users": [{"email": "carl@acme.com", "role": "viewer"}]} for i in range(10)]
+    code, _, err = start(make_company(spaces))
+    listed = ", ".join(f"ws_{i:02}" for i in range(10))
+    assert (code, err) == (1, f"Error: review start q4: 10 workspaces in scope have no owner to review it ({listed}); "
+                              "give --fallback EMAIL to review those.\n")
+
+
+def _options(**changes: object) -> StartOptions:
+    return StartOptions(name="q4", due=date(2027, 2, 1), today=date(2027, 1, 15))._replace(**changes)
+
+
+def _refusal(manifest: str, options: StartOptions, tmp_path: Path) -> str:
+    path = tmp_path / "m.yaml"
+    path.write_text(manifest, encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        check_options(load_desired(path), options)
+    return str(err.value)
+
+
+def test_start_may_be_due_today_but_not_before(tmp_path: Path) -> None:
+    path = tmp_path / "m.yaml"
+    path.write_text(MANIFEST, encoding="utf-8")
+    check_options(load_desired(path), _options(due=date(2027, 1, 15)))  # raises if refused
+    assert _refusal(MANIFEST, _options(due=date(2027, 1, 14)), tmp_path) == (
+        "review start q4: --due 2027-01-14 is before today (2027-01-15); give the date the reviewers must decide by.")
+
+
+def test_start_refuses_a_team_that_is_not_defined_naming_those_that_are(tmp_path: Path) -> None:
+    assert _refusal(MANIFEST, _options(reviewers="team:ops:eu"), tmp_path) == (
+        "review start q4: --reviewers team:ops:eu: no such team with members in the manifests (teams defined: "
+        "security).")
+    assert _refusal(MANIFEST.replace("teams:\n  security: [sam@acme.com, sue@acme.com]\n", ""),
+                    _options(reviewers="team:security"), tmp_path) == (
+        "review start q4: --reviewers team:security: no such team with members in the manifests (teams defined: "
+        "none).")
+
+
+def test_start_refuses_a_team_without_members(tmp_path: Path) -> None:
+    assert _refusal(MANIFEST.replace("security: [sam@acme.com, sue@acme.com]", "security: []"),
+                    _options(reviewers="team:security"), tmp_path) == (
+        "review start q4: --reviewers team:security: no such team with members in the manifests (teams defined: "
+        "security).")
+
+
+def test_start_refuses_reviewers_that_are_neither_owners_nor_a_team(tmp_path: Path) -> None:
+    assert _refusal(MANIFEST, _options(reviewers="admins"), tmp_path) == (
+        "review start q4: --reviewers admins: give owners or team:NAME.")
+
+
+def test_start_refuses_scope_external_without_allowed_domains(tmp_path: Path) -> None:
+    assert _refusal(MANIFEST.replace("policy:\n  allowedDomains: [acme.com]\n", ""), _options(external=True),
+                    tmp_path) == (
+        "review start q4: --scope-external needs policy.allowedDomains in the manifests (external means outside "
+        "them).")
