@@ -17,7 +17,7 @@ COMMAND_SUMMARIES: dict[str, str] = {
     "plan": "show what differs from the live service",
     "apply": "make the service match the manifests",
     "demo": "validate, plan, apply and re-plan an example (company, gitops, onboarding, quickstart) or PATH "
-            "on the embedded emulator",
+            "on the embedded emulator; 'demo review' runs an access review",
     "schema": "print the JSON Schema of a manifest (for editors) or of a JSON plan",
     "import": "bind a manifest address to an existing workspace",
     "state": "list, show, move or forget what the state records; push or pull it",

@@ -66,17 +66,18 @@ def fmt(path: Path, check: bool) -> None:
 def demo(path: Path | None) -> None:
     """Validate, plan, apply and plan again PATH on the embedded emulator.
 
-    NAME is one of the examples shipped with reconciler (company, gitops, onboarding, quickstart),
-    found from any directory: 'reconciler demo company'. Without NAME or PATH: examples/quickstart
+    NAME is one of the examples shipped with reconciler (company, gitops, onboarding, quickstart,
+    review), found from any directory: 'reconciler demo company'. Without NAME or PATH: examples/quickstart
     when the current directory has it (a checkout of reconciler), else the shipped quickstart.
     Then someone changes access in the web app
     (straight on the emulator), and the plan shows that drift and the apply repairs it. Uses a fresh
     emulator and state in a temporary directory each time, so the demo always starts from the seed
     beside the manifest (seed.yaml) or the built-in demo company.
 
-    examples/review (a directory with review-demo.yaml) runs a quarterly access review instead: a
-    campaign over the company example, two reviewers' decisions, the plan and apply of the
-    revocations, the evidence, and a last plan with no changes.
+    review (examples/review, a directory with review-demo.yaml) runs a quarterly access review
+    instead: a campaign over the company example, two reviewers' decisions, the plan and apply of
+    the revocations, the evidence, and a last plan with no changes. Its directory is kept, not
+    removed: the review page and the evidence it writes are there to open, and its last lines say where.
     """
     from reconciler.commands.demo import demo as run_demo
 

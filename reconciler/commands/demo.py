@@ -62,32 +62,41 @@ def _seed(path: Path) -> Path | None:
 
 def demo(*, path: Path | None, color: bool, show_title: Callable[[str], None], show: Callable[[str], None]) -> None:
     """Run the demo's steps on a fresh emulator and state in a temporary
-    directory (removed afterwards): ``show_title`` gets each step's command
-    line before it runs, ``show`` what it printed."""
+    directory: ``show_title`` gets each step's command line before it runs,
+    ``show`` what it printed.  The directory is removed afterwards, but for
+    the review demo's (examples/review): it wrote the page and the evidence
+    the demo tells the user to open, so it is kept, and its last lines say where."""
     import shutil
     import tempfile
 
     from reconciler.service import Service
 
     path = demo_path(path)
-    workdir = Path(tempfile.mkdtemp(prefix="reconciler-demo-"))
+    review = (path / REVIEW_DEMO_FILE).is_file()  # examples/review: an access review over another example
+    workdir = Path(tempfile.mkdtemp(prefix="reconciler-review-demo-" if review else "reconciler-demo-"))
+    kept = False
     try:
-        seed = _seed(path)
-        # env={}: a RECONCILER_TOKEN of a real company in the shell must not reach the demo's emulator.
-        service = Service(emulator_file=workdir / "emulator.yaml", emulator_seed=seed, env={})
-        steps = demo_steps(path, service=service, state_path=workdir / "reconciler.state.json", color=color)
-        if (path / REVIEW_DEMO_FILE).is_file():  # examples/review: an access review over another example
+        if review:
             from reconciler.commands.plan import utc_today
-            from reconciler.commands.review_demo import load_script, review_demo_steps
+            from reconciler.commands.review_demo import kept_note, load_script, review_demo_steps
 
+            script = load_script(path)
             service = Service(emulator_file=workdir / "emulator.yaml",
-                              emulator_seed=path / load_script(path).manifests / "seed.yaml", env={})
+                              emulator_seed=path / script.manifests / "seed.yaml", env={})
             steps = review_demo_steps(path, workdir, service=service, color=color, today=utc_today())
+        else:
+            # env={}: a RECONCILER_TOKEN of a real company in the shell must not reach the demo's emulator.
+            service = Service(emulator_file=workdir / "emulator.yaml", emulator_seed=_seed(path), env={})
+            steps = demo_steps(path, service=service, state_path=workdir / "reconciler.state.json", color=color)
         for title, step in steps:
             show_title(title)
             show(step())
+        if review:
+            show(kept_note(workdir, script.campaign))
+            kept = True
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        if not kept:
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 def demo_steps(path: Path, *, service: Service, state_path: Path, color: bool) -> Iterator[tuple[str, Callable[[], str]]]:

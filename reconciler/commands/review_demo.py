@@ -116,3 +116,11 @@ def _decide(manifests: Path, campaign_name: str, reviewer: str, script: Reviewer
         return "\n".join(lines) + "\n"
 
     return decide
+
+
+def kept_note(workdir: Path, campaign: str) -> str:
+    """The demo's last words: where the files it told the user to open are (its work directory is kept)."""
+    return (f"The review demo's files are kept in {workdir} (delete it when done):\n"
+            f"  open {workdir / 'page' / 'review.html'} (the reviewers' page)\n"
+            f"  open {workdir / 'evidence' / 'evidence.html'} (the evidence; evidence.csv beside it)\n"
+            f"  the campaign's files: {workdir / 'company' / 'reviews' / campaign}/\n")

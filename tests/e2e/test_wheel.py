@@ -48,6 +48,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     """(the fresh environment's bin directory, an environment for running it) with the wheel installed."""
     base = tmp_path_factory.mktemp("wheel")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RECONCILER_", "PYTHON"))}
+    # The review demo keeps its work directory (the page and evidence it tells the user to open): here, not in /tmp.
+    env["TMPDIR"] = str(base / "tmp")
+    (base / "tmp").mkdir()
     source = base / "src"
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
