@@ -406,3 +406,69 @@ def test_main_restores_the_sigterm_handler_it_installs(tmp_path: Path, capsys: p
     before = signal.getsignal(signal.SIGTERM)
     run_cli(["state", "list", "--state", str(tmp_path / "s.json")], capsys)
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+# -- the refusals, word for word ------------------------------------------------------
+
+
+def test_a_full_disk_while_taking_the_lock_is_said_with_the_errno_name(tmp_path: Path,
+                                                                      disk_full: Callable[[], None]) -> None:
+    state = tmp_path / "s.json"
+    disk_full()
+    with pytest.raises(StateError) as err:
+        with StateLock(state, command="reconciler apply"):
+            pass
+    assert str(err.value) == (f"Cannot take the lock {_lock_file(state)}: No space left on device (ENOSPC); no lock "
+                              "file was left behind. Nothing was changed.")
+
+
+def test_a_directory_the_lock_cannot_be_written_in_is_said_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(src: object, dst: object, **kwargs: object) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(os, "link", refused)
+    state = tmp_path / "s.json"
+    with pytest.raises(StateError) as err:
+        with StateLock(state, command="reconciler apply"):
+            pass
+    assert str(err.value) == (
+        f"Cannot use the state file {state}: the directory {tmp_path} is not writable (Permission denied); the "
+        "state and its lock are written there. Choose a writable place with --state FILE. Nothing was changed.")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_lock_taken_without_hard_links_is_readable_by_all_and_writable_by_its_owner(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_links(src: object, dst: object, **kwargs: object) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    old = os.umask(0o022)
+    try:
+        with StateLock(tmp_path / "s.json", command="a"):
+            assert _lock_file(tmp_path / "s.json").stat().st_mode & 0o777 == 0o644
+    finally:
+        os.umask(old)
+
+
+def test_an_empty_lock_file_is_refused_as_an_unknown_process(tmp_path: Path) -> None:
+    state = tmp_path / "s.json"
+    _lock_file(state).write_bytes(b"")
+    with pytest.raises(StateError) as err:
+        with StateLock(state, command="b"):
+            pass
+    lock = _lock_file(state)
+    assert str(err.value) == (
+        f"The state {state} is locked by an unknown process: the lock file {lock} is empty or unreadable (written "
+        "by an older reconciler, or by hand), and has no lock ID. If no reconciler command is running against this "
+        f"state, delete {lock}.")
+
+
+def test_the_force_unlock_offered_quotes_a_state_path_with_a_space(tmp_path: Path) -> None:
+    state = tmp_path / "my state.json"
+    with StateLock(state, command="a") as held:
+        with pytest.raises(StateError) as err:
+            with StateLock(state, command="b"):
+                pass
+    assert str(err.value).endswith(
+        f"remove the lock with 'reconciler force-unlock {held.id} --state '{tmp_path}/my state.json''.")

@@ -6,6 +6,9 @@ the tests that need a database, a role or a schema of their own make it.
 
 from __future__ import annotations
 
+import os
+import re
+import socket
 import threading
 import uuid
 from collections.abc import Iterator
@@ -469,3 +472,21 @@ def test_a_state_reached_over_the_servers_unix_socket(pg_cluster: Cluster, pg_st
     store = _open(url, backends)
     written = store.write(State().with_resource("group.a", "ws_1"))
     assert _open(url, backends).load() == written
+
+
+def test_the_refusal_names_the_holders_command_pid_host_since_and_lock_id_word_for_word(
+        pg_state: str, backends: list[StateBackend]) -> None:
+    holder, second = _open(pg_state, backends), _open(pg_state, backends)
+    with holder.lock("reconciler apply") as lock:
+        with pytest.raises(StateError) as refused:
+            with second.lock("reconciler plan"):
+                pass
+    address = holder.address
+    expected = (
+        f"The PostgreSQL state {address} is locked by \"reconciler apply\" (pid {os.getpid()} on "
+        f"{socket.gethostname()}, since SINCE, lock ID {lock.id}): another command is running against it. Wait for "
+        "it to finish. --lock-timeout DURATION (e.g. --lock-timeout 5m) waits for it instead of stopping. A command "
+        "that was killed or lost its connection released the lock with its session; if this one hangs, "
+        f"'reconciler force-unlock {lock.id} --state \"{address}\"' ends its session.")
+    pattern = re.escape(expected).replace("SINCE", r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+    assert re.fullmatch(pattern, str(refused.value)), str(refused.value)
