@@ -89,6 +89,38 @@ def test_schema_of_an_unknown_kind_exits_1_naming_the_choices(capsys: pytest.Cap
     assert "'state' is not one of 'manifest', 'plan'" in err
 
 
+SCHEMA_FILES = sorted(p.name for p in (ROOT / "schemas").glob("*.json"))
+
+
+def _cited_schemas() -> set[str]:
+    """Every schemas/*.json file the README, docs/ and the examples' READMEs name."""
+    texts = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "examples").rglob("README.md")]
+    return {name for text in texts for name in re.findall(r"schemas/([a-z-]+\.schema\.json)",
+                                                          text.read_text(encoding="utf-8"))}
+
+
+def test_every_schema_the_docs_cite_is_in_schemas_and_listed_by_schema_list(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 41 item 3: the review schemas the README cites were in schemas/ but not in 'reconciler schema'."""
+    cited = _cited_schemas()
+    assert {"review-campaign.schema.json", "review-decisions.schema.json", "access-report.schema.json"} <= cited
+    assert cited <= set(SCHEMA_FILES)
+    code, out, err = run_cli(["schema", "--list"], capsys)
+    assert code == 0, err
+    listed = dict(re.findall(r"^(\S+) +schemas/(\S+) ", out, re.MULTILINE))
+    assert sorted(listed.values()) == SCHEMA_FILES, out
+
+
+@pytest.mark.parametrize("name", SCHEMA_FILES)
+def test_schema_prints_each_committed_schema_as_generated(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["schema", "--list"], capsys)
+    kind = next(line.split()[0] for line in out.splitlines() if line.split()[1] == f"schemas/{name}")
+    code, out, err = run_cli(["schema", kind], capsys)
+    assert code == 0, err
+    assert out == (ROOT / "schemas" / name).read_text(encoding="utf-8"), (
+        f"schemas/{name} is out of date; regenerate it with: reconciler schema {kind} > schemas/{name}")
+
+
 def test_schema_help_explains_the_editor_set_up(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(["schema", "--help"], capsys)
     assert code == 0

@@ -18,7 +18,7 @@ COMMAND_SUMMARIES: dict[str, str] = {
     "apply": "make the service match the manifests",
     "demo": "validate, plan, apply and re-plan an example (company, gitops, onboarding, quickstart) or PATH "
             "on the embedded emulator; 'demo review' runs an access review",
-    "schema": "print the JSON Schema of a manifest (for editors) or of a JSON plan",
+    "schema": "print the JSON Schema of a manifest (for editors), a JSON plan, a report or a review (--list)",
     "import": "bind a manifest address to an existing workspace",
     "state": "list, show, move or forget what the state records; push or pull it",
     "force-unlock": "remove a lock left by a killed apply (by its lock ID)",

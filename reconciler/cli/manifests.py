@@ -11,6 +11,7 @@ from reconciler.cli.group import cli
 from reconciler.cli.options import (
     color, connection_options, manifest_argument, max_file_size_option,
 )
+from reconciler.commands.schema import SCHEMAS
 from reconciler.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -86,11 +87,13 @@ def demo(path: Path | None) -> None:
 
 
 @cli.command()
-@click.argument("kind", type=click.Choice(["manifest", "plan", "report"]), default="manifest", required=False,
-                metavar="[manifest|plan|report]")
-def schema(kind: str) -> None:
+@click.argument("kind", type=click.Choice(list(SCHEMAS)), default="manifest", required=False,
+                metavar="[" + "|".join(SCHEMAS) + "]")
+@click.option("--list", "list_kinds", is_flag=True, help="List the schemas (name, file in schemas/, what it describes).")
+def schema(kind: str, list_kinds: bool) -> None:
     """Print the JSON Schema of a manifest file ('schema manifest', the default), of the plan
-    that 'plan --format json' writes ('schema plan'), or of the access.json of 'report' ('schema report').
+    that 'plan --format json' writes ('schema plan'), of the access.json of 'report' ('schema report'),
+    or of a review's files ('schema review-campaign', 'schema review-decisions'); --list lists them.
 
     Generated from the models this version of reconciler checks against, so it always matches it;
     write it again after an upgrade. For completion and checking in an editor that uses
@@ -105,8 +108,9 @@ def schema(kind: str) -> None:
       # yaml-language-server: $schema=manifest.schema.json
     """
     from reconciler.commands.schema import schema as schema_text
+    from reconciler.commands.schema import schema_list
 
-    click.echo(schema_text(kind="report" if kind == "report" else "plan" if kind == "plan" else "manifest"), nl=False)
+    click.echo(schema_list() if list_kinds else schema_text(kind=kind), nl=False)
 
 
 @cli.command("export")

@@ -86,11 +86,15 @@ def test_the_installed_wheel_runs_the_demo_from_an_empty_directory(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_installed_wheel_prints_the_manifest_schema_of_the_repository(
-        installed: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "schemas").glob("*.json")))
+def test_the_installed_wheel_prints_every_schema_of_the_repository(
+        installed: tuple[Path, dict[str, str]], tmp_path: Path, name: str) -> None:
     bin_dir, env = installed
-    result = _run([str(bin_dir / "reconciler"), "schema", "manifest"], cwd=tmp_path, env=env)
-    committed = (ROOT / "schemas" / "manifest.schema.json").read_text(encoding="utf-8")
+    listed = _run([str(bin_dir / "reconciler"), "schema", "--list"], cwd=tmp_path, env=env).stdout
+    kind = next((line.split()[0] for line in listed.splitlines() if line.split()[1] == f"schemas/{name}"), None)
+    assert kind is not None, f"schema --list has no schemas/{name}:\n{listed}"
+    result = _run([str(bin_dir / "reconciler"), "schema", kind], cwd=tmp_path, env=env)
+    committed = (ROOT / "schemas" / name).read_text(encoding="utf-8")
     assert json.loads(result.stdout) == json.loads(committed)
     assert result.stdout == committed
 
