@@ -6,7 +6,7 @@ import pytest
 
 from reconciler.errors import ApplyError
 from reconciler.plan.model import Plan
-from reconciler.plan.saved import first_difference, refuse_stale
+from reconciler.plan.saved import first_difference, refuse_altered, refuse_stale
 
 FRESH = Plan(service="https://api.example", manifest_digest="m1", live_fingerprint="l1", state_lineage="L",
              state_serial=3)
@@ -77,3 +77,16 @@ def test_a_value_that_is_no_string_is_quoted_as_sorted_json_cut_at_120_character
     # 120 characters in all: the bracket, the quote, 117 x and the ellipsis.
     assert first_difference({"v": ["x" * 150]}, {"v": None}) == (
         "At v the saved plan has '[\"" + "x" * 117 + "…'; these inputs give 'null'.")
+
+
+def test_an_altered_plan_is_refused_naming_its_first_difference() -> None:
+    saved = FRESH.model_copy(update={"forgotten": ("workspace.gone",)})
+    with pytest.raises(ApplyError) as err:
+        refuse_altered(saved, FRESH, "plan.json")
+    assert str(err.value) == (
+        "The saved plan plan.json is not the plan that the manifests, the live service and the state give now, "
+        "although they have not changed since it was made, so nothing was changed. At forgotten[0] the saved plan "
+        "has 'workspace.gone'; these inputs give no more items. The file was edited after reconciler plan --out "
+        "wrote it, or was made by another version of reconciler. A saved plan is only ever an approval of the plan "
+        "these inputs give; run 'reconciler plan --out' again and review the new plan.")
+    refuse_altered(FRESH.model_copy(), FRESH, "plan.json")  # the same plan: raises if refused

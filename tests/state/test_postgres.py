@@ -22,6 +22,7 @@ from reconciler.state import State, StateWriteError
 from reconciler.state.backend import StateBackend, open_backend
 from reconciler.state.address import PostgresAddress
 from reconciler.state.postgres import SCHEMA_VERSION, PostgresBackend
+from reconciler.state.postgres_lock import PostgresLock
 from tests.pg_cluster import DATABASE, PASSWORD, Cluster
 from tests.waiting import DEADLINE, wait_until
 
@@ -490,3 +491,27 @@ def test_the_refusal_names_the_holders_command_pid_host_since_and_lock_id_word_f
         f"'reconciler force-unlock {lock.id} --state \"{address}\"' ends its session.")
     pattern = re.escape(expected).replace("SINCE", r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
     assert re.fullmatch(pattern, str(refused.value)), str(refused.value)
+
+
+def test_a_lock_whose_backend_was_closed_while_held_lets_go_quietly(pg_state: str,
+                                                                      backends: list[StateBackend]) -> None:
+    holder = _open(pg_state, backends)
+    lock = holder.lock("reconciler apply").__enter__()
+    holder.close()  # the session is gone: the server released the lock with it
+    lock.__exit__(None, None, None)  # raises if it tried to use the closed session
+    with _open(pg_state, backends).lock("reconciler apply"):
+        pass
+
+
+def test_without_a_lock_timeout_a_held_lock_is_refused_without_waiting(pg_state: str,
+                                                                         backends: list[StateBackend]) -> None:
+    holder, second = _open(pg_state, backends), _open(pg_state, backends)
+    assert isinstance(second, PostgresBackend)
+
+    def no_wait(seconds: float) -> None:
+        raise AssertionError(f"waited {seconds} s without a --lock-timeout")
+
+    with holder.lock("reconciler apply"):
+        with pytest.raises(StateError, match="is locked by"):
+            with PostgresLock(second, "reconciler plan", pause=no_wait):
+                pass
