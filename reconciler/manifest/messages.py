@@ -148,7 +148,7 @@ def _phrase(error: ErrorDetails, place: _Place) -> tuple[tuple[str | int, ...], 
         return path, f"missing required key 'type'; use one of {', '.join(ASSET_TYPES)}"
     if kind == "union_tag_invalid":
         return path, f"{_shown(ctx.get('tag'))} is not an asset type; use one of {', '.join(ASSET_TYPES)}"
-    if kind == "literal_error" and last == "role":
+    if kind == "literal_error" and last in ("role", "maxRoleOutside"):  # a role, whatever the key that holds it
         return path, f"{_shown(value)} is not a role; use one of {', '.join(ROLES)}"
     if path == ("version",) and kind in ("literal_error", "manifest"):
         return (), f"version must be 1 (the only manifest format this tool reads), got {_shown(value)}"
