@@ -155,8 +155,8 @@ groups:
     access:
       authoritative: false
       users:
-        - {email: jane@acme.com, role: owner}
-        - {email: 'bob@ext.com', role: "editor"}  # quoted as someone typed it
+        - {email: "jane@acme.com", role: 'owner'}  # quoted as someone typed it, and kept so
+        - {email: 'bob@ext.com', role: "editor"}
       teams:
         - {team: helpers, role: viewer}
         - {team: partners, role: editor}
@@ -193,4 +193,4 @@ def test_close_edits_a_groups_list_for_its_homepage_and_its_members_and_notes_wh
         "it)\n"
         "Commit the diff with the decisions; the next plan carries out the revocations.\n")
     assert (company.root / "m.yaml").read_text() == GROUPED.replace(
-        "        - {email: 'bob@ext.com', role: \"editor\"}  # quoted as someone typed it\n", "")
+        "        - {email: 'bob@ext.com', role: \"editor\"}\n", "")
