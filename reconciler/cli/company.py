@@ -73,8 +73,9 @@ def audit(path: Path, service: Service, state_path: Path | str | None, fmt: str)
               help="A domain whose people are internal (repeatable; its subdomains too), "
                    "added to the manifests' policy allowedDomains.")
 @click.option("--since", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
-              help="An earlier report's access.json, or a state file: list the grants, revocations, "
-                   "escalations and downgrades since then (on the page and in changes.csv).")
+              help="An earlier report's access.json: list the grants, revocations, escalations and "
+                   "downgrades since then (on the page and in changes.csv). A state file is refused: it "
+                   "records only what the last apply put on the managed lists.")
 def report(path: Path, service: Service, state_path: Path | str | None, out_dir: Path, internal_domains: tuple[str, ...],
            since: Path | None) -> None:
     """Write the quarterly access review of the whole company to DIR: access.csv and access.json

@@ -3,7 +3,7 @@
 ``model``: the report document, made from the company read
 (``reconciler.company``); ``figures`` and ``svg``: the headline figures and
 the pictures, pure; ``spreadsheet``, ``html``: the renderers; ``diff``: what
-changed since an earlier report or state file; ``files``: writing them.
+changed since an earlier report (a state file refused); ``files``: writing them.
 ``reconciler.commands.report`` is the command: it reads the company once and
 writes the files.
 """

@@ -1,13 +1,16 @@
-"""What changed since an earlier report or state file (``report --since``).
+"""What changed since an earlier report (``report --since``).
 
-Two sources, one comparison: an earlier ``access.json`` holds every row of
-the company then; a state file holds the entries the last apply put on each
-managed list.  Either becomes a mapping (workspace, kind, email or domain)
-→ role, compared with the report's rows: an entry that appeared is a grant,
-one that went a revocation, a role raised an escalation and a role lowered a
-downgrade (``reconciler.vocabulary``).  Against a state file only the lists it
-records are compared (it knows nothing of the rest of the company), and an
-entry on them that the last apply did not put there counts as a grant.
+An earlier ``access.json`` holds every row of the company then; it becomes a
+mapping (workspace, kind, email or domain) → role, compared with the report's
+rows: an entry that appeared is a grant, one that went a revocation, a role
+raised an escalation and a role lowered a downgrade (``reconciler.vocabulary``).
+
+A state file is refused (issue 41 item 4): it records only the entries the
+last apply put on the lists it manages, not what each list held, so compared
+with the company it made grants of entries that were there all along (on a
+non-authoritative list, or added in the web app since) and missed every
+revocation on a workspace or of an entry it never recorded.  Nothing in it
+can tell those apart.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 from pydantic import ValidationError
 
@@ -56,13 +59,11 @@ class AccessChange(NamedTuple):
 
 
 class Baseline(NamedTuple):
-    """The earlier side: entry → role, and which workspaces it covers (None: all of them)."""
+    """The earlier report: entry → role, and each workspace's name then."""
 
-    source: Literal["report", "state"]
     label: str  # for people: what was compared with
     roles: Mapping[EntryAddress, str]
     names: Mapping[str, str | None]
-    covers: frozenset[str] | None
 
 
 class ChangeSet(NamedTuple):
@@ -73,18 +74,23 @@ class ChangeSet(NamedTuple):
         return sum(1 for c in self.changes if c.change == change)
 
 
+STATE_REFUSED = ("--since {path} is a state file, not a report: it records only the entries the last apply put on "
+                 "the lists reconciler manages, not what each person had, so a difference against it would show "
+                 "grants that are not and miss revocations. Give the access.json of an earlier report instead "
+                 "('reconciler report --out DIR' writes DIR/access.json; keep it for the next --since).")
+
+
 def load_baseline(path: Path) -> Baseline:
-    """The earlier report (its access.json) or state file at ``path``; ``ConfigError`` for anything else."""
+    """The earlier report (its access.json) at ``path``; ``ConfigError`` for anything else, a state file included."""
     from reconciler.owned_files import read_owned
 
     data = read_owned(path, what="--since file", limit=MAX_SINCE_BYTES, error=ConfigError)
     if data is None:
-        raise ConfigError(f"--since {path}: no such file. Give the access.json of an earlier report or a state file.")
+        raise ConfigError(f"--since {path}: no such file. Give the access.json of an earlier report.")
     try:
         raw = parse_json(data)
     except ValueError as exc:
-        raise ConfigError(f"--since {path} is not JSON ({exc}); give the access.json of an earlier report "
-                          "or a state file.") from exc
+        raise ConfigError(f"--since {path} is not JSON ({exc}); give the access.json of an earlier report.") from exc
     if isinstance(raw, dict) and raw.get("kind") == REPORT_KIND:
         try:
             return report_baseline(AccessReport.model_validate(raw), label=f"the report {path}")
@@ -92,26 +98,16 @@ def load_baseline(path: Path) -> Baseline:
             error = exc.errors()[0]
             where = ".".join(str(p) for p in error["loc"])
             raise ConfigError(f"--since {path} is not a valid access report: {where}: {error['msg']}.") from exc
-    if isinstance(raw, dict) and "resources" in raw:
-        from reconciler.state.backend import read_state
-
-        state = read_state(path, path)
-        roles: dict[EntryAddress, str] = {}
-        for resource in state.resources.values():
-            if resource.access is None or not resource.id:
-                continue
-            roles.update({(resource.id, "user", k): v for k, v in resource.access.users.items()})
-            roles.update({(resource.id, "domain", k): v for k, v in resource.access.domains.items()})
-        covers = frozenset(r.id for r in state.resources.values() if r.access is not None and r.id)
-        return Baseline("state", f"the state file {path} (serial {state.serial})", roles, {}, covers)
-    raise ConfigError(f"--since {path} is neither the access.json of a reconciler report nor a state file.")
+    if isinstance(raw, dict) and "resources" in raw:  # a state file (reconciler/state/model.py)
+        raise ConfigError(STATE_REFUSED.format(path=path))
+    raise ConfigError(f"--since {path} is not the access.json of a reconciler report.")
 
 
 def report_baseline(report: AccessReport, *, label: str) -> Baseline:
     roles = {(r.workspace_id, r.kind, r.key): r.role for r in report.rows}
     names = {w.id: w.name for w in report.workspaces}
     when = report.generated_at.astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return Baseline("report", f"{label} of {when}", roles, names, None)
+    return Baseline(f"{label} of {when}", roles, names)
 
 
 def _revoked_by(report: MadeReport) -> Callable[[EntryAddress], str]:
@@ -134,10 +130,7 @@ def _revoked_by(report: MadeReport) -> Callable[[EntryAddress], str]:
 def changes_since(baseline: Baseline, report: MadeReport) -> ChangeSet:
     """Every entry whose role differs between ``baseline`` and ``report``, in ``CHANGE_ORDER``,
     then by workspace id, kind and email or domain."""
-    now: dict[EntryAddress, ReportLine] = {
-        (r.workspace_id, r.kind, r.key): r for r in report.rows
-        if baseline.covers is None or r.workspace_id in baseline.covers
-    }
+    now: dict[EntryAddress, ReportLine] = {(r.workspace_id, r.kind, r.key): r for r in report.rows}
     names = {**baseline.names, **{w.id: w.name for w in report.workspaces}}
     internal = report.internal_domains
     revoked_by = _revoked_by(report)

@@ -55,5 +55,5 @@ def test_a_hostile_since_file_is_a_clear_error(project: Path, tmp_path: Path, ca
                             "--since", str(since)], capsys)
 
     assert code == 1
-    assert f"--since {since} is not JSON ({why}); give the access.json of an earlier report or a state file." in err
+    assert f"--since {since} is not JSON ({why}); give the access.json of an earlier report." in err
     assert "Internal error" not in err

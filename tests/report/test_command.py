@@ -159,7 +159,25 @@ def test_since_a_file_that_is_no_report_is_refused_before_any_call(
     (served.root / "notes.json").write_text("[1, 2]", encoding="utf-8")
     code, out, err = _report(served, capsys, "--since", "notes.json")
     assert code == 1 and out == ""
-    assert "--since notes.json is neither the access.json of a reconciler report nor a state file." in err
+    assert "--since notes.json is not the access.json of a reconciler report." in err
+    assert served.emulator.requests == [] and not (served.root / "out").exists()
+
+
+def test_since_a_state_file_is_refused_before_any_call_saying_what_to_give(
+        served: Served, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 41 item 4: against the state of a real apply, the difference listed entries that were there all along
+    as grants (a non-authoritative list's, and everything added in the web app since) and missed revocations."""
+    code, _, err = run_cli(["apply", "onboarding", "--base-url", served.url, "--auto-approve"], capsys)
+    assert code == 0, err
+    served.emulator.requests.clear()
+    assert (served.root / "onboarding" / "reconciler.state.json").is_file()  # beside the manifests
+    code, out, err = _report(served, capsys, "--since", "onboarding/reconciler.state.json")
+    assert code == 1 and out == ""
+    assert err == ("Error: --since onboarding/reconciler.state.json is a state file, not a report: it records only the entries "
+                   "the last apply put on the lists reconciler manages, not what each person had, so a difference "
+                   "against it would show grants that are not and miss revocations. Give the access.json of an "
+                   "earlier report instead ('reconciler report --out DIR' writes DIR/access.json; keep it for the "
+                   "next --since).\n")
     assert served.emulator.requests == [] and not (served.root / "out").exists()
 
 
