@@ -85,11 +85,18 @@ def people(plan: Plan) -> list[Person]:
 
 
 def _cause(entry: EntryChange | None) -> str | None:
-    """The team or rule behind an entry's change, as the per-person view names it."""
+    """The team, rule or review behind an entry's change, as the per-person view names it: ``team cs``,
+    ``rule offboarded``, ``review q4 by bo@acme.com``, ``review q4 (not reviewed by 2027-02-01)``; None for
+    an explicit entry.  (A review's revocation was once named from its empty team: "via team None".)"""
     source = entry.source if entry is not None else None
-    if source is None or source.kind == "entry":
+    if source is None:
         return None
-    return f"rule {source.rule}" if source.kind == "rule" else f"team {source.team}"
+    if source.kind == "review":
+        return f"review {source.campaign}" + (f" (not reviewed by {source.due})" if source.due else
+                                              f" by {source.reviewer}" if source.reviewer else "")
+    if source.kind == "rule":
+        return f"rule {source.rule}"
+    return f"team {source.team}" if source.kind == "team" and source.team else None
 
 
 def workspace_changes(change: AccessChange) -> Iterator[tuple[str, EntryKind, str, Role | None, Role | None]]:

@@ -190,3 +190,13 @@ def test_a_revoke_by_one_owner_wins_over_a_keep_by_the_other(started: Company) -
     document = plan_json(started)
     (entry,) = [e for c in document["changes"] if c["kind"] == "access" for e in c["entries"]]
     assert (entry["key"], entry["source"]["reviewer"]) == ("dee@acme.com", "jane@acme.com")
+
+
+def test_the_per_person_view_names_the_review_behind_a_revocation_not_team_none(started: Company) -> None:
+    """Issue 41 item 5: plan --by-person summed a review's revocations as '1 via team None'."""
+    started.decide("jane@acme.com", {0: ("revoke", None), 3: ("revoke", None)})
+    code, out, err = started.run("plan", str(started.root), "--by-person")
+    assert code == 0, err
+    assert "None" not in out
+    assert "bob@ext.com loses access to 1 workspace: 1 via review q4 by jane@acme.com" in out
+    assert "dee@acme.com loses access to 1 workspace: 1 via review q4 by jane@acme.com" in out
