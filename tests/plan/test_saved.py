@@ -52,6 +52,10 @@ def test_a_plan_made_against_another_service_says_which() -> None:
     assert str(err.value) == (
         "The saved plan plan.json was made against https://other.example, not https://api.example, so nothing "
         "was changed. Plan against this service and review that plan.")
+    with pytest.raises(ApplyError) as err:
+        refuse_stale(FRESH.model_copy(update={"service": ""}), FRESH, "plan.json")
+    assert str(err.value).startswith(
+        "The saved plan plan.json was made against another service, not https://api.example, so nothing")
 
 
 def test_the_same_inputs_are_not_stale() -> None:
