@@ -194,3 +194,29 @@ def test_close_edits_a_groups_list_for_its_homepage_and_its_members_and_notes_wh
         "Commit the diff with the decisions; the next plan carries out the revocations.\n")
     assert (company.root / "m.yaml").read_text() == GROUPED.replace(
         "        - {email: 'bob@ext.com', role: \"editor\"}\n", "")
+
+
+def test_close_removes_two_members_of_one_team_where_their_reviewers_chose_so(
+        make_company: Callable[..., Company]) -> None:
+    spaces = workspaces()
+    spaces[0]["users"].append({"email": "dee@acme.com", "role": "viewer"})
+    company = make_company(spaces, manifest=GROUPED)
+    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
+                               "--fallback", "sec@acme.com")
+    assert code == 0, err
+    # jane's file: 0 bob@ext.com (ws_a), 1 dee, 2 jane, 3 ext.com, ...; sec's file: 0 carl@acme.com (ws_b)
+    company.decide("jane@acme.com", {1: ("revoke", None)})
+    company.decide("sec@acme.com", {0: ("revoke", None)})
+    for reviewer in ("jane@acme.com", "sec@acme.com"):
+        path = company.file(f"{reviewer}.yaml")
+        path.write_text(path.read_text().replace("    decision: revoke\n",
+                                                 "    decision: revoke\n    removeFromTeam: true\n"))
+    code, out, err = close(company)
+    assert code == 0, err
+    assert out == (
+        "Closed review q4 on 2027-01-15: 2 manifest lines removed:\n"
+        f"  {company.root}/m.yaml:4: dee@acme.com from team partners (revoked by jane@acme.com)\n"
+        f"  {company.root}/m.yaml:4: carl@acme.com from team partners (revoked by sec@acme.com)\n"
+        "Commit the diff with the decisions; the next plan carries out the revocations.\n")
+    assert (company.root / "m.yaml").read_text() == GROUPED.replace(
+        "partners: [dee@acme.com, carl@acme.com]", "partners: []")
