@@ -33,6 +33,11 @@ def who(subject: str, path: Path, service: Service, state_path: Path | str | Non
 
     A person reached through a domain entry of their email's domain is listed too, said so.
     Reads the company once (one listing); never writes anything, not even the state.
+
+    \b
+    Examples:
+      reconciler who ana@acme.com manifests
+      reconciler who customer.com manifests --format json
     """
     from reconciler.commands.who import who as who_command
 
@@ -53,6 +58,11 @@ def audit(path: Path, service: Service, state_path: Path | str | None, fmt: str)
 
     Exit 0 when all is clean, 2 when anything violates the policy or differs from the rules, 1 on
     errors. Reads the company once (one listing); never writes anything, not even the state.
+
+    \b
+    Examples:
+      reconciler audit manifests
+      reconciler audit manifests --format markdown
     """
     from reconciler.commands.audit import audit as audit_command
     from reconciler.commands.audit import render
@@ -85,6 +95,11 @@ def report(path: Path, service: Service, state_path: Path | str | None, out_dir:
 
     Reads the company once (one listing, ceil(N/100) calls); never writes to the service or the state.
     With SOURCE_DATE_EPOCH set (seconds since 1970, UTC) the report is dated then instead of now.
+
+    \b
+    Examples:
+      reconciler report manifests --out access-review
+      reconciler report manifests --out access-review --since last-quarter/access.json
     """
     from reconciler.commands.report import report as run
     from reconciler.commands.report import source_date

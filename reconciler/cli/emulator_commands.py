@@ -16,7 +16,12 @@ if TYPE_CHECKING:
 
 @cli.group()
 def emulator() -> None:
-    """The embedded service emulator."""
+    """The embedded service emulator.
+
+    \b
+    Examples:
+      reconciler emulator serve
+    """
 
 
 @emulator.command("serve")
@@ -44,6 +49,11 @@ def emulator_serve(host: str, port: int, seed: Path | None, data: Path | None, f
     Tokens are the companies' tokens from the seed; the first line printed is the address to use
     as RECONCILER_BASE_URL. A --host other than loopback while a company still has the built-in
     demo token (publicly known) prints a warning on stderr.
+
+    \b
+    Examples:
+      reconciler emulator serve
+      reconciler emulator serve --port 0 --seed examples/quickstart/seed.yaml --time-scale 60
     """
     from reconciler.commands.emulator import serve_emulator
 

@@ -28,6 +28,11 @@ def validate(path: Path, max_file_mib: int, strict: bool) -> None:
     """Check the manifests in PATH (a file or directory) and report every problem with file:line.
 
     Needs no token and makes no network call. Warnings follow the summary; --strict makes them errors.
+
+    \b
+    Examples:
+      reconciler validate manifests
+      reconciler validate manifests --strict
     """
     from reconciler.commands.validate import validate as validate_command
 
@@ -52,6 +57,11 @@ def fmt(path: Path, check: bool) -> None:
 
     Exit 0 when every file is (or now is) in the layout; with --check, exit 1 when
     some file would change, listing it, and nothing is written. Like terraform fmt.
+
+    \b
+    Examples:
+      reconciler fmt manifests
+      reconciler fmt --check manifests
     """
     from reconciler.commands.fmt import fmt as fmt_command
     from reconciler.commands.fmt import render
@@ -79,6 +89,11 @@ def demo(path: Path | None) -> None:
     instead: a campaign over the company example, two reviewers' decisions, the plan and apply of
     the revocations, the evidence, and a last plan with no changes. Its directory is kept, not
     removed: the review page and the evidence it writes are there to open, and its last lines say where.
+
+    \b
+    Examples:
+      reconciler demo
+      reconciler demo company
     """
     from reconciler.commands.demo import demo as run_demo
 
@@ -106,6 +121,11 @@ def schema(kind: str, list_kinds: bool) -> None:
 
     \b
       # yaml-language-server: $schema=manifest.schema.json
+
+    \b
+    Examples:
+      reconciler schema manifest > manifests/manifest.schema.json
+      reconciler schema plan
     """
     from reconciler.commands.schema import schema as schema_text
     from reconciler.commands.schema import schema_list
@@ -122,6 +142,11 @@ def export(service: Service, out_dir: Path) -> None:
 
     For adopting reconciler where everything was set up by hand: validate and plan DIR afterwards
     should report no changes. Group membership cannot be read from the API; write groups by hand.
+
+    \b
+    Examples:
+      reconciler export --out adopted
+      reconciler validate adopted
     """
     from reconciler.commands.export import export as export_command
 

@@ -52,7 +52,14 @@ def plan(path: Path, service: Service, state_path: Path | str | None, targets: t
          max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, fmt: str,
          out: Path | None, expiry_warning_days: int, show_unmanaged: bool, by_person: bool,
          detailed_exitcode: bool, require_state: bool) -> None:
-    """Show what differs between the manifests in PATH and the live service."""
+    """Show what differs between the manifests in PATH and the live service.
+
+    \b
+    Examples:
+      reconciler plan manifests
+      reconciler plan manifests --format markdown --out plan.json
+      reconciler plan examples/quickstart --emulator emulator.yaml --seed examples/quickstart/seed.yaml
+    """
     from reconciler.commands.plan import parse_allow, render
     from reconciler.commands.plan import plan as plan_command
 
@@ -119,7 +126,13 @@ def apply(path: Path | None, service: Service, state_path: Path | str | None, ta
           expect_digest: str | None, lock_timeout: float) -> None:
     """Make the live service match the manifests in PATH (default: the current directory), after
     showing the plan. With --plan, PATH is required and must be the manifests the plan was made
-    from, and --target and --reassert must be the ones it was made with: the file decides nothing."""
+    from, and --target and --reassert must be the ones it was made with: the file decides nothing.
+
+    \b
+    Examples:
+      reconciler apply manifests
+      reconciler apply --plan plan.json manifests --auto-approve
+    """
     def confirm(text: str) -> bool:
         say(text, nl=False)
         if auto_approve:

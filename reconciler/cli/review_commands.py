@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 def review() -> None:
     """Access review campaigns kept in git under PATH/reviews/NAME/: start one, follow it, close it,
     and write the evidence. The plan carries out the reviewers' revocations.
+
+    \b
+    Examples:
+      reconciler review start q3-2026 manifests --due 2026-09-30
+      reconciler review status q3-2026 manifests
     """
 
 
@@ -58,6 +63,11 @@ def review_start(name: str, path: Path, service: Service, state_path: Path | str
     """Start the access review NAME: read the company once (ceil(N/100) listing calls, nothing written
     to the service) and write PATH/reviews/NAME/campaign.yaml and one file per reviewer, each item an
     access entry (workspace, kind, key, role, why) with decision: null for the reviewer to set.
+
+    \b
+    Examples:
+      reconciler review start q3-2026 manifests --due 2026-09-30
+      reconciler review start q3-2026 manifests --due 2026-09-30 --scope-external --fallback ops@acme.com
     """
     from reconciler.commands.review import start
 
@@ -76,6 +86,11 @@ def review_status(name: str, path: Path, fmt: str) -> None:
     after the due date. Reads the files only (no token, no network).
 
     Exit 0 when every item is decided, 2 when some are open, 1 on errors.
+
+    \b
+    Examples:
+      reconciler review status q3-2026 manifests
+      reconciler review status q3-2026 manifests --format markdown
     """
     from reconciler.commands.review import render_status, status
 
@@ -95,6 +110,10 @@ def review_close(name: str, path: Path, state_path: Path | str | None) -> None:
     keeping every other line and comment, and set closed: <today> in its campaign.yaml.
 
     Reads the files and the state only (no token, no network); commit the diff with the decisions.
+
+    \b
+    Examples:
+      reconciler review close q3-2026 manifests
     """
     from reconciler.commands.review import close
 
@@ -113,6 +132,10 @@ def review_report(name: str, path: Path, state_path: Path | str | None, out_dir:
     blame of the reviewer's file), and whether each revocation was applied (from the state).
 
     Headline figures: items, decided, kept, revoked, revoked and applied, overdue. No network.
+
+    \b
+    Examples:
+      reconciler review report q3-2026 manifests --out evidence
     """
     from reconciler.commands.review import report
 
@@ -128,6 +151,10 @@ def review_page(name: str, path: Path, out_dir: Path) -> None:
     """Write review.html to DIR: one self-contained page (no server, no network) where a reviewer of
     NAME filters their items, marks keep or revoke with a reason, sees their progress, and downloads
     their decisions as the YAML file to commit.
+
+    \b
+    Examples:
+      reconciler review page q3-2026 manifests --out review-page
     """
     from reconciler.commands.review import page
 

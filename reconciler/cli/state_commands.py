@@ -28,6 +28,11 @@ def state() -> None:
     The state file (default reconciler.state.json beside the manifests in PATH) records what the
     API cannot read back: the workspaces this tool created or adopted, group membership, the
     section, page and task values it wrote, and the access entries it manages.
+
+    \b
+    Examples:
+      reconciler state list manifests
+      reconciler state mv workspace.portal workspace.partner-portal manifests
     """
 
 
@@ -35,7 +40,13 @@ def state() -> None:
 @manifest_argument
 @state_option
 def state_list(path: Path, state_path: Path | str | None) -> None:
-    """List every address the state records, with its workspace id."""
+    """List every address the state records, with its workspace id.
+
+    \b
+    Examples:
+      reconciler state list manifests
+      reconciler state list --state 'postgresql://ci@db.example.com/reconciler?key=acme'
+    """
     from reconciler.commands.state import state_list as list_state
 
     click.echo(list_state(path=path, state_path=state_path), nl=False)
@@ -46,7 +57,12 @@ def state_list(path: Path, state_path: Path | str | None) -> None:
 @manifest_argument
 @state_option
 def state_show(address: str, path: Path, state_path: Path | str | None) -> None:
-    """Show everything the state records for ADDRESS, as JSON."""
+    """Show everything the state records for ADDRESS, as JSON.
+
+    \b
+    Examples:
+      reconciler state show workspace.partner-portal manifests
+    """
     from reconciler.commands.state import state_show as show_state
 
     click.echo(show_state(path=path, state_path=state_path, address=address), nl=False)
@@ -63,6 +79,10 @@ def state_verify(path: Path, service: Service, state_path: Path | str | None) ->
     and records that cannot be explained (an id under two addresses, a reason for an entry never
     recorded). Exit 1 when any does not hold; plan refuses such a state. Reads the service once;
     writes nothing.
+
+    \b
+    Examples:
+      reconciler state verify manifests
     """
     from reconciler.commands.state import state_verify as verify_state
 
@@ -82,6 +102,10 @@ def state_rm(address: str, path: Path, state_path: Path | str | None, lock_timeo
 
     The next plan treats it as new: a workspace made from a template is created again (a credit),
     and write-only values are sent again. To adopt an existing workspace instead, use import.
+
+    \b
+    Examples:
+      reconciler state rm group.acme-onboarding.workspace.kickoff manifests
     """
     from reconciler.commands.state import state_rm as rm_state
 
@@ -101,6 +125,10 @@ def state_mv(source: str, destination: str, path: Path, state_path: Path | str |
     would create TO afresh (a credit for a template member) and drop FROM. Refused when TO is already
     recorded, when FROM is not, and between an asset.* address and a workspace's. A manifest can say
     the same with a moved: list, which the plan carries out (Terraform's moved blocks).
+
+    \b
+    Examples:
+      reconciler state mv workspace.portal workspace.partner-portal manifests --lock-timeout 30s
     """
     from reconciler.commands.state import state_mv as mv
 
@@ -120,6 +148,10 @@ def state_push(source: str, state_path: Path | str | None, force: bool, lock_tim
     postgresql://ci@db.example.com/reconciler?key=acme'. Lineage and serial are kept. Refused,
     without --force, when the destination holds another lineage, a newer serial, or the same
     serial with other contents. The service is never touched.
+
+    \b
+    Examples:
+      reconciler state push manifests/reconciler.state.json --state 'postgresql://ci@db.example.com/reconciler?key=acme'
     """
     from reconciler.commands.state import state_push as push
 
@@ -138,6 +170,11 @@ def state_pull(out: Path | None, state_path: Path | str | None, force: bool, loc
 
     'reconciler state pull --state postgresql://... > reconciler.state.json'. With FILE, refused
     without --force when FILE holds another lineage or a newer serial. The service is never touched.
+
+    \b
+    Examples:
+      reconciler state pull --state 'postgresql://ci@db.example.com/reconciler?key=acme' > reconciler.state.json
+      reconciler state pull backup.state.json --state 'postgresql://ci@db.example.com/reconciler?key=acme'
     """
     from reconciler.commands.state import state_pull as pull
 
@@ -162,6 +199,11 @@ def import_(address: str, workspace_id: str, path: Path, service: Service, state
     Use it to adopt a workspace an interrupted apply created, so the next plan connects it rather
     than spending a second credit; or an asset whose creation answer was lost. Assets cannot be
     read back, so an asset id is taken as given and its fields are PATCHed by the next apply.
+
+    \b
+    Examples:
+      reconciler import group.acme-onboarding.workspace.kickoff ws_8f2k manifests
+      reconciler import asset.price-list ast_91c manifests
     """
     from reconciler.commands.import_ import import_workspace
 
@@ -180,6 +222,10 @@ def force_unlock(lock_id: str, path: Path, state_path: Path | str | None) -> Non
     that went away. The message of a locked state names the ID. Refused when the lock has another
     ID, or its holder still runs on this host. The service is not touched; run plan afterwards, as
     the command that held the lock may have changed the service without recording it.
+
+    \b
+    Examples:
+      reconciler force-unlock 6c1f0e9a manifests
     """
     from reconciler.commands.state import force_unlock as unlock
 
