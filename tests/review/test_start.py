@@ -10,7 +10,7 @@ import pytest
 
 from reconciler.errors import ConfigError
 from reconciler.manifest import load_desired
-from reconciler.review.start import StartOptions, check_options
+from reconciler.review.start import StartOptions, check_options, is_external
 from tests.review.conftest import MANIFEST, Company, workspaces
 
 JANE = """# Access review q4, due 2027-02-01: set each decision to keep or revoke (a reason is optional).
@@ -231,3 +231,10 @@ def test_start_refuses_scope_external_without_allowed_domains(tmp_path: Path) ->
                     tmp_path) == (
         "review start q4: --scope-external needs policy.allowedDomains in the manifests (external means outside "
         "them).")
+
+
+def test_an_address_is_judged_by_the_domain_after_its_last_at_sign() -> None:
+    # A quoted local part may hold "@" (RFC 5321): the domain is what follows the last one.
+    assert is_external("user", '"x@evil.com"@acme.com', ["acme.com"]) is False
+    assert is_external("user", '"x@acme.com"@evil.com', ["acme.com"]) is True
+    assert is_external("domain", "eu.acme.com", ["acme.com"]) is False
