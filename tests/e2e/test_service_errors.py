@@ -218,3 +218,28 @@ def test_a_list_whose_second_role_change_fails_says_which_were_made(clock: Virtu
         apply_plan(plan, client=client, state=State(), state_path=tmp_path / "s.json")
     assert ("Of this change, the role changes of user a@acme.com (editor -> viewer) were made before the "
             "failure.") in str(err.value)
+
+
+def test_a_stop_at_the_first_change_says_what_was_made_what_may_have_been_and_what_was_not(
+        quickstart_client, quickstart_emulator, tmp_path: Path) -> None:
+    plan = _plan(quickstart_client)
+    quickstart_emulator.faults.inject("POST", ACCESS_POST, status=500, times=None)
+    with pytest.raises(ApplyError) as err:
+        apply_plan(plan, client=quickstart_client, state=State(), state_path=tmp_path / "s.json")
+    assert str(err.value) == (
+        f"Apply stopped at group.acme-onboarding ({QUICKSTART / 'manifest.yaml'}:11): {err.value.__cause__} None of "
+        "the plan's changes was made before this one. This change may or may not have been made (its answer was "
+        "lost). The 1 change after it was not attempted. Run 'reconciler plan' to see what remains.")
+
+
+def test_a_stop_at_the_second_change_says_the_first_is_kept_and_recorded(
+        quickstart_client, quickstart_emulator, tmp_path: Path) -> None:
+    plan = _plan(quickstart_client)
+    quickstart_emulator.faults.inject("POST", PORTAL_POST, status=500, times=None)
+    with pytest.raises(ApplyError) as err:
+        apply_plan(plan, client=quickstart_client, state=State(), state_path=tmp_path / "s.json")
+    assert str(err.value) == (
+        f"Apply stopped at workspace.partner-portal ({QUICKSTART / 'manifest.yaml'}:23): {err.value.__cause__} 1 of "
+        "the plan's 2 changes was made before this one; the service keeps it and the state records it. This change "
+        "may or may not have been made (its answer was lost). No change came after it. Run 'reconciler plan' to see "
+        "what remains.")
