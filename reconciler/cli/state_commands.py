@@ -122,8 +122,9 @@ def state_mv(source: str, destination: str, path: Path, state_path: Path | str |
     """Record what the state knows of FROM under TO, without touching the service.
 
     For an address renamed in the manifest (workspace.a became workspace.b): without it the next plan
-    would create TO afresh (a credit for a template member) and drop FROM. Refused when TO is already
-    recorded, when FROM is not, and between an asset.* address and a workspace's. A manifest can say
+    would create TO afresh (a credit for a template member) and drop FROM. Rename in the manifests first:
+    refused when no manifest in PATH declares TO, when TO is already recorded, when FROM is not, and
+    between an asset.* address and a workspace's. A manifest can say
     the same with a moved: list, which the plan carries out (Terraform's moved blocks).
 
     \b

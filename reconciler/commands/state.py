@@ -135,7 +135,12 @@ def _removed(address: str, resource: ResourceState, state_path: str) -> str:
 
 def state_mv(*, path: Path, state_path: StateAddress | None, source: str, destination: str,
              lock_timeout: float = 0.0) -> str:
-    """Record what the state knows of ``source`` under ``destination``; the service is not touched."""
+    """Record what the state knows of ``source`` under ``destination``; the service is not touched.
+    ``destination`` must be an address the manifests in ``path`` declare (else the next plan would drop it)."""
+    from reconciler.manifest import load_desired
+    from reconciler.manifest.moved import declared_addresses
+
+    declared = declared_addresses(load_desired(path))
     with _opened(backend_for(state_path, path)) as store, \
             store.lock("reconciler state mv", timeout=lock_timeout) as lock:
         state = store.load()
@@ -143,6 +148,11 @@ def state_mv(*, path: Path, state_path: StateAddress | None, source: str, destin
         pairs = state.moves(source, destination)  # a group's members move with it
         for moving, to in pairs:
             check_move(moving, to, state.resources, where=f"the state {store.address}")
+        if destination not in declared:
+            raise ConfigError(
+                f"Cannot move {source} to {destination}: no manifest in {path} declares {destination}, so the next "
+                f"plan would drop what the state knows of it. Rename the entry in the manifests first, then move "
+                f"(or correct TO).{closest(destination, (a for a in declared if a != source))} Nothing was changed.")
         store.write(state.moved(source, destination))
     what = f"asset {resource.id}" if resource.asset is not None else f"workspace {resource.id}"
     members = "".join(f" {a} moved to {b} with it." for a, b in pairs if a != source)

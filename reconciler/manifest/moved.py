@@ -19,7 +19,7 @@ def moved_problems(desired: Desired) -> list[str]:
     """Every problem of the manifests' ``moved:`` entries, sorted by place."""
     if not desired.moves:
         return []
-    declared = _declared(desired)
+    declared = declared_addresses(desired)
     problems: list[tuple[SourceLocation, str]] = []
     sources: dict[str, SourceLocation] = {}
     destinations: dict[str, SourceLocation] = {}
@@ -52,7 +52,7 @@ def _problem(source: str, destination: str, declared: dict[str, SourceLocation],
     return None
 
 
-def _declared(desired: Desired) -> dict[str, SourceLocation]:
+def declared_addresses(desired: Desired) -> dict[str, SourceLocation]:
     """Every address a manifest declares, and where."""
     found: dict[str, SourceLocation] = {}
     for group in desired.groups:

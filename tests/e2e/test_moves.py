@@ -55,13 +55,13 @@ def test_state_mv_moves_the_record_and_the_renamed_member_is_not_created_again(
     workspace = kickoff_id(applied)
     state = applied / "reconciler.state.json"
     serial = load_state(state).serial
+    rename_kickoff(applied, moved=False)  # the manifests first: state mv's TO must be an address they declare
     code, out, err = run_cli(["state", "mv", OLD, NEW, str(applied)], capsys)
     assert (code, err) == (0, "")
     assert out == (f"Moved {OLD} (workspace {workspace}) to {NEW} in the state {state}. The service was not changed. "
                    f"The next plan manages it as {NEW}; it should not create or remove anything for this move.\n")
     after = load_state(state)
     assert after.serial == serial + 1 and after.resources[NEW].id == workspace and OLD not in after.resources
-    rename_kickoff(applied, moved=False)
     code, out, _ = run_cli(["plan", str(applied), *emu(applied)], capsys)
     assert code == 0 and out.startswith("No changes.")
 
@@ -92,6 +92,22 @@ def test_state_mv_of_an_address_the_state_does_not_record_suggests_the_closest(
     assert err == (f"Error: The state {applied / 'reconciler.state.json'} records nothing for "
                    f"group.customer-inc.workspace.kikoff. Did you mean {OLD}, group.customer-inc.workspace.welcome, "
                    "group.customer-inc.workspace.renewal?\n")
+
+
+def test_state_mv_to_an_address_no_manifest_declares_is_refused_and_changes_nothing(
+        applied: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 41 item 6: state mv to an address the manifests do not declare was accepted; the next plan then
+    dropped the record and created the workspace again (a credit for a template member)."""
+    before = (applied / "reconciler.state.json").read_bytes()
+    code, out, err = run_cli(["state", "mv", OLD, NEW, str(applied)], capsys)  # the manifests still say kickoff
+    assert (code, out) == (1, "")
+    assert err == (f"Error: Cannot move {OLD} to {NEW}: no manifest in {applied} declares {NEW}, so the next plan "
+                   "would drop what the state knows of it. Rename the entry in the manifests first, then move (or "
+                   "correct TO). Did you mean group.customer-inc.workspace.welcome, group.customer-inc.workspace.renewal, "
+                   "group.customer-inc.workspace.quarterly-review? Nothing was changed.\n")
+    assert (applied / "reconciler.state.json").read_bytes() == before
+    code, _, err = run_cli(["state", "mv", OLD, "group.customer-inc.workspace.kick-of", str(applied)], capsys)
+    assert code == 1 and "no manifest in" in err and "Traceback" not in err
 
 
 def test_state_mv_of_an_asset_to_a_workspace_address_is_refused(applied: Path,
@@ -165,6 +181,36 @@ def test_a_moved_entry_already_carried_out_is_nothing_to_do(applied: Path,
     assert code == 0 and out.startswith("No changes.")
 
 
+def test_a_moved_entry_whose_from_the_state_never_had_is_refused_at_its_line(
+        applied: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 41 item 6: a misspelled 'from' (the state records neither end) was taken as a move done already;
+    the plan then created the renamed member again."""
+    rename_kickoff(applied, moved=False)
+    groups = applied / "groups.yaml"
+    typo = "group.customer-inc.workspace.kikoff"
+    groups.write_text(groups.read_text(encoding="utf-8") + f"moved:\n  - {{from: {typo}, to: {NEW}}}\n",
+                      encoding="utf-8")
+    line = len(groups.read_text(encoding="utf-8").splitlines())
+    code, out, err = run_cli(["plan", str(applied), *emu(applied)], capsys)
+    assert (code, out) == (1, "")
+    assert err == (f"Error: {groups}:{line}: moved: {typo} to {NEW}: the state records neither address, so this "
+                   f"entry moves nothing: {typo} is not an address the state has (misspelled?). Did you mean {OLD}, "
+                   "group.customer-inc.workspace.welcome, group.customer-inc.workspace.renewal? Correct 'from' "
+                   f"('reconciler state list {applied}' shows what the state records), or remove the entry. Nothing was "
+                   "called.\n")
+
+
+def test_a_moved_entry_is_nothing_to_do_before_anything_was_applied(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No state yet: no move can be about it, so the entry is not refused (the first plan of a copy)."""
+    root = tmp_path / "onboarding"
+    shutil.copytree(ROOT / "examples" / "onboarding", root)
+    rename_kickoff(root, moved=True)
+    code, out, err = run_cli(["plan", str(root), *emu(root)], capsys)
+    assert code == 0, err
+    assert "has moved" not in out
+
+
 def test_a_moved_entry_whose_two_ends_the_state_records_is_refused(
         applied: Path, capsys: pytest.CaptureFixture[str]) -> None:
     state = applied / "reconciler.state.json"
@@ -209,9 +255,9 @@ def test_a_moved_group_moves_its_members_with_it_and_nothing_is_created_again(
 
 
 def test_state_mv_of_a_group_moves_its_members_with_it(applied: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rename_group(applied, moved=False)
     code, out, _ = run_cli(["state", "mv", "group.customer-inc", "group.customer", str(applied)], capsys)
     assert code == 0
     assert f" {OLD} moved to group.customer.workspace.kickoff with it." in out
-    rename_group(applied, moved=False)
     code, out, _ = run_cli(["plan", str(applied), *emu(applied)], capsys)
     assert code == 0 and out.startswith("No changes.")

@@ -48,7 +48,8 @@ CASES = {
                           before=(("review", "start", "q4", "{root}", *TODAY_ARGS),)),
     "state list": Case(("state", "list", "{root}"), service=False),
     "state show": Case(("state", "show", "workspace.alpha", "{root}"), service=False),
-    "state mv": Case(("state", "mv", "workspace.alpha", "workspace.alpha2", "{root}"), service=False),
+    # Refused with either state: no manifest declares workspace.alpha2 (issue 41 item 6).
+    "state mv": Case(("state", "mv", "workspace.alpha", "workspace.alpha2", "{root}"), service=False, code=1),
     "state rm": Case(("state", "rm", "workspace.alpha", "{root}"), service=False),
     "state pull": Case(("state", "pull"), service=False),
     "state push": Case(("state", "push", "{out}/pushed.json", "--force"), service=False),

@@ -446,12 +446,15 @@ def test_when_the_lock_timeout_runs_out_the_refusal_names_the_holder_as_without_
     assert f"lock ID {held.id}): another command is running against it. Wait for it to finish." in str(waited.value)
 
 
-def test_state_mv_moves_an_address_in_the_postgresql_state(pg_state: str, backends: list[StateBackend]) -> None:
+def test_state_mv_moves_an_address_in_the_postgresql_state(pg_state: str, backends: list[StateBackend],
+                                                           tmp_path: Path) -> None:
     from reconciler.commands.state import state_mv
 
     store = _open(pg_state, backends)
     written = store.write(State().with_resource("workspace.a", "ws_1"))
-    out = state_mv(path=Path("."), state_path=pg_state, source="workspace.a", destination="workspace.b")
+    # TO must be an address the manifests declare (issue 41 item 6).
+    (tmp_path / "m.yaml").write_text("version: 1\nworkspaces:\n  b: {id: ws_1}\n", encoding="utf-8")
+    out = state_mv(path=tmp_path, state_path=pg_state, source="workspace.a", destination="workspace.b")
     assert out == (f"Moved workspace.a (workspace ws_1) to workspace.b in the state {store.address}. The service was "
                    "not changed. The next plan manages it as workspace.b; it should not create or remove anything "
                    "for this move.\n")
