@@ -228,7 +228,10 @@ def test_a_full_disk_while_journaling_is_exit_1_naming_what_was_not_recorded(
     message = str(stopped.value)
     assert f"Apply stopped: {plan.changes[3].address}" in message and "could not record it" in message
     assert f"Cannot append to the state journal {journal_path(rig.state_path)}: No space left on device" in message
-    assert "The state records the 3 changes before it" in message
+    assert (f"The state records the 3 changes before it; the {LISTS - 4} changes after it were not attempted. "
+            in message)
+    assert ("then run 'reconciler plan': access lists are read live, and a workspace created here is found again "
+            "by the intent recorded before its creation, and adopted.") in message
     assert "journal" in message and "keeps the 3 changes recorded" in message  # the fold failed too
     monkeypatch.undo()
     recorded = {a for a, r in load_state(rig.state_path).resources.items() if r.access is not None}
