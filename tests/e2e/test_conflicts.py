@@ -58,15 +58,15 @@ class _SecondCheckout(httpx.BaseTransport):
     """The wire to the emulator, with a second machine that writes the portal's
     list right after ours (through the API, as another apply would)."""
 
-    def __init__(self, emulator) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, emulator, users: list[dict[str, str]] | None = None) -> None:  # type: ignore[no-untyped-def]
         self.inner = emulator_transport(emulator)
         self.emulator = emulator
+        self.users = users or [{"email": "ops@acme.com", "role": "owner"}, {"email": "temp@acme.com", "role": "editor"}]
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = self.inner.handle_request(request)
         if request.method == "POST" and request.url.path.endswith("/ws_portal/access"):
-            _someone_else_sets(self.emulator, "ws_portal", [{"email": "ops@acme.com", "role": "owner"},
-                                                            {"email": "temp@acme.com", "role": "editor"}])
+            _someone_else_sets(self.emulator, "ws_portal", self.users)
         return response
 
 
@@ -105,3 +105,26 @@ def test_the_refusal_says_each_entry_that_moved_users_then_domains(quickstart_cl
         f"  workspace.partner-portal ({QUICKSTART / 'manifest.yaml'}:23): user temp@acme.com was editor, now absent; "
         "domain acme.com was absent, now viewer.\n"
         "Run 'reconciler plan' again and review the new plan.")
+
+
+def test_the_read_back_says_each_entry_other_than_predicted(tmp_path: Path) -> None:
+    from reconciler.api.client import WorkspaceClient
+    from reconciler.api.connection import make_http_client
+    from reconciler.clock import VirtualClock
+    from reconciler.emulator import Emulator
+
+    clock = VirtualClock()
+    emulator = Emulator.from_seed_file(QUICKSTART / "seed.yaml", clock=clock)
+    second = _SecondCheckout(emulator, [{"email": "ops@acme.com", "role": "owner"},
+                                        {"email": "temp@acme.com", "role": "viewer"},
+                                        {"email": "auditor@acme.com", "role": "viewer"}])
+    client = WorkspaceClient(make_http_client("http://emulator.invalid", TOKEN, transport=second), clock=clock)
+    with pytest.raises(ApplyError) as lost:
+        apply_plan(_plan(client), client=client, state=State(), state_path=tmp_path / "s.json")
+    assert str(lost.value) == (
+        "Apply made every change, but reading the lists back shows access other than the plan predicted (someone "
+        "changed them at the same time, or the service did more than its description says):\n"
+        "  ws_portal: predicted auditor@acme.com viewer absent, service shows it; predicted lee@partner.io "
+        "commenter, service shows it absent; predicted temp@acme.com editor, service shows viewer\n"
+        "Run 'reconciler plan' to see the lists as they are now, and run applies one at a time (a CI concurrency "
+        "group).")
