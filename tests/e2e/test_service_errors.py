@@ -243,3 +243,30 @@ def test_a_stop_at_the_second_change_says_the_first_is_kept_and_recorded(
         "the plan's 2 changes was made before this one; the service keeps it and the state records it. This change "
         "may or may not have been made (its answer was lost). No change came after it. Run 'reconciler plan' to see "
         "what remains.")
+
+
+THREE_LISTS = """
+    version: 1
+    workspaces:
+      a: {id: ws_a, access: {users: [{email: jane@acme.com, role: owner}, {email: x@acme.com, role: viewer}]}}
+      b: {id: ws_b, access: {users: [{email: jane@acme.com, role: owner}, {email: x@acme.com, role: viewer}]}}
+      c: {id: ws_c, access: {users: [{email: jane@acme.com, role: owner}, {email: x@acme.com, role: viewer}]}}
+"""
+
+
+def test_a_refused_third_change_says_the_two_before_are_kept_and_it_was_not_made(
+        write_manifest, clock, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    emulator = Emulator.from_seed(seed_company([{"id": w, "name": w, "published": True,
+                                                 "users": [{"email": "jane@acme.com", "role": "owner"}]}
+                                                for w in ("ws_a", "ws_b", "ws_c")]), clock=clock)
+    client = client_for(emulator, clock)
+    path = write_manifest(THREE_LISTS)
+    desired = load_desired(path)
+    plan = make_plan(desired, fetch_live(client, ["ws_a", "ws_b", "ws_c"]), State())
+    emulator.faults.inject("POST", r"/workspaces/ws_c/access$", status=400, times=None)
+    with pytest.raises(ApplyError) as err:
+        apply_plan(plan, client=client, state=State(), state_path=tmp_path / "s.json")
+    assert str(err.value) == (
+        f"Apply stopped at workspace.c ({path}:5): {err.value.__cause__} 2 of the plan's 3 changes were made before "
+        "this one; the service keeps them and the state records them. This change was not made. No change came "
+        "after it. Run 'reconciler plan' to see what remains.")
