@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -116,9 +117,39 @@ def test_fmt_of_a_file_that_is_not_yaml_names_its_line_and_writes_nothing(
     broken.write_text("version: 1\nworkspaces:\n  portal: {id: ws_1\n", encoding="utf-8")
     code, out, err = run_cli(["fmt", str(tmp_path)], capsys)
     assert (code, out) == (1, "")
-    assert err.startswith(f"Error: 1 problem in the manifest:\n  {broken}:4: not valid YAML, so it cannot be "
-                          "formatted: ")
+    # As validate words it (the validating reader reads the file first), then that fmt cannot format it.
+    assert err == (f"Error: 1 problem in the manifest:\n  {broken}:4: invalid YAML: while parsing a flow mapping did "
+                   "not find expected ',' or '}'; it cannot be formatted\n")
     assert (tmp_path / "a.yaml").read_text(encoding="utf-8") == MESSY, "nothing is written while a file is broken"
+
+
+def _alias_bomb() -> str:
+    """Nine anchors, each a list of ten aliases of the one before: 10**9 values once expanded."""
+    lines = ["version: 1", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    return "\n".join([*lines, "workspaces: {}"]) + "\n"
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [
+    (_alias_bomb(), 9, "aliases (*name) repeat this and other anchored values to more than 1,000,000 values in all; "
+                       "refused so that validation cannot be stalled: alias smaller parts"),
+    ("version: 1\nworkspaces: " + "[" * 5000 + "]" * 5000 + "\n", 2,
+     "nested too deeply (more than 100 levels of lists and mappings)"),
+], ids=["alias-bomb", "deep-nesting"])
+@pytest.mark.parametrize("check", [True, False], ids=["check", "rewrite"])
+def test_fmt_refuses_what_validate_refuses_for_its_size_at_once_naming_the_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, line: int, message: str, check: bool) -> None:
+    """Issue 41 item 7: fmt --check ran for minutes on an alias bomb, and a deep nesting crashed it (exit 3)."""
+    manifest = tmp_path / "manifest.yaml"
+    manifest.write_text(text, encoding="utf-8")
+    started = time.monotonic()
+    code, out, err = run_cli(["fmt", *(["--check"] if check else []), str(tmp_path)], capsys)
+    assert time.monotonic() - started < 1.5
+    assert (code, out) == (1, "")
+    assert err == f"Error: 1 problem in the manifest:\n  {manifest}:{line}: {message}; it cannot be formatted\n"
+    code, _, err = run_cli(["validate", str(tmp_path)], capsys)
+    assert code == 1 and f"{manifest}:{line}: {message}" in err  # the same words
+    assert manifest.read_text(encoding="utf-8") == text
 
 
 def test_fmt_keeps_a_files_permissions(messy: Path, capsys: pytest.CaptureFixture[str]) -> None:
