@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -150,6 +151,7 @@ def apply(path: Path | None, service: Service, state_path: Path | str | None, ta
     from reconciler.apply.audit import AuditLog
     from reconciler.apply.progress import progress_for
     from reconciler.commands.apply import apply as apply_command
+    from reconciler.commands.apply import given_digest
     from reconciler.commands.plan import parse_allow, render
 
     # A bar on a terminal, one plain line per finished change otherwise (both on stderr).
@@ -160,7 +162,7 @@ def apply(path: Path | None, service: Service, state_path: Path | str | None, ta
                                      targets=targets, max_removals=max_removals, plan_file=plan_file,
                                      confirm=confirm, color=color(), progress=shown, reassert=reassert, wait=wait,
                                      allow=parse_allow(allow), require_state=require_state,
-                                     expect_digest=expect_digest or None,
+                                     expect_digest=given_digest(expect_digest, os.environ),
                                      max_file_bytes=max_file_mib * 2**20, lock_timeout=lock_timeout)
         except PlanRefused as refused:
             # Shown before the refusal, as plan does: the reviewer sees what was refused.

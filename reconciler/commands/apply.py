@@ -107,6 +107,26 @@ def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_f
     return f"Apply complete: {applied_line(chosen)}, in {plural(result.calls, 'API call')}{reads}."
 
 
+EXPECT_DIGEST_ENV = "RECONCILER_EXPECT_DIGEST"
+
+
+def given_digest(option: str | None, env: Mapping[str, str]) -> str | None:
+    """``--expect-digest`` as given (click reads RECONCILER_EXPECT_DIGEST into it), None when neither is set.
+
+    An empty value was taken for no value, which turned the check off without a word (issue 41 item 8):
+    click takes an empty variable for an unset one, and the command line passed ``""`` on as None.  Both
+    are a ``ConfigError`` now, naming the variable or the flag."""
+    variable = env.get(EXPECT_DIGEST_ENV)
+    from_env = variable is not None and (option is None or option == variable)
+    if (option is None and variable is not None) or (option is not None and not option.strip()):
+        where = f"{EXPECT_DIGEST_ENV} is set but empty" if from_env else "--expect-digest is empty"
+        undo = f"unset {EXPECT_DIGEST_ENV}" if from_env else "leave --expect-digest out"
+        raise ConfigError(f"{where}, which would apply without checking the plan's digest, so nothing was done. "
+                          "Give it the 'Plan digest:' of the reviewed plan (64 hex digits, as 'reconciler plan' "
+                          f"prints it), or {undo} to apply without that check.")
+    return option
+
+
 def parse_digest(value: str) -> str:
     """A plan digest as ``--expect-digest`` takes it (64 hex digits, optionally
     ``sha256:`` before them), lower case; a ``ConfigError`` otherwise."""

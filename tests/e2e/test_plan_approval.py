@@ -302,3 +302,34 @@ def test_a_malformed_expected_digest_is_refused_before_any_call(rig: Rig,
     assert ("--expect-digest 'abc' is not a plan digest: 64 hex digits (optionally after sha256:), as "
             '"reconciler plan" prints it after "Plan digest:".') in err
     assert rig.emulator.requests == []
+
+
+@pytest.mark.parametrize("value", ["", "   "], ids=["empty", "blank"])
+def test_an_empty_reconciler_expect_digest_is_refused_naming_the_variable(
+        rig: Rig, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """Issue 41 item 8: RECONCILER_EXPECT_DIGEST="" (a CI step whose digest output came out empty) turned the
+    check off, and the unreviewed plan was applied."""
+    monkeypatch.setenv("RECONCILER_EXPECT_DIGEST", value)
+    rig.emulator.requests.clear()
+
+    code, out, err = run_cli(["apply", str(rig.root), *rig.connect, "--auto-approve"], capsys)
+
+    assert (code, out) == (1, "")
+    assert err == ("Error: RECONCILER_EXPECT_DIGEST is set but empty, which would apply without checking the plan's "
+                   "digest, so nothing was done. Give it the 'Plan digest:' of the reviewed plan (64 hex digits, as "
+                   f"'reconciler plan {rig.root} {' '.join(rig.connect)}' prints it), or unset RECONCILER_EXPECT_DIGEST "
+                   "to apply without that check.\n")
+    assert rig.emulator.requests == []
+
+
+def test_an_empty_expect_digest_option_is_refused_naming_the_flag(
+        rig: Rig, capsys: pytest.CaptureFixture[str]) -> None:
+    rig.emulator.requests.clear()
+
+    code, out, err = run_cli(["apply", str(rig.root), *rig.connect, "--expect-digest", "", "--auto-approve"], capsys)
+
+    assert (code, out) == (1, "")
+    assert err.startswith("Error: --expect-digest is empty, which would apply without checking the plan's digest, "
+                          "so nothing was done.")
+    assert "leave --expect-digest out to apply without that check." in err
+    assert rig.emulator.requests == []
