@@ -449,3 +449,33 @@ def test_a_lost_creation_the_listing_does_not_show_closes_its_intent(rig: Rig) -
     with pytest.raises(ApplyError, match="none was created and no credit was used"):
         rig.apply()
     assert KICKOFF not in load_state(rig.state_path).resources
+
+
+def test_a_template_the_company_lacks_says_to_check_the_template_and_its_deal(rig: Rig) -> None:
+    rig.edit("groups.yaml", "template: tpl_kickoff", "template: tpl_nope")
+    with pytest.raises(ApplyError) as stopped:
+        rig.apply()
+    assert (f"{stopped.value.__cause__} Check that template tpl_nope exists for this company and whether it needs "
+            "a deal (crmOneDealId or crmTwoOpportunityId of the group account's CRM company). ") in str(stopped.value)
+
+
+def test_a_creation_refused_with_403_gives_the_services_two_reasons_and_the_count_of_workspaces(rig: Rig) -> None:
+    connect_members_first(rig)
+    plan = rig.plan()
+    assert plan.live_workspaces == len(rig.company.workspaces)
+    rig.emulator.faults.inject("POST", "/connected-workspaces$", kind="status", status=403, times=None)
+    with pytest.raises(ApplyError) as stopped:
+        rig.apply(plan)
+    assert (f"{stopped.value.__cause__} The service refuses new workspaces for two documented reasons: the company "
+            "is on the free plan, which allows 10 workspaces in total, active and archived (it had "
+            f"{len(rig.company.workspaces)} workspaces when the plan was made), or the company is not verified, and "
+            "only verified companies may publish workspaces. A company without workspace credits left is refused "
+            "too. ") in str(stopped.value)
+
+
+def test_a_section_the_service_does_not_have_says_to_check_its_id(rig: Rig) -> None:
+    rig.emulator.faults.inject("PATCH", "/workspace-sections/", kind="status", status=404, times=None)
+    with pytest.raises(ApplyError) as stopped:
+        rig.apply()
+    assert (f"{stopped.value.__cause__} The service has no section sec_qbr_internal: check the id in the manifest "
+            f"(it belongs to workspace ") in str(stopped.value)
