@@ -49,6 +49,7 @@ def start(name: str, path: Path, *, service: Service, due: date, today: date, ex
     if folder.exists():
         raise ConfigError(f"review start {name}: {folder} exists already; a campaign is started once "
                           "(give another name, or remove the directory to start it again).")
+    _refuse_the_demo_company(name, path, service)
     options = StartOptions(name=name, due=due, today=today, external=external, reviewers=reviewers.strip(),
                            fallback=_email(fallback, name) if fallback is not None else None, on_due=on_due)
     check_options(load_desired(path), options)  # before any call
@@ -61,6 +62,24 @@ def start(name: str, path: Path, *, service: Service, due: date, today: date, ex
     return (f"Started review {name} in {folder}: {plural(started.items, 'item')} on "
             f"{plural(started.workspaces, 'workspace')} for {plural(started.reviewers, 'reviewer')}, due "
             f"{due.isoformat()}; the company was read in {plural(read.company.calls, 'call')}.\n")
+
+
+def _refuse_the_demo_company(name: str, path: Path, service: Service) -> None:
+    """``ConfigError`` when ``--emulator FILE`` does not exist and no ``--seed`` is given: the emulator would be
+    made from its built-in demo company, and the campaign written into the manifests would review a company that
+    is not the user's (it did, silently: issue 41 item 10).  Before any call; nothing is written."""
+    if service.emulator_file is None or service.emulator_seed is not None or service.emulator_file.exists():
+        return
+    from reconciler import emulator
+
+    beside = manifest_root(path) / "seed.yaml"
+    suggestion = f" (here, --seed {beside})" if beside.is_file() else ""
+    demo = Path(emulator.__file__).parent / "demo_seed.yaml"
+    raise ConfigError(f"review start {name}: the emulator data file {service.emulator_file} does not exist and no "
+                      "--seed was given, so the campaign would review the emulator's built-in demo company, not "
+                      f"yours. Give --seed with the seed of the company to rehearse on{suggestion}, or --emulator "
+                      f"a data file that exists (to review the demo company on purpose: --seed {demo}). Nothing "
+                      "was written.")
 
 
 def _email(value: str, name: str) -> str:
