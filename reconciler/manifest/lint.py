@@ -54,6 +54,26 @@ def lint(desired: Desired, today: date) -> list[str]:
         notes += [_free_mail_note(d.location, rule.address, d.domain) for d in rule.ensure_domains
                   if is_free_mail(d.domain)]
     notes += team_notes(desired)
+    notes += rule_notes(desired)
+    return notes
+
+
+def rule_notes(desired: Desired) -> list[str]:
+    """A rule that can match no workspace whatever the company holds: a criterion given as an empty list
+    (``names: []``; a list holds when any of its items does, so an empty one never does).  What matches
+    nothing in the company, and an ``except`` id no workspace has, need the company: plan says those
+    (``reconciler.plan.company``)."""
+    notes = []
+    for rule in desired.rules:
+        empty = [key for key, given in (("accounts", rule.match.accounts), ("templates", rule.match.templates),
+                                        ("names", rule.match.names)) if given is not None and not given]
+        if empty:
+            one = len(empty) == 1
+            listed = " and ".join(f"match.{key}" for key in empty)
+            notes.append(f"{rule.match.location}: {rule.address}: {listed} "
+                         f"{'is an empty list' if one else 'are empty lists'}, so the rule matches no workspace (a "
+                         f"list holds when any of its items does); give {'its' if one else 'their'} items, or "
+                         f"remove {'it' if one else 'them'}")
     return notes
 
 
