@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 import pytest
 
 from reconciler.errors import ApplyError
 from reconciler.plan.model import Plan
-from reconciler.plan.saved import first_difference, refuse_altered, refuse_stale
+from reconciler.plan.saved import first_difference, format_saved_plan, parse_saved_plan, refuse_altered, refuse_stale
 
 FRESH = Plan(service="https://api.example", manifest_digest="m1", live_fingerprint="l1", state_lineage="L",
              state_serial=3)
@@ -94,3 +96,10 @@ def test_an_altered_plan_is_refused_naming_its_first_difference() -> None:
         "wrote it, or was made by another version of reconciler. A saved plan is only ever an approval of the plan "
         "these inputs give; run 'reconciler plan --out' again and review the new plan.")
     refuse_altered(FRESH.model_copy(), FRESH, "plan.json")  # the same plan: raises if refused
+
+
+def test_a_saved_plan_is_indented_json_a_reviewer_can_read_and_parse_back() -> None:
+    data = format_saved_plan(FRESH, PurePosixPath("../manifests"))
+    assert data.startswith(b'{\n  "kind": "reconciler-plan",\n  "manifest_path": "../manifests",\n  "plan": {\n')
+    assert data.endswith(b"}\n")
+    assert parse_saved_plan(data, "plan.json") == (FRESH, PurePosixPath("../manifests"))
