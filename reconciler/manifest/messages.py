@@ -12,7 +12,9 @@ import types
 import typing
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, get_args, get_origin
+from typing import Any, get_args, get_origin, get_type_hints
+
+from typing_extensions import is_typeddict
 
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
@@ -30,6 +32,7 @@ class _Place:
     path: tuple[str | int, ...]  # components as the user wrote them (no union tags)
     line: int
     model: type[BaseModel] | None  # the model whose field the last component names
+    keys: tuple[str, ...] = ()  # the keys the mapping holding the last component allows, as written
 
 
 def problems_from_errors(errors: list[ErrorDetails], document: Any, file: str,
@@ -71,6 +74,7 @@ def _walk(loc: tuple[str | int, ...], document: Any, spec: type[BaseModel]) -> _
     line = getattr(document, "line", 1)
     tp: Any = spec
     model: type[BaseModel] | None = None
+    keys: tuple[str, ...] = ()
     path: list[str | int] = []
     for part in loc:
         if part == "[key]":
@@ -83,15 +87,19 @@ def _walk(loc: tuple[str | int, ...], document: Any, spec: type[BaseModel]) -> _
             continue
         if isinstance(tp, type) and issubclass(tp, BaseModel):
             model = tp
+            keys = tuple(f.alias or name for name, f in tp.model_fields.items())
             field = tp.model_fields.get(str(part)) or next(
                 (f for f in tp.model_fields.values() if f.alias == part), None)  # except: is except_
             tp = field.annotation if field else None
+        elif is_typeddict(tp):  # an access entry: checked as a dict, not made a model (models.py)
+            model, keys = None, tuple(tp.__annotations__)
+            tp = get_type_hints(tp, include_extras=True).get(str(part))
         elif get_origin(tp) is dict:
-            model, tp = None, get_args(tp)[1]
+            model, keys, tp = None, (), get_args(tp)[1]
         elif get_origin(tp) in (tuple, list):
-            model, tp = None, get_args(tp)[0]
+            model, keys, tp = None, (), get_args(tp)[0]
         else:
-            model, tp = None, None
+            model, keys, tp = None, (), None
         path.append(part)
         if isinstance(node, LineDict) and not isinstance(part, int) and part not in node:
             # pydantic spells a non-text key (null, true) as text in loc
@@ -102,7 +110,7 @@ def _walk(loc: tuple[str | int, ...], document: Any, spec: type[BaseModel]) -> _
             line, node = node.item_lines[part], node[part]
         else:
             node = None
-    return _Place(tuple(path), line, model)
+    return _Place(tuple(path), line, model, keys)
 
 
 def _unwrap(tp: Any) -> Any:
@@ -138,8 +146,7 @@ def _phrase(error: ErrorDetails, place: _Place) -> tuple[tuple[str | int, ...], 
     if kind == "missing":
         return path[:-1], f"missing required key {_shown(last)}"
     if kind == "extra_forbidden":
-        allowed = ", ".join(f.alias or name for name, f in place.model.model_fields.items()) if place.model else ""
-        return path[:-1], f"unknown key {_shown(last)}; allowed keys: {allowed}"
+        return path[:-1], f"unknown key {_shown(last)}; allowed keys: {', '.join(place.keys)}"
     if last == "[key]":
         return path[:-2], _key_message(path, kind, ctx, value)
     if kind == "invalid_key":  # a key of a model's own mapping that is not text (true:, 3:)
