@@ -28,7 +28,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "commands": frozenset({"manifest", "plan", "state", "service", "api", "apply", "live", "export", "emulator",
                            "company", "report", "review", "owned_files", "addresses", "clock", "text", "errors"}),
     "review": frozenset({"manifest", "company", "report", "state", "models", "domains", "text", "errors"}),
-    "report": frozenset({"company", "state", "vocabulary", "owned_files", "gcpause", "models", "domains", "text",
+    "report": frozenset({"company", "vocabulary", "owned_files", "gcpause", "models", "domains", "text",
                          "errors"}),
     "company": frozenset({"manifest", "plan", "state", "service", "api", "live", "models", "text", "errors"}),
     "apply": frozenset({"plan", "state", "api", "live", "owned_files", "addresses", "text", "errors"}),
