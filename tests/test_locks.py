@@ -472,3 +472,22 @@ def test_the_force_unlock_offered_quotes_a_state_path_with_a_space(tmp_path: Pat
                 pass
     assert str(err.value).endswith(
         f"remove the lock with 'reconciler force-unlock {held.id} --state '{tmp_path}/my state.json''.")
+
+
+def test_a_command_waiting_under_lock_timeout_says_who_holds_the_lock_then_names_it_when_it_gives_up(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 41 item 9: --lock-timeout used to wait without a word. The waiting
+    line comes once, at once, on stderr; the refusal after it is the one without
+    --lock-timeout."""
+    state = tmp_path / "s.json"
+    (tmp_path / "m.yaml").write_text("version: 1\nworkspaces:\n  a:\n    id: ws_a\n", encoding="utf-8")
+    with StateLock(state, command="reconciler apply") as held:
+        code, out, err = run_cli(["state", "rm", "workspace.a", str(tmp_path), "--state", str(state),
+                                  "--lock-timeout", "300ms"], capsys)
+    holder = f'"reconciler apply" (pid {os.getpid()} on {socket.gethostname()}, since '
+    lines = err.splitlines()
+    assert (code, out, len(lines)) == (1, "", 2), err
+    assert lines[0].startswith(f"The state {state} is locked by {holder}")
+    assert lines[0].endswith(f", lock ID {held.id}); waiting up to 0.3s for it (--lock-timeout).")
+    assert lines[1].startswith(f"Error: The state {state} is locked by {holder}")
+    assert "another command is running against it. Wait for it to finish." in lines[1]
