@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
+from reconciler.state import DEFAULT_STATE_NAME, ResourceState, State, write_state
 from tests.review.conftest import Company, workspaces
 
 MANIFEST = """version: 1
@@ -220,3 +221,26 @@ def test_close_removes_two_members_of_one_team_where_their_reviewers_chose_so(
         "Commit the diff with the decisions; the next plan carries out the revocations.\n")
     assert (company.root / "m.yaml").read_text() == GROUPED.replace(
         "partners: [dee@acme.com, carl@acme.com]", "partners: []")
+
+
+def test_close_finds_a_template_members_list_by_the_id_the_state_recorded(
+        make_company: Callable[..., Company]) -> None:
+    # beta was made from a template: the manifest has no id for it, the state has (ws_b); gamma is not made yet.
+    manifest = GROUPED.replace("      beta: {id: ws_b}\n",
+                               "      beta: {template: tpl_beta, name: Beta}\n"
+                               "      gamma: {template: tpl_gamma, name: Gamma 2}\n")
+    company = make_company(manifest=manifest)
+    write_state(company.root / DEFAULT_STATE_NAME,
+                State(resources={"group.portal.workspace.beta": ResourceState(id="ws_b")}))
+    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
+                               "--fallback", "sec@acme.com")
+    assert code == 0, err
+    company.decide("sec@acme.com", {0: ("revoke", None)})  # carl@acme.com on ws_b
+    code, out, err = close(company)
+    assert code == 0, err
+    assert out == (
+        "Closed review q4 on 2027-01-15: 0 manifest lines removed.\n"
+        f"Left as they are: {company.root}/reviews/q4/sec@acme.com.yaml:10: carl@acme.com on ws_b is granted by "
+        f"team partners ({company.root}/m.yaml:4); kept in the team (set removeFromTeam: true on the item to remove "
+        "them from it)\n"
+        "Commit the diff with the decisions; the next plan carries out the revocations.\n")
