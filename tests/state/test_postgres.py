@@ -518,3 +518,4 @@ def test_without_a_lock_timeout_a_held_lock_is_refused_without_waiting(pg_state:
         with pytest.raises(StateError, match="is locked by"):
             with PostgresLock(second, "reconciler plan", pause=no_wait):
                 pass
+    assert second.lock("reconciler plan", timeout=300).timeout == 300  # --lock-timeout reaches the lock
