@@ -248,3 +248,13 @@ def say(text: str, *, nl: bool = True, suggestions: bool = True) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+
+
+def plan_options(func: F) -> F:
+    """What plan and apply both take, beyond the connection: where the state is, what to
+    plan (--target, --reassert), the refusals (--max-removals, --allow, --require-state) and
+    the asset files' size limit; in the order --help lists them."""
+    for option in reversed((state_option, target_option, max_removals_option, allow_option, reassert_option,
+                            require_state_option, max_file_size_option)):
+        func = option(func)
+    return func

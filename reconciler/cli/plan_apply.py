@@ -11,9 +11,8 @@ import click
 
 from reconciler.cli.group import cli
 from reconciler.cli.options import (
-    EXIT_CHANGES, allow_option, color, connection_options, invocation, lock_timeout_option,
-    manifest_argument, max_file_size_option, max_removals_option, reassert_option, require_state_option, say,
-    state_option, target_option,
+    EXIT_CHANGES, color, connection_options, invocation, lock_timeout_option, plan_options,
+    manifest_argument, say,
 )
 from reconciler.errors import ConfigError, PlanRefused
 from reconciler.suggest import Invocation
@@ -26,13 +25,7 @@ if TYPE_CHECKING:
 @cli.command()
 @manifest_argument
 @connection_options
-@state_option
-@target_option
-@max_removals_option
-@allow_option
-@reassert_option
-@require_state_option
-@max_file_size_option
+@plan_options
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True,
               help="text for people, markdown for a pull-request comment, json for machines "
@@ -99,13 +92,7 @@ def _saved_plan_notice(out: Path, path: Path, targets: tuple[str, ...], reassert
 @cli.command()
 @click.argument("path", type=click.Path(path_type=Path), required=False, metavar="[PATH]")
 @connection_options
-@state_option
-@target_option
-@max_removals_option
-@allow_option
-@reassert_option
-@require_state_option
-@max_file_size_option
+@plan_options
 @click.option("--wait", is_flag=True,
               help="Follow the conversion of docx/ppt/xlsx assets to PDF until it ends (polls the file "
                    "within the file-retrieval rate limit, 60/min); without it apply says which are still running.")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.review.conftest import Company, company_maker
+from tests.review.conftest import MANIFEST, Company, company_maker
 
 TODAY_ARGS = ("--due", "2027-02-01", "--fallback", "sec@acme.com")
 
@@ -57,19 +57,8 @@ CASES = {
     "import": Case(("import", "workspace.beta", "ws_b", "{root}")),
 }
 
-MANIFEST_WITH_BETA = """version: 1
-policy:
-  allowedDomains: [acme.com]
-teams:
-  security: [sam@acme.com, sue@acme.com]
-workspaces:
-  alpha:
-    id: ws_a
-    access:
-      authoritative: false
-      users:
-        - {email: jane@acme.com, role: owner}
-  beta:
+# The review tests' company, with a second workspace to import.
+MANIFEST_WITH_BETA = MANIFEST + """  beta:
     id: ws_b
 """
 
