@@ -26,6 +26,7 @@ COMMAND_SUMMARIES: dict[str, str] = {
     "who": "where a person or a domain has access now, and why",
     "audit": "check every workspace of the company against the policy and the rules",
     "report": "the access review: access.csv, access.json and one HTML page",
+    "review": "access review campaigns kept in git: start, status, close, evidence, the reviewers' page",
     "emulator": "run the service emulator as a local HTTP server",
 }
 

@@ -250,3 +250,13 @@ def test_emulator_and_base_url_both_on_the_command_line_are_refused(project: Pat
     code, _, err = run_cli(["plan", str(project), *emu_args(project), "--base-url", "https://service.example.com"],
                            capsys)
     assert (code, err) == (1, "Error: Give either --emulator or --base-url, not both.\n")
+
+
+def test_top_level_help_says_what_review_is_for_in_one_line_like_every_other_command(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from reconciler.cli import COMMAND_SUMMARIES, cli
+
+    code, out, _ = run_cli(["--help"], capsys)
+    assert code == 0
+    assert sorted(COMMAND_SUMMARIES) == sorted(name for name, c in cli.commands.items() if not c.hidden)
+    assert "review        access review campaigns kept in git: start, status, close," in out
