@@ -208,6 +208,11 @@ def test_start_refuses_a_team_that_is_not_defined_naming_those_that_are(tmp_path
     assert _refusal(MANIFEST, _options(reviewers="team:ops:eu"), tmp_path) == (
         "review start q4: --reviewers team:ops:eu: no such team with members in the manifests (teams defined: "
         "security).")
+    two_teams = MANIFEST.replace("  security: [sam@acme.com, sue@acme.com]\n",
+                                 "  security: [sam@acme.com, sue@acme.com]\n  ops: [olive@acme.com]\n")
+    assert _refusal(two_teams, _options(reviewers="team:audit"), tmp_path) == (
+        "review start q4: --reviewers team:audit: no such team with members in the manifests (teams defined: "
+        "ops, security).")
     assert _refusal(MANIFEST.replace("teams:\n  security: [sam@acme.com, sue@acme.com]\n", ""),
                     _options(reviewers="team:security"), tmp_path) == (
         "review start q4: --reviewers team:security: no such team with members in the manifests (teams defined: "
