@@ -398,7 +398,7 @@ def test_a_journal_beside_an_older_state_file_is_refused_as_restored_from_a_copy
     journal = journal_path(path)
     assert _refusal(path) == (
         f"The state journal {journal} does not belong to the state file: the state file {path} is older than it "
-        f"(serial 1; the journal continues serial 2): was it restored from a copy?. It was not applied, and "
+        f"(serial 1; the journal continues serial 2; was it restored from a copy?). It was not applied, and "
         f"nothing was changed. {_kept_or_forgotten(journal)} Otherwise put back the state file it belongs to.")
 
 

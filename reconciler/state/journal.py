@@ -178,7 +178,7 @@ def not_ours(journal: Journal, file_state: State, state_path: Path, *, exists: b
                f"continues serial {journal.serial})")
     else:
         why = (f"the state file {state_path} is older than it (serial {file_state.serial}; the journal continues "
-               f"serial {journal.serial}): was it restored from a copy?")
+               f"serial {journal.serial}; was it restored from a copy?)")
     return (f"The state journal {journal.path} does not belong to the state file: {why}. It was not applied, "
             f"and nothing was changed. If the state file as it is should be kept, move {journal.path} away: what "
             "it records (changes an apply made in the service before it stopped) is then forgotten, and "
