@@ -207,14 +207,16 @@ class StateLock:
     def _try(self, data: bytes) -> bool:
         """Take the lock (or a dead holder's); when it is held, remember who
         holds it.  A lock released between the failed take and the read of its
-        holder is tried again at once: a refusal always names a holder."""
-        for _ in range(_TRIES):
+        holder is tried again at once, for up to ``_RETRY_SECONDS``: a refusal
+        names a holder (a lock taken and released thousands of times a second
+        would otherwise be refused without one)."""
+        deadline = time.monotonic() + _RETRY_SECONDS
+        while True:
             if self._take(data) or self._take_over_dead(data):
                 return True
             self._seen = LockHolder.read(self.path)
-            if self._seen is not None:
+            if self._seen is not None or time.monotonic() > deadline:
                 return False
-        return False
 
     def _describe_seen(self) -> str:
         seen = self._seen
@@ -310,9 +312,9 @@ class StateLock:
         state, lock = self.state_path, self.path
         holder = self._seen
         if holder is None:
-            return (f"The state {state} was locked by another command each of the {_TRIES} times this one tried, "
-                    "and released before it could be read who: commands are starting and finishing against it "
-                    "in quick succession. Give --lock-timeout DURATION (e.g. --lock-timeout 5m) to wait for "
+            return (f"The state {state} was locked by another command every time this one tried for "
+                    f"{_RETRY_SECONDS:g} s, and released before it could be read who: commands are starting and "
+                    "finishing against it in quick succession. Give --lock-timeout DURATION (e.g. --lock-timeout 5m) to wait for "
                     "them. Nothing was changed.")
         if holder.id is None:
             return (f"The state {state} is locked by an unknown process: the lock file {lock} is empty or "
@@ -327,5 +329,5 @@ class StateLock:
         )
 
 
-# How many times one try takes the lock again when it was released before its holder could be read.
-_TRIES = 20
+# How long one try takes the lock again when it was released before its holder could be read.
+_RETRY_SECONDS = 2.0
