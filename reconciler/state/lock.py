@@ -314,8 +314,7 @@ class StateLock:
         if holder is None:
             return (f"The state {state} was locked by another command every time this one tried for "
                     f"{_RETRY_SECONDS:g} s, and released before it could be read who: commands are starting and "
-                    "finishing against it in quick succession. Give --lock-timeout DURATION (e.g. --lock-timeout 5m) to wait for "
-                    "them. Nothing was changed.")
+                    f"finishing against it in quick succession. {LOCK_TIMEOUT_HINT} Nothing was changed.")
         if holder.id is None:
             return (f"The state {state} is locked by an unknown process: the lock file {lock} is empty or "
                     "unreadable (written by an older reconciler, or by hand), and has no lock ID. If no "
@@ -323,11 +322,12 @@ class StateLock:
         unlock = f"reconciler force-unlock {holder.id} --state {shlex.quote(str(state))}"
         return (
             f"The state {state} is locked by {holder.describe()}: another command is running against it. "
-            f"Wait for it to finish. --lock-timeout DURATION (e.g. "
-            f"--lock-timeout 5m) waits for it instead of stopping. If that process is gone (a cancelled CI job, a machine that went away), "
-            f"remove the lock with '{unlock}'."
+            f"Wait for it to finish. {LOCK_TIMEOUT_HINT} If that process is gone (a cancelled CI job, a "
+            f"machine that went away), remove the lock with '{unlock}'."
         )
 
 
+# What every refusal of a held lock says of waiting instead (both backends).
+LOCK_TIMEOUT_HINT = "--lock-timeout DURATION (e.g. --lock-timeout 5m) waits for it instead of stopping."
 # How long one try takes the lock again when it was released before its holder could be read.
 _RETRY_SECONDS = 2.0

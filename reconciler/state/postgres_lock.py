@@ -11,9 +11,9 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from types import TracebackType
-from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 import psycopg
@@ -21,8 +21,7 @@ from psycopg import sql
 
 from reconciler.errors import StateError
 from reconciler.state.address import PostgresAddress
-from reconciler.state.lock import say_waiting, wait_for
-
+from reconciler.state.lock import LOCK_TIMEOUT_HINT, say_waiting, wait_for
 
 
 class LockedBackend(Protocol):
@@ -158,13 +157,11 @@ class PostgresLock:
             session = "" if seen is None or seen.session is None else f" (server pid {seen.session})"
             return (f"The PostgreSQL state {address} is locked by a database session{session} that did not say "
                     "who it is: not a command of this reconciler version, or someone's pg_advisory_lock by hand. "
-                    "Nothing was done. Find it in pg_stat_activity; to wait for it instead of stopping, give "
-                    f"--lock-timeout DURATION (e.g. --lock-timeout 5m).")
+                    f"Nothing was done. Find it in pg_stat_activity. {LOCK_TIMEOUT_HINT}")
         unlock = f'reconciler force-unlock {holder.id} --state "{address}"'
         return (f"The PostgreSQL state {address} is locked by {holder.describe()}: another command is running "
-                f"against it. Wait for it to finish. --lock-timeout DURATION "
-                f"(e.g. --lock-timeout 5m) waits for it instead of stopping. A command that was killed or lost its connection released the lock with its "
-                f"session; if this one hangs, '{unlock}' ends its session.")
+                f"against it. Wait for it to finish. {LOCK_TIMEOUT_HINT} A command that was killed or lost its "
+                f"connection released the lock with its session; if this one hangs, '{unlock}' ends its session.")
 
 
 @dataclass(frozen=True)

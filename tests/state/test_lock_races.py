@@ -203,3 +203,30 @@ def held_since(state: Path, said: str) -> str:
     found = re.search(r"since (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ), lock ID", said)
     assert found is not None, said
     return found.group(1)
+
+
+def test_a_postgresql_lock_taken_by_hand_over_a_dead_holders_row_does_not_name_the_dead_holder(
+        pg_cluster: Cluster, pg_state: str) -> None:
+    """The row a killed command left names nobody who holds the lock now: a
+    session that took it outside the gate is named by its server pid."""
+    from reconciler.state.postgres import LOCK_CLASS, PostgresBackend
+
+    dead = open_backend(pg_state)
+    dead.lock("reconciler apply (killed)").__enter__()
+    dead.close()  # its session ends: the server releases the lock, the row stays
+    store = open_backend(pg_state)
+    assert isinstance(store, PostgresBackend)
+    try:
+        with pg_cluster.admin("states") as admin:
+            admin.execute("SELECT pg_advisory_lock(%s, hashtext(%s))",
+                          (LOCK_CLASS, f"{store.where.schema}.{store.where.key}"))
+            session = admin.execute("SELECT pg_backend_pid()").fetchone()
+            with pytest.raises(StateError) as refused:
+                with store.lock("reconciler apply"):
+                    pass
+    finally:
+        store.close()
+    assert session is not None
+    assert "killed" not in str(refused.value)
+    assert f"is locked by a database session (server pid {session[0]}) that did not say who it is" in str(
+        refused.value)
