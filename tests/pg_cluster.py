@@ -6,6 +6,11 @@ in a temporary directory, a unix socket there and a free 127.0.0.1 port.
 The superuser (``admin``) connects over the socket without a password; the
 role the tests use (``team``) connects over TCP with a password (SCRAM), as
 a CI runner would, given as ``PGPASSWORD``.
+
+A cluster outlives nothing: a watchdog process holds the read end of a pipe
+whose write end only this process holds, and stops the cluster and removes
+its directory when that pipe closes, which the kernel does however this
+process ends (``kill -9`` by a timeout or by mutmut included).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import uuid
 from collections.abc import Sequence
@@ -27,6 +33,15 @@ ENSURE = "Run .ci/ensure-postgres (or `make test`, which runs it) to install Pos
 ROLE = "team"
 PASSWORD = "pw-9f3c1e-never-printed"
 DATABASE = "states"
+
+# The watchdog: block until the pipe on stdin closes (its writer, the test process, ended), then run
+# the stop command given as arguments and remove the cluster's directory (the last argument).
+WATCHDOG = (
+    "import shutil, subprocess, sys\n"
+    "sys.stdin.buffer.read()\n"
+    "subprocess.run(sys.argv[1:-1], capture_output=True, timeout=120)\n"
+    "shutil.rmtree(sys.argv[-1], ignore_errors=True)\n"
+)
 
 
 def server_binaries() -> Path | None:
@@ -50,18 +65,35 @@ class Cluster:
         self.data = self.root / "data"
         self.port = _free_port()
         self.user: str | None = None
+        self._watchdog: subprocess.Popen[bytes] | None = None
+        self._watch_pipe: int | None = None
         if os.geteuid() == 0:
             self.user = "postgres"
             info = pwd.getpwnam(self.user)
             os.chown(self.root, info.pw_uid, info.pw_gid)
         os.chmod(self.root, 0o755)  # the socket is reached by this (root) process too
 
-    def _run(self, args: Sequence[str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def _command(self, args: Sequence[str]) -> list[str]:
         prefix = ["runuser", "-u", self.user, "--"] if self.user else []
-        return subprocess.run([*prefix, *args], capture_output=True, text=True, check=check, timeout=120,
+        return [*prefix, *args]
+
+    def _run(self, args: Sequence[str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(self._command(args), capture_output=True, text=True, check=check, timeout=120,
                               cwd=self.root)
 
+    def _stop_command(self) -> list[str]:
+        return self._command([str(self.bindir / "pg_ctl"), "-D", str(self.data), "-w", "stop", "-m", "immediate"])
+
+    def _watch(self) -> None:
+        """Start the watchdog (module docstring). Its own session, so a signal to this process's group
+        does not end it too; the pipe's write end is not inheritable, so no other child keeps it open."""
+        read_end, self._watch_pipe = os.pipe()
+        self._watchdog = subprocess.Popen([sys.executable, "-c", WATCHDOG, *self._stop_command(), str(self.root)],
+                                          stdin=read_end, start_new_session=True)
+        os.close(read_end)
+
     def start(self) -> Cluster:
+        self._watch()
         self._run([str(self.bindir / "initdb"), "-D", str(self.data), "-U", "admin", "--auth-local=trust",
                    "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C"])
         self._pg_ctl("start")
@@ -79,8 +111,12 @@ class Cluster:
         self._pg_ctl("restart", "-m", "immediate")
 
     def stop(self) -> None:
-        self._run([str(self.bindir / "pg_ctl"), "-D", str(self.data), "-w", "stop", "-m", "immediate"],
-                  check=False)
+        if self._watchdog is not None:
+            self._watchdog.kill()
+            self._watchdog.wait()
+        if self._watch_pipe is not None:
+            os.close(self._watch_pipe)
+        subprocess.run(self._stop_command(), capture_output=True, check=False, timeout=120, cwd=self.root)
         shutil.rmtree(self.root, ignore_errors=True)
 
     def admin(self, dbname: str = DATABASE) -> psycopg.Connection[tuple[object, ...]]:
