@@ -88,6 +88,11 @@ def _governance_problems(desired: Desired, policy: DesiredPolicy) -> Iterator[st
         for entry in rule.ensure_domains:
             yield from _outside(policy, rule.address, "domain", entry.domain, entry.domain, entry.role,
                                 str(entry.location))
+        # A successor is granted owner wherever a revoked owner was the last one: an owner grant like any.
+        successor = rule.successor
+        if successor is not None:
+            yield from _outside(policy, f"{rule.address} (successor)", "user", successor.email,
+                                successor.email.rpartition("@")[2], successor.role, str(successor.location))
 
 
 def _lists(desired: Desired) -> Iterator[tuple[str, AccessList]]:

@@ -371,6 +371,53 @@ def test_a_rule_ensuring_a_domain_outside_the_allowed_ones_is_refused(write_mani
     ]
 
 
+def test_a_rules_successor_outside_the_allowed_domains_is_refused_at_its_line(write_manifest: Write,
+                                                                             problems_of: Problems) -> None:
+    """Issue 38 repro 6: a successor is made owner wherever the leaver was the last owner; that is an owner grant
+    and the policy judges it like any other (it used to pass without a word)."""
+    path = write_manifest("""
+        version: 1
+        policy: {allowedDomains: [acme.com]}
+        rules:
+          leavers:
+            match: {all: true}
+            revoke: {users: [ana@acme.com], successor: heir@gmail.com}
+    """)
+    assert problems_of(path) == [
+        f"{path}:6: rule.leavers (successor): user heir@gmail.com is outside the allowed domains (policy "
+        f"allowedDomains at {path}:2) and may not be granted access"
+    ]
+
+
+def test_a_rules_successor_outside_the_allowed_domains_is_held_to_max_role_outside(write_manifest: Write,
+                                                                                   problems_of: Problems) -> None:
+    path = write_manifest("""
+        version: 1
+        policy: {allowedDomains: [acme.com], maxRoleOutside: editor}
+        rules:
+          leavers:
+            match: {all: true}
+            revoke: {users: [ana@acme.com], successor: heir@partner.com}
+    """)
+    assert problems_of(path) == [
+        f"{path}:6: rule.leavers (successor): user heir@partner.com is outside the allowed domains and may be "
+        f"given at most editor (policy maxRoleOutside at {path}:2), not owner"
+    ]
+
+
+def test_a_rules_successor_in_a_subdomain_of_an_allowed_domain_is_accepted(write_manifest: Write) -> None:
+    path = write_manifest("""
+        version: 1
+        policy: {allowedDomains: [acme.com]}
+        rules:
+          leavers:
+            match: {all: true}
+            revoke: {users: [ana@acme.com], successor: heir@eu.acme.com}
+    """)
+    successor = load_desired(path).rules[0].successor
+    assert successor is not None and successor.email == "heir@eu.acme.com"
+
+
 def test_an_ensure_written_as_null_is_read_as_absent(write_manifest: Write, problems_of: Problems) -> None:
     # Found by the schema fuzz test: 'ensure: null' crashed the build of the rule.
     path = write_manifest("""
