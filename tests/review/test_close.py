@@ -4,7 +4,9 @@ and comment kept), ``closed: <date>`` set; the plan refused before it accepts th
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import locale
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -244,3 +246,67 @@ def test_close_finds_a_template_members_list_by_the_id_the_state_recorded(
         f"team partners ({company.root}/m.yaml:4); kept in the team (set removeFromTeam: true on the item to remove "
         "them from it)\n"
         "Commit the diff with the decisions; the next plan carries out the revocations.\n")
+
+
+BLOCK = MANIFEST.replace(
+    "  partners: [dee@acme.com, carl@acme.com]  # who helps customers\n",
+    "  partners:  # who helps customers\n    - dee@acme.com\n    - carl@acme.com\n").replace(
+    "        - {email: jane@acme.com, role: owner}\n        - {email: bob@ext.com",
+    "        - email: jane@acme.com  # written as a block\n          role: owner\n        - {email: bob@ext.com", 1)
+
+
+def test_close_keeps_block_style_items_and_lists_as_written(make_company: Callable[..., Company]) -> None:
+    # The manifests' own style: a list indented under its key ("users:\n  - ..."), its items' keys under
+    # the first one's; an item written as a block keeps its second key under its first.
+    company = make_company(manifest=BLOCK)
+    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
+                               "--fallback", "sec@acme.com")
+    assert code == 0, err
+    company.decide("jane@acme.com", {0: ("revoke", None)})
+    code, out, err = close(company)
+    assert code == 0, err
+    assert (company.root / "m.yaml").read_text() == BLOCK.replace(
+        "        - {email: bob@ext.com, role: editor}  # the contractor, until the project ends\n", "")
+
+
+@contextmanager
+def ascii_locale() -> Iterator[None]:
+    """The process's locale set to C, whose encoding is ASCII, as on a server without a UTF-8 locale."""
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+
+
+def test_close_reads_the_manifests_as_utf8_whatever_the_locale(make_company: Callable[..., Company]) -> None:
+    # Manifests are UTF-8 (as load reads them), not the locale's encoding. (Python in UTF-8 mode, as under
+    # LANG unset, reads UTF-8 whatever the locale: there the test cannot tell.)
+    manifest = MANIFEST.replace("# Alpha is the customer's portal.", "# Alpha is the customer's portal (Zoë's).")
+    company = make_company(manifest=manifest)
+    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
+                               "--fallback", "sec@acme.com")
+    assert code == 0, err
+    company.decide("jane@acme.com", {0: ("revoke", None)})
+    with ascii_locale():
+        code, out, err = close(company)
+    assert code == 0, err
+    assert (company.root / "m.yaml").read_text(encoding="utf-8") == manifest.replace(
+        "        - {email: bob@ext.com, role: editor}  # the contractor, until the project ends\n", "")
+
+
+def test_close_takes_no_one_off_a_team_for_a_domain_item_holding_their_email(started: Company) -> None:
+    # A reviewer's file edited by hand: item 3 (dee@acme.com on ws_c, whom team partners grants) made a
+    # domain item. A domain is never a team member: nothing is removed and nothing is noted.
+    path = started.file("jane@acme.com.yaml")
+    started.decide("jane@acme.com", {3: ("revoke", None)})
+    text = path.read_text()
+    assert "    kind: user\n    key: dee@acme.com\n" in text
+    path.write_text(text.replace("    kind: user\n    key: dee@acme.com\n", "    kind: domain\n    key: dee@acme.com\n")
+                    .replace("    decision: revoke\n", "    decision: revoke\n    removeFromTeam: true\n"))
+    code, out, err = close(started)
+    assert code == 0, err
+    assert out == ("Closed review q4 on 2027-01-15: 0 manifest lines removed.\n"
+                   "Commit the diff with the decisions; the next plan carries out the revocations.\n")
+    assert (started.root / "m.yaml").read_text() == MANIFEST

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -184,7 +185,7 @@ def test_start_lists_ten_ownerless_workspaces_without_dots(make_company: Callabl
                               "give --fallback EMAIL to review those.\n")
 
 
-def _options(**changes: object) -> StartOptions:
+def _options(**changes: Any) -> StartOptions:
     return StartOptions(name="q4", due=date(2027, 2, 1), today=date(2027, 1, 15))._replace(**changes)
 
 
@@ -243,3 +244,20 @@ def test_an_address_is_judged_by_the_domain_after_its_last_at_sign() -> None:
     assert is_external("user", '"x@evil.com"@acme.com', ["acme.com"]) is False
     assert is_external("user", '"x@acme.com"@evil.com', ["acme.com"]) is True
     assert is_external("domain", "eu.acme.com", ["acme.com"]) is False
+
+
+def test_a_domain_entry_holding_an_at_sign_is_judged_whole() -> None:
+    # The service may hold a domain entry that is no domain (ext@acme.com): it is not acme.com nor below it, so
+    # external; only a user's address is judged by what follows its "@".
+    assert is_external("domain", "ext@acme.com", ["acme.com"]) is True
+    assert is_external("user", "ext@acme.com", ["acme.com"]) is False
+
+
+def test_start_with_scope_external_writes_the_scope_into_the_campaign(make_company: Callable[..., Company]) -> None:
+    company = make_company()
+    code, _, err = start(company, "--scope-external")
+    assert code == 0, err
+    assert company.file("campaign.yaml").read_text() == (
+        "# An access review campaign (reconciler review start); each reviewer decides in their file beside it.\n"
+        "campaign: q4\nstarted: 2027-01-15\ndue: 2027-02-01\nonDue: flag\nscope:\n  entries: external\n"
+        "reviewers: owners\n")
