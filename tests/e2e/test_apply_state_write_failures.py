@@ -1,0 +1,113 @@
+"""What apply says when the state cannot record what the service did: a
+full disk between an asset's steps, and a fold that fails once every change
+is made (with the changes in the journal, and with none journaled at all).
+Each message word for word: it is what a person reads to know what was made
+and what the state holds.
+
+The disk is the one thing faked (``os``-level writes, as a full disk or a
+failing rename would answer); the service is the in-process emulator.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import reconciler.state.atomic as state_module
+from reconciler.clock import VirtualClock
+from reconciler.emulator import Emulator
+from reconciler.errors import ApplyError
+from reconciler.state import journal_path, load_state
+from tests.e2e.conftest import EmulatorRig, onboarding_rig, seed_company
+
+PRICING_SHEET = "asset.pricing-sheet"
+REPLAN = ("then run 'reconciler plan': access lists are read live, and a workspace created here is found again by "
+          "the intent recorded before its creation, and adopted.")
+
+
+def test_a_full_disk_between_an_assets_steps_says_it_was_partly_made_and_what_the_state_records(
+        tmp_path: Path, clock: VirtualClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig = onboarding_rig(tmp_path, clock)
+    plan = rig.plan()
+    assert [c.address for c in plan.changes].index(PRICING_SHEET) == 12  # 3 changes come after it
+    real_write_all = state_module.write_all
+
+    def disk_full_once_the_file_is_made(fd: int, data: bytes) -> None:  # the disk, not our code
+        if any(r.method == "POST" and r.path == "/v1/files" for r in rig.emulator.requests):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write_all(fd, data)
+
+    monkeypatch.setattr(state_module, "write_all", disk_full_once_the_file_is_made)
+    with pytest.raises(ApplyError) as stopped:
+        rig.apply(plan)
+    journal = journal_path(rig.state_path)
+    cannot = (f"Cannot append to the state journal {journal}: No space left on device (ENOSPC). The journal keeps "
+              "every change recorded before this one, and the state file is unchanged.")
+    assert str(stopped.value) == (
+        f"Apply stopped: {PRICING_SHEET} ({rig.root / 'assets.yaml'}:9) was partly made in the service (an asset's "
+        f"steps), but the state file could not record it. {cannot} The state records the 12 changes before it; "
+        f"the 3 changes after it were not attempted. Free the space (or fix the error), {REPLAN} Folding the "
+        f"journal into the state file failed too ({cannot}); the journal {journal} keeps the 12 changes recorded, "
+        "and every command reads it with the state file.")
+    monkeypatch.undo()
+    recorded = load_state(rig.state_path).resources  # the file does not exist: the journal holds them
+    assert not rig.state_path.exists() and PRICING_SHEET not in recorded
+    assert {a for a in recorded if a.startswith("asset.")} == set()
+
+
+def failing_rename_onto(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.replace`` onto ``path`` fails (an I/O error): no whole write of the state file succeeds."""
+    real_replace = os.replace
+
+    def replace(src: Any, dst: Any) -> None:
+        if Path(dst) == path:
+            raise OSError(errno.EIO, "Input/output error")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+
+
+def test_a_fold_that_fails_after_every_change_says_the_journal_keeps_them_and_nothing_is_lost(
+        tmp_path: Path, clock: VirtualClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig = onboarding_rig(tmp_path, clock)
+    plan = rig.plan()
+    failing_rename_onto(rig.state_path, monkeypatch)
+    with pytest.raises(ApplyError) as stopped:
+        rig.apply(plan)
+    journal = journal_path(rig.state_path)
+    assert str(stopped.value) == (
+        f"Apply made every change and recorded each in the journal {journal}, but could not fold it into the state "
+        f"file: Cannot write the state file {rig.state_path}: Input/output error (EIO). There was no state file "
+        "before, and none was written. Nothing is lost: every command reads the journal with the state file, and "
+        "the next apply, import or 'state rm' folds it in. Free the space (or fix the error), then run "
+        "'reconciler plan'.")
+    monkeypatch.undo()
+    assert not rig.state_path.exists() and journal.exists()
+    assert rig.plan().changes == (), "the journal read with the (absent) file holds every change"
+
+
+def test_a_state_file_that_cannot_be_written_after_an_apply_with_nothing_to_change_says_so(
+        tmp_path: Path, clock: VirtualClock, write_seed: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The service already holds the manifest's list; the state does not know it yet: nothing is
+    # changed or journaled, and the fold records the list as managed, in one whole write.
+    seed = write_seed(seed_company([{"id": "ws_client", "name": "Client", "published": True,
+                                     "users": [{"email": "jane@acme.com", "role": "owner"}]}]))
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "manifest.yaml").write_text(
+        "version: 1\nworkspaces:\n  client: {id: ws_client, access: {users: [{email: jane@acme.com, role: owner}]}}\n",
+        encoding="utf-8")
+    rig = EmulatorRig(Emulator.from_seed_file(seed, clock=clock), clock, root)
+    plan = rig.plan()
+    assert plan.changes == () and [m.address for m in plan.managed] == ["workspace.client"]
+    failing_rename_onto(rig.state_path, monkeypatch)
+    with pytest.raises(ApplyError) as stopped:
+        rig.apply(plan)
+    assert str(stopped.value) == (
+        f"Apply made every change, but the state file could not be written: Cannot write the state file "
+        f"{rig.state_path}: Input/output error (EIO). There was no state file before, and none was written.")
+    assert not rig.state_path.exists() and not journal_path(rig.state_path).exists()
