@@ -108,6 +108,51 @@ def test_a_dead_holders_lock_replaced_meanwhile_by_a_live_one_is_put_back_not_ta
     assert [p.name for p in state.parent.iterdir()] == [_lock_file(state).name]
 
 
+def test_a_dead_holders_lock_removed_meanwhile_is_taken_as_a_free_one(
+        killed_holder: tuple[Path, int, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Someone removes the dead lock (force-unlock) between this command's
+    read of it and its rename aside: the lock is free, and taken as such."""
+    state, _pid, lock_id = killed_holder
+    real_rename = os.rename
+
+    def force_unlocked_first(src: str | Path, dst: str | Path) -> None:
+        _lock_file(state).unlink()
+        real_rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", force_unlocked_first)
+    with StateLock(state, command="reconciler apply") as lock:
+        assert json.loads(_lock_file(state).read_text(encoding="utf-8"))["id"] == lock.id
+    assert lock.taken_over is None and list(state.parent.iterdir()) == []
+
+
+def test_a_dead_holders_lock_taken_by_another_command_once_set_aside_is_refused_naming_it(
+        killed_holder: tuple[Path, int, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two commands take over one dead lock: the faster takes the free name
+    while the slower is removing the dead lock it set aside; the slower is
+    refused as by any live holder, and the faster's lock stays."""
+    state, _pid, _lock_id = killed_holder
+    faster = {"id": "faster", "pid": os.getpid(), "host": socket.gethostname(), "command": "faster apply",
+              "since": "2024-05-01T10:00:00Z"}
+    real_rename = os.rename
+
+    def faster_took_the_free_name(src: str | Path, dst: str | Path) -> None:
+        real_rename(src, dst)
+        _lock_file(state).write_text(json.dumps(faster), encoding="utf-8")
+
+    monkeypatch.setattr(os, "rename", faster_took_the_free_name)
+    with pytest.raises(StateError) as refused:
+        with StateLock(state, command="slower apply"):
+            pass
+    assert str(refused.value) == (
+        f'The state {state} is locked by "faster apply" (pid {os.getpid()} on {socket.gethostname()}, since '
+        "2024-05-01T10:00:00Z, lock ID faster): another command is running against it. Wait for it to finish. "
+        "--lock-timeout DURATION (e.g. --lock-timeout 5m) waits for it instead of stopping. If that process is "
+        "gone (a cancelled CI job, a machine that went away), remove the lock with 'reconciler force-unlock faster "
+        f"--state {state}'.")
+    assert json.loads(_lock_file(state).read_text(encoding="utf-8"))["id"] == "faster"
+    assert [p.name for p in state.parent.iterdir()] == [_lock_file(state).name]
+
+
 def test_an_apply_takes_over_a_dead_holders_lock_and_says_so_on_stderr_and_in_the_audit_log(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import shutil

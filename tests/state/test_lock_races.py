@@ -22,6 +22,7 @@ from reconciler.errors import StateError
 from reconciler.state import StateLock
 from reconciler.state.backend import StateBackend, open_backend
 from tests.pg_cluster import Cluster
+from tests.waiting import wait_until
 
 RACES = 100
 # A barrier or a thread that waits longer than this is a hung race: the test fails saying which.
@@ -86,7 +87,7 @@ def two_sessions(pg_state: str) -> Iterator[list[StateBackend]]:
 def test_of_two_sessions_racing_for_a_postgresql_lock_the_refused_one_names_the_holder_every_time(
         two_sessions: list[StateBackend]) -> None:
     for number in range(RACES):
-        race = _race([lambda command, b=backend: b.lock(command) for backend in two_sessions])
+        race = _race([backend.lock for backend in two_sessions])
         _assert_refusal_names_the_winner(race, number)
 
 
@@ -175,17 +176,19 @@ def test_a_lock_file_waited_for_says_once_who_holds_it_and_how_long_it_waits(
 
 def test_a_postgresql_lock_waited_for_says_once_who_holds_it_and_how_long_it_waits(
         two_sessions: list[StateBackend], capsys: pytest.CaptureFixture[str]) -> None:
-    from reconciler.state.postgres import PostgresBackend, PostgresLock
+    from reconciler.state.postgres import PostgresBackend
+    from reconciler.state.postgres_lock import PostgresLock
 
     first, second = two_sessions
     assert isinstance(second, PostgresBackend)
-    held = first.lock("first apply").__enter__()
+    taking = first.lock("first apply")
+    held = taking.__enter__()
     pauses: list[float] = []
 
     def pause(seconds: float) -> None:
         pauses.append(seconds)
         if len(pauses) == 2:
-            held.__exit__(None, None, None)
+            taking.__exit__(None, None, None)
 
     with PostgresLock(second, "second apply", timeout=90, pause=pause):
         pass
@@ -230,3 +233,75 @@ def test_a_postgresql_lock_taken_by_hand_over_a_dead_holders_row_does_not_name_t
     assert "killed" not in str(refused.value)
     assert f"is locked by a database session (server pid {session[0]}) that did not say who it is" in str(
         refused.value)
+
+
+def test_a_command_waiting_for_an_empty_lock_file_says_an_unknown_process_holds_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    state = tmp_path / "s.json"
+    lock = state.with_name(state.name + ".lock")
+    lock.write_bytes(b"")  # written by an older reconciler, or by hand: no holder to name
+    with StateLock(state, command="second apply", timeout=60, pause=lambda seconds: lock.unlink()):
+        pass
+    assert capsys.readouterr().err == (f"The state {state} is locked by an unknown process; waiting up to 60s for it "
+                                       "(--lock-timeout).\n")
+
+
+def test_a_command_waiting_for_a_postgresql_lock_taken_by_hand_says_another_session_holds_it(
+        two_sessions: list[StateBackend], pg_cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
+    from reconciler.state.postgres import LOCK_CLASS, PostgresBackend
+    from reconciler.state.postgres_lock import PostgresLock
+
+    store = two_sessions[0]
+    assert isinstance(store, PostgresBackend)
+    keys = (LOCK_CLASS, f"{store.where.schema}.{store.where.key}")
+    with pg_cluster.admin("states") as admin:
+        admin.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", keys)  # no row says who holds it
+
+        def pause(seconds: float) -> None:
+            admin.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", keys)
+
+        with PostgresLock(store, "second apply", timeout=60, pause=pause):
+            pass
+    assert capsys.readouterr().err == (f"The state {store.address} is locked by another session; waiting up to 60s "
+                                       "for it (--lock-timeout).\n")
+
+
+def test_a_postgresql_lock_let_go_by_hand_before_its_session_is_found_is_refused_without_a_server_pid(
+        two_sessions: list[StateBackend], pg_cluster: Cluster) -> None:
+    """Taken outside the gate, a lock can be let go between the refused try and
+    the look for its session in pg_locks: the refusal then names no session.
+    The superuser's lock on the ``locks`` table holds the refused command
+    between the two until the lock taken by hand is let go."""
+    from reconciler.state.postgres import LOCK_CLASS, PostgresBackend
+
+    store = two_sessions[0]
+    assert isinstance(store, PostgresBackend)
+    store.load()  # the session and its tables, before the table is locked
+    assert store._conn is not None
+    command_pid = store._conn.info.backend_pid
+    keys = (LOCK_CLASS, f"{store.where.schema}.{store.where.key}")
+    refusals: list[BaseException] = []
+
+    def take() -> None:
+        try:
+            with store.lock("reconciler apply"):
+                pass
+        except BaseException as exc:  # the refusal is the outcome looked for; anything else fails the test below
+            refusals.append(exc)
+
+    with pg_cluster.admin("states") as admin:
+        admin.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", keys)
+        with admin.transaction():
+            admin.execute(f"LOCK TABLE {store.where.schema}.locks IN ACCESS EXCLUSIVE MODE")
+            taker = threading.Thread(target=take)
+            taker.start()
+            wait_until(lambda: admin.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s",
+                                             (command_pid,)).fetchone() == ("Lock",),
+                       what=lambda: f"the command's session {command_pid} never waited for the locks table")
+            admin.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", keys)
+        taker.join(DEADLINE)
+    assert not taker.is_alive()
+    assert [str(exc) for exc in refusals] == [
+        f"The PostgreSQL state {store.address} is locked by a database session that did not say who it is: not a "
+        "command of this reconciler version, or someone's pg_advisory_lock by hand. Nothing was done. Find it in "
+        "pg_stat_activity. --lock-timeout DURATION (e.g. --lock-timeout 5m) waits for it instead of stopping."]

@@ -45,8 +45,8 @@ def _open(address: str, opened: list[StateBackend]) -> StateBackend:
 def _count(cluster: Cluster, query: str, *args: object) -> int:
     with cluster.admin() as conn:
         row = conn.execute(query, args).fetchone()
-    assert row is not None
-    return int(row[0])
+    assert row is not None and isinstance(row[0], int)
+    return row[0]
 
 
 def test_a_state_never_written_loads_empty_and_a_write_gets_a_lineage_and_serial_1(
@@ -415,16 +415,15 @@ def test_two_writes_interleaved_inside_the_server_let_only_the_first_win(
 
 def test_a_lock_timeout_waits_for_the_holder_then_takes_the_advisory_lock(
         pg_state: str, backends: list[StateBackend]) -> None:
-    from reconciler.state.postgres import PostgresLock
-
     holder, second = _open(pg_state, backends), _open(pg_state, backends)
-    held = holder.lock("first apply").__enter__()
+    taking = holder.lock("first apply")
+    held = taking.__enter__()
     pauses: list[float] = []
 
     def pause(seconds: float) -> None:
         pauses.append(seconds)
         if len(pauses) == 2:
-            held.__exit__(None, None, None)
+            taking.__exit__(None, None, None)
 
     assert isinstance(second, PostgresBackend)
     with PostgresLock(second, "second apply", timeout=60, pause=pause) as lock:
@@ -499,7 +498,8 @@ def test_the_refusal_names_the_holders_command_pid_host_since_and_lock_id_word_f
 def test_a_lock_whose_backend_was_closed_while_held_lets_go_quietly(pg_state: str,
                                                                       backends: list[StateBackend]) -> None:
     holder = _open(pg_state, backends)
-    lock = holder.lock("reconciler apply").__enter__()
+    lock = holder.lock("reconciler apply")
+    lock.__enter__()
     holder.close()  # the session is gone: the server released the lock with it
     lock.__exit__(None, None, None)  # raises if it tried to use the closed session
     with _open(pg_state, backends).lock("reconciler apply"):
@@ -519,3 +519,59 @@ def test_without_a_lock_timeout_a_held_lock_is_refused_without_waiting(pg_state:
             with PostgresLock(second, "reconciler plan", pause=no_wait):
                 pass
     assert second.lock("reconciler plan", timeout=300).timeout == 300  # --lock-timeout reaches the lock
+
+
+# -- a lock whose holder's row cannot be written -----------------------------------
+
+
+def _on_insert_into_locks(pg_cluster: Cluster, store: PostgresBackend, body: str) -> None:
+    """A trigger (made by the superuser) running ``body`` before each row the
+    lock writes into this state's ``locks`` table: a fault of the server's."""
+    schema = store.where.schema
+    pg_cluster.admin_sql(f"CREATE FUNCTION {schema}.fault() RETURNS trigger LANGUAGE plpgsql AS "
+                         f"$$ BEGIN {body}; RETURN NEW; END $$", DATABASE)
+    pg_cluster.admin_sql(f"CREATE TRIGGER fault BEFORE INSERT ON {schema}.locks FOR EACH ROW "
+                         f"EXECUTE FUNCTION {schema}.fault()", DATABASE)
+
+
+def test_a_lock_whose_row_cannot_be_written_is_refused_and_left_free_for_another_session(
+        pg_cluster: Cluster, pg_state: str, backends: list[StateBackend]) -> None:
+    """The advisory lock is taken before the row naming its holder is written:
+    a failed write lets go of it too, though the session goes on."""
+    url = pg_cluster.url(schema=f"fault_{uuid.uuid4().hex[:8]}")
+    store = _open(url, backends)
+    assert isinstance(store, PostgresBackend)
+    store.load()  # the tables exist before the fault is put in
+    _on_insert_into_locks(pg_cluster, store, "RAISE EXCEPTION 'the locks table refuses rows'")
+    with pytest.raises(StateError) as refused:
+        with store.lock("reconciler apply"):
+            pass
+    assert str(refused.value) == (f"Cannot read the PostgreSQL state {store.address}: the locks table refuses rows "
+                                  f"CONTEXT: PL/pgSQL function {store.where.schema}.fault() line 1 at RAISE.")
+    assert store.load() == State()  # the session of the refused command is still open
+    pg_cluster.admin_sql(f"DROP TRIGGER fault ON {store.where.schema}.locks", DATABASE)
+    with _open(url, backends).lock("reconciler apply"):  # another session takes it at once
+        pass
+
+
+def test_a_session_cut_while_the_lock_row_is_written_is_refused_as_a_lost_connection(
+        pg_cluster: Cluster, pg_state: str, backends: list[StateBackend]) -> None:
+    """Letting go of the advisory lock then fails too (the session is gone, and
+    the lock with it): the refusal is the lost connection's, not that failure's."""
+    url = pg_cluster.url(schema=f"fault_{uuid.uuid4().hex[:8]}")
+    store = _open(url, backends)
+    assert isinstance(store, PostgresBackend)
+    store.load()
+    _on_insert_into_locks(pg_cluster, store, "PERFORM pg_terminate_backend(pg_backend_pid())")
+    with pytest.raises(StateError) as refused:
+        with store.lock("reconciler apply"):
+            pass
+    assert str(refused.value) == (
+        f"The connection to the PostgreSQL state {store.address} was lost (terminating connection due to "
+        'administrator command CONTEXT: SQL statement "SELECT pg_terminate_backend(pg_backend_pid())" PL/pgSQL '
+        f"function {store.where.schema}.fault() line 1 at PERFORM); the server released the state's lock with it. "
+        "Every change recorded before is in the state's journal rows, and the next apply folds them in and resumes; "
+        "run 'reconciler plan' to see where things stand.")
+    pg_cluster.admin_sql(f"DROP TRIGGER fault ON {store.where.schema}.locks", DATABASE)
+    with _open(url, backends).lock("reconciler apply"):
+        pass
