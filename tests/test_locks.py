@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -18,6 +19,7 @@ import pytest
 
 from reconciler.errors import StateError
 from reconciler.state import StateLock
+from reconciler.state.lock import dead_lock_warning
 from tests.e2e.conftest import ROOT, TOKEN, run_cli
 from tests.e2e.counted_emulator import counted_emulator, in_flight
 from tests.waiting import read_line, said, wait_until
@@ -65,6 +67,47 @@ def test_each_lock_has_its_own_id_written_in_the_lock_file(tmp_path: Path) -> No
             assert info["id"] == lock.id and info["pid"] == os.getpid() and info["host"] == socket.gethostname()
             ids.append(lock.id)
     assert ids[0] != ids[1] and all(len(i) >= 8 for i in ids)
+
+
+def test_the_lock_file_names_the_holder_its_command_its_start_in_utc_and_its_python(tmp_path: Path) -> None:
+    state = tmp_path / "s.json"
+    with StateLock(state, command="reconciler apply") as lock:
+        info = json.loads(_lock_file(state).read_text(encoding="utf-8"))
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", info.pop("since"))
+    assert info == {"id": lock.id, "pid": os.getpid(), "host": socket.gethostname(), "command": "reconciler apply",
+                    "python": sys.executable}
+
+
+def test_a_state_directory_that_cannot_be_created_is_refused_before_the_lock(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    state = tmp_path / "a-file" / "states" / "s.json"
+    with pytest.raises(StateError) as refused:
+        with StateLock(state, command="reconciler apply"):
+            pass
+    assert str(refused.value) == (
+        f"Cannot use the state file {state}: the directory {state.parent} does not exist and cannot be created (Not "
+        "a directory). Choose another place with --state FILE. Nothing was changed.")
+
+
+def test_plan_is_told_of_a_lock_left_by_a_killed_process_word_for_word(killed_holder: tuple[Path, int, str]) -> None:
+    state, pid, lock_id = killed_holder
+    since = json.loads(_lock_file(state).read_text(encoding="utf-8"))["since"]
+    assert dead_lock_warning(state) == (
+        f'The state {state} is still locked by "reconciler apply" (lock ID {lock_id}, since {since}), held by pid '
+        f"{pid} on this host, which is no longer running: it was killed or crashed, and a change it made may be "
+        "missing from the state, so this plan may show it as still to do. Once you are sure that command is gone, "
+        f"remove the lock with 'reconciler force-unlock {lock_id} --state {state}' and apply again: the apply "
+        "converges on the manifests.")
+
+
+def test_plan_says_nothing_of_a_lock_without_a_dead_holder(tmp_path: Path) -> None:
+    state = tmp_path / "s.json"
+    assert dead_lock_warning(state) is None  # no lock
+    _lock_file(state).write_bytes(b"")
+    assert dead_lock_warning(state) is None  # a lock that names no holder
+    _lock_file(state).unlink()
+    with StateLock(state, command="reconciler apply"):
+        assert dead_lock_warning(state) is None  # a holder that runs
 
 
 def test_a_lock_left_by_a_killed_process_on_this_host_is_taken_over_and_said_so(
