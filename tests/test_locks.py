@@ -19,7 +19,7 @@ import pytest
 
 from reconciler.errors import StateError
 from reconciler.state import StateLock
-from reconciler.state.lock import dead_lock_warning
+from reconciler.state.lock import dead_lock_warning, wait_for
 from tests.e2e.conftest import ROOT, TOKEN, run_cli
 from tests.e2e.counted_emulator import counted_emulator, in_flight
 from tests.waiting import read_line, said, wait_until
@@ -248,6 +248,41 @@ def test_a_lock_timeout_waits_for_the_holder_to_release_then_takes_the_lock(tmp_
     with StateLock(state, command="second apply", timeout=60, pause=pause) as second:
         assert json.loads(_lock_file(state).read_text(encoding="utf-8"))["id"] == second.id
     assert pauses == [0.1, 0.2]
+
+
+class _Clock:
+    """A clock that moves only when the waiting pauses, by what it pauses."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.pauses: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def pause(self, seconds: float) -> None:
+        assert len(self.pauses) < 20, f"still pausing at the deadline: {self.pauses}"
+        self.pauses.append(seconds)
+        self.now += seconds
+
+
+def test_a_lock_timeout_asks_often_at_first_then_every_2_s_and_stops_at_the_deadline() -> None:
+    clock, said = _Clock(), []
+    assert wait_for(lambda: False, timeout=8.5, pause=clock.pause, clock=clock,
+                    waiting=lambda: said.append("waiting")) is False
+    assert clock.pauses == pytest.approx([0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0, 1.4])
+    assert (clock.now, said) == (8.5, ["waiting"])
+
+
+def test_without_a_lock_timeout_the_lock_is_tried_once() -> None:
+    clock, tries = _Clock(), []
+
+    def take() -> bool:
+        tries.append("tried")
+        return False
+
+    assert wait_for(take, timeout=0, pause=clock.pause, clock=clock) is False
+    assert (tries, clock.pauses) == (["tried"], [])
 
 
 def test_without_a_lock_timeout_a_held_lock_is_refused_at_once(tmp_path: Path) -> None:
