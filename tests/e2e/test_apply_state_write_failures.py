@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import reconciler.state.atomic as state_module
+from reconciler.apply import apply_plan
 from reconciler.clock import VirtualClock
 from reconciler.emulator import Emulator
 from reconciler.errors import ApplyError
+from reconciler.plan.model import Change
 from reconciler.state import journal_path, load_state
 from tests.e2e.conftest import EmulatorRig, onboarding_rig, seed_company
 
@@ -111,3 +114,58 @@ def test_a_state_file_that_cannot_be_written_after_an_apply_with_nothing_to_chan
         f"Apply made every change, but the state file could not be written: Cannot write the state file "
         f"{rig.state_path}: Input/output error (EIO). There was no state file before, and none was written.")
     assert not rig.state_path.exists() and not journal_path(rig.state_path).exists()
+
+
+KICKOFF = "group.customer-inc.workspace.kickoff"
+
+
+def disk_full_from(monkeypatch: pytest.MonkeyPatch, full: Callable[[], bool]) -> None:
+    """Every write to the state (its journal or the file) fails once ``full()`` is true."""
+    real_write_all = state_module.write_all
+
+    def write_all(fd: int, data: bytes) -> None:  # the disk, not our code
+        if full():
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write_all(fd, data)
+
+    monkeypatch.setattr(state_module, "write_all", write_all)
+
+
+def test_a_full_disk_before_a_creation_is_sent_stops_it_unsent_naming_the_intent_not_recorded(
+        tmp_path: Path, clock: VirtualClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig = onboarding_rig(tmp_path, clock)
+    plan = rig.plan()
+    reached: list[Change] = []
+    disk_full_from(monkeypatch, lambda: any(c.address == KICKOFF for c in reached))
+
+    with pytest.raises(ApplyError) as stopped:
+        apply_plan(plan, client=rig.client(), state=load_state(rig.state_path), state_path=rig.state_path,
+                   on_change=lambda change: reached.append(change) if change is not None else None)
+    journal = journal_path(rig.state_path)
+    cannot = (f"Cannot append to the state journal {journal}: No space left on device (ENOSPC). The journal keeps "
+              "every change recorded before this one, and the state file is unchanged.")
+    assert str(stopped.value) == (
+        f"Apply stopped at {KICKOFF} ({rig.root / 'groups.yaml'}:31) before its creation was sent: the state file "
+        f"could not record the intent to create it. {cannot} Free the space (or fix the error), then run "
+        f"'reconciler apply' again. Folding the journal into the state file failed too ({cannot}); the journal "
+        f"{journal} keeps the 2 changes recorded, and every command reads it with the state file.")
+    # (the two connects; the join before the kickoff records nothing of its own), and nothing was created:
+    assert [w.name for w in rig.company.workspaces if w.name == "Customer Inc – Kickoff"] == []
+
+
+def test_a_journal_left_by_an_earlier_apply_that_cannot_be_folded_stops_the_next_before_any_call(
+        tmp_path: Path, clock: VirtualClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig = onboarding_rig(tmp_path, clock)
+    failing_rename_onto(rig.state_path, monkeypatch)
+    with pytest.raises(ApplyError):
+        rig.apply()  # every change made and journaled; the fold failed, and fails again
+    plan = rig.plan()
+    start = len(rig.emulator.requests)
+
+    with pytest.raises(ApplyError) as stopped:
+        rig.apply(plan)
+    assert str(stopped.value) == (
+        "Nothing was changed: the journal an earlier apply left could not be folded into the state file. Cannot "
+        f"write the state file {rig.state_path}: Input/output error (EIO). There was no state file before, and none "
+        "was written. Free the space (or fix the error), then run the apply again.")
+    assert rig.emulator.requests[start:] == []
