@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
 import re
@@ -129,21 +130,29 @@ def test_a_lock_taken_without_a_dead_holder_says_nothing_of_a_takeover(tmp_path:
     assert lock.taken_over is None
 
 
-def test_a_dead_holders_lock_replaced_meanwhile_by_a_live_one_is_put_back_not_taken(
+def _before_the_flock(monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], object]) -> None:
+    """Run ``meanwhile`` once, just before the lock's next ``flock`` is taken: another command's step
+    landing between this one's first read of the lock and its takeover."""
+    real_flock = fcntl.flock
+    pending: list[Callable[[], object]] = [meanwhile]
+
+    def flock(fd: int, operation: int) -> None:
+        if pending:
+            pending.pop()()
+        real_flock(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+
+
+def test_a_dead_holders_lock_taken_over_meanwhile_by_a_live_one_is_not_taken(
         killed_holder: tuple[Path, int, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two commands take over one dead lock at once: the slower renames aside
-    the lock the faster has just taken; it sees that, puts it back, and is
-    refused as by any live holder."""
+    """Two commands take over one dead lock at once: the slower, reading the
+    lock again under the flock, finds the faster's and is refused as by any
+    live holder; the faster's lock stays."""
     state, _pid, _lock_id = killed_holder
     live = {"id": "faster", "pid": os.getpid(), "host": socket.gethostname(), "command": "reconciler apply",
             "since": "now"}
-    real_rename = os.rename
-
-    def faster_took_it_first(src: str | Path, dst: str | Path) -> None:
-        _lock_file(state).write_text(json.dumps(live), encoding="utf-8")
-        real_rename(src, dst)
-
-    monkeypatch.setattr(os, "rename", faster_took_it_first)
+    _before_the_flock(monkeypatch, lambda: _lock_file(state).write_text(json.dumps(live), encoding="utf-8"))
     with pytest.raises(StateError, match="locked by \"reconciler apply\" \\(pid"):
         with StateLock(state, command="slower apply"):
             pass
@@ -154,46 +163,36 @@ def test_a_dead_holders_lock_replaced_meanwhile_by_a_live_one_is_put_back_not_ta
 def test_a_dead_holders_lock_removed_meanwhile_is_taken_as_a_free_one(
         killed_holder: tuple[Path, int, str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Someone removes the dead lock (force-unlock) between this command's
-    read of it and its rename aside: the lock is free, and taken as such."""
-    state, _pid, lock_id = killed_holder
-    real_rename = os.rename
-
-    def force_unlocked_first(src: str | Path, dst: str | Path) -> None:
-        _lock_file(state).unlink()
-        real_rename(src, dst)
-
-    monkeypatch.setattr(os, "rename", force_unlocked_first)
+    read of it and its takeover: the lock is free, and taken as such."""
+    state, _pid, _lock_id = killed_holder
+    _before_the_flock(monkeypatch, _lock_file(state).unlink)
     with StateLock(state, command="reconciler apply") as lock:
         assert json.loads(_lock_file(state).read_text(encoding="utf-8"))["id"] == lock.id
     assert lock.taken_over is None and list(state.parent.iterdir()) == []
 
 
-def test_a_dead_holders_lock_taken_by_another_command_once_set_aside_is_refused_naming_it(
+def test_of_three_commands_meeting_a_dead_lock_exactly_one_holds_it(
         killed_holder: tuple[Path, int, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two commands take over one dead lock: the faster takes the free name
-    while the slower is removing the dead lock it set aside; the slower is
-    refused as by any live holder, and the faster's lock stays."""
+    """A takes the dead lock over while B, which read the dead lock first,
+    waits for the flock; then C tries. The old takeover renamed the lock
+    aside, so C could take the free name and B then removed A's lock: two
+    holders. Now B and C are refused naming A, and A's lock stays."""
     state, _pid, _lock_id = killed_holder
-    faster = {"id": "faster", "pid": os.getpid(), "host": socket.gethostname(), "command": "faster apply",
-              "since": "2024-05-01T10:00:00Z"}
-    real_rename = os.rename
-
-    def faster_took_the_free_name(src: str | Path, dst: str | Path) -> None:
-        real_rename(src, dst)
-        _lock_file(state).write_text(json.dumps(faster), encoding="utf-8")
-
-    monkeypatch.setattr(os, "rename", faster_took_the_free_name)
-    with pytest.raises(StateError) as refused:
-        with StateLock(state, command="slower apply"):
+    held: list[StateLock] = []
+    _before_the_flock(monkeypatch, lambda: held.append(StateLock(state, command="A").__enter__()))
+    with pytest.raises(StateError) as b_refused:
+        with StateLock(state, command="B"):
             pass
-    assert str(refused.value) == (
-        f'The state {state} is locked by "faster apply" (pid {os.getpid()} on {socket.gethostname()}, since '
-        "2024-05-01T10:00:00Z, lock ID faster): another command is running against it. Wait for it to finish. "
-        "--lock-timeout DURATION (e.g. --lock-timeout 5m) waits for it instead of stopping. If that process is "
-        "gone (a cancelled CI job, a machine that went away), remove the lock with 'reconciler force-unlock faster "
-        f"--state {state}'.")
-    assert json.loads(_lock_file(state).read_text(encoding="utf-8"))["id"] == "faster"
-    assert [p.name for p in state.parent.iterdir()] == [_lock_file(state).name]
+    with pytest.raises(StateError) as c_refused:
+        with StateLock(state, command="C"):
+            pass
+    (a,) = held
+    assert a.taken_over is not None
+    for refused in (b_refused, c_refused):
+        assert str(refused.value).startswith(f'The state {state} is locked by "A" (pid {os.getpid()}'), refused.value
+    assert json.loads(_lock_file(state).read_text(encoding="utf-8"))["id"] == a.id
+    a.__exit__(None, None, None)
+    assert list(state.parent.iterdir()) == []
 
 
 def test_an_apply_takes_over_a_dead_holders_lock_and_says_so_on_stderr_and_in_the_audit_log(

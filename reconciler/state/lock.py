@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno as errno_module
+import fcntl
 import json
 import os
 import shlex
@@ -11,7 +12,7 @@ import socket
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -132,15 +133,35 @@ def say_waiting(state: str, timeout: float, holder: str) -> None:
     sys.stderr.flush()
 
 
+@contextlib.contextmanager
+def lock_file_changes(directory: Path) -> Iterator[None]:
+    """Hold the state directory's ``flock`` while an existing lock file is
+    replaced or removed (a takeover, a release, a force-unlock): each reads
+    the lock file, checks whose it is and changes it as one step, so no two
+    of them interleave. Taking a free lock needs no ``flock``: a hard link
+    to a name that exists fails, and under this ``flock`` the name never
+    stops existing. The kernel lets go of it when its process ends, however
+    it ends: it never needs a person."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the last descriptor releases the flock
+
+
 def remove_lock(state_path: Path, lock_id: str) -> bool:
     """Remove the lock of ``state_path`` if it carries ``lock_id``; ``False``
     when there is no lock or it is another one."""
     lock = lock_path(state_path)
-    holder = LockHolder.read(lock)
-    if holder is None or holder.id != lock_id:
+    if not lock.parent.is_dir():
         return False
-    lock.unlink(missing_ok=True)
-    return True
+    with lock_file_changes(lock.parent):
+        holder = LockHolder.read(lock)
+        if holder is None or holder.id != lock_id:
+            return False
+        lock.unlink(missing_ok=True)
+        return True
 
 
 class StateLock:
@@ -246,30 +267,27 @@ class StateLock:
         return True
 
     def _take_over_dead(self, data: bytes) -> bool:
-        """Replace the lock of a holder on this host whose process is gone, then
-        take it; ``False`` when the holder runs, runs elsewhere, or is unknown.
+        """Replace the lock of a holder on this host whose process is gone with
+        this one; ``False`` when the holder runs, runs elsewhere, or is unknown.
 
-        The dead lock is renamed aside (atomic) before it is removed, and the
-        file renamed is checked to be the dead one: two commands taking over
-        at once cannot remove the lock the faster of them has just taken (the
-        slower puts it back, and waits as for any live holder)."""
+        The dead lock is replaced in one rename over it, under the directory's
+        ``flock`` (``lock_file_changes``), after reading it again there: two
+        commands taking over at once, or a takeover and a force-unlock, are
+        one after the other, and the lock's name is never free in between for
+        a third command to take (two holders at once, found by mutation tests)."""
         holder = LockHolder.read(self.path)
         if holder is None or holder.id is None or holder.running() is not False:
             return False
-        aside = self.path.with_name(f"{self.path.name}.dead-{self.id}")
-        try:
-            os.rename(self.path, aside)
-        except FileNotFoundError:
-            return False  # released or taken over meanwhile: try again
-        moved = LockHolder.read(aside)
-        if moved is None or moved.id != holder.id:
-            with contextlib.suppress(FileExistsError):
-                os.link(aside, self.path)  # another's live lock: put back where it was
-            aside.unlink(missing_ok=True)
-            return False
-        aside.unlink(missing_ok=True)
-        if not self._take(data):
-            return False
+        with lock_file_changes(self.path.parent):
+            now = LockHolder.read(self.path)
+            if now is None or now.id != holder.id:
+                return False  # released or taken over meanwhile: try again
+            tmp = write_temp(self.path, data, mode=0o644)
+            try:
+                os.replace(tmp, self.path)
+            except BaseException:
+                tmp.unlink(missing_ok=True)
+                raise
         self.taken_over = (
             f"Took over the lock of the state {self.state_path} left by \"{holder.command}\" (lock ID {holder.id}, "
             f"since {holder.since}): pid {holder.pid} on this host is no longer running, so it was killed or "
