@@ -64,8 +64,8 @@ def create_workspace(run: Run, change: CreateChange) -> None:
         run.say(f"{change.address}: the answer was lost, but workspace {workspace_id} was created; recorded")
         _record_created(run, change, workspace_id)
         return
-    except (ApiError, UploadExpired, NotReadyInTime):
-        _close_intent(run, change)  # refused outright: nothing was made
+    except (ApiError, UploadExpired, NotReadyInTime) as refused:
+        _close_intent(run, change, refused)  # refused outright: nothing was made
         raise
     run.say(f"{change.address}: created workspace {created.id}")
     if change.access is not None:
@@ -98,10 +98,17 @@ def _record_intent(run: Run, change: CreateChange) -> None:
                          "'reconciler apply' again.") from exc
 
 
-def _close_intent(run: Run, change: CreateChange) -> None:
-    """The creation was not made: its intent goes (recorded before the apply stops)."""
+def _close_intent(run: Run, change: CreateChange, cause: Exception) -> None:
+    """The creation was not made (``cause`` says why): its intent goes, recorded before the apply stops.
+    A state that cannot record that is said as it is: nothing was created (not "partly made")."""
     run.state.remove(change.address)
-    run.save()
+    try:
+        run.save()
+    except StateWriteError as exc:
+        raise ApplyError(
+            f"Apply stopped at {change.address} ({change.location}): {cause} Nothing was created, but "
+            f"{exc.noun} could not remove the intent recorded before the creation was sent. {exc} {exc.remedy}, "
+            "then run 'reconciler apply' again: the intent finds no such workspace, and is closed.") from exc
 
 
 def _record_created(run: Run, change: CreateChange, workspace_id: str) -> None:
@@ -119,7 +126,7 @@ def _find_created(run: Run, change: CreateChange, exc: ApiError) -> str:
     if len(found) == 1:
         return found[0]
     if not found:
-        _close_intent(run, change)
+        _close_intent(run, change, exc)
         raise ApplyError(
             f"Apply stopped at {change.address} ({change.location}): {exc} "
             f"{_no_new_namesake(run, change, listed, account)} Run 'reconciler apply' again."

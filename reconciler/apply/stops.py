@@ -39,8 +39,10 @@ def needs_person_message(plan: Plan, result: ApplyResult) -> str:
 
 
 def unrecorded_message(change: Change, exc: StateWriteError, done: int, plan: Plan, *, whole: bool) -> str:
-    """The service was changed and the state could not say so: name what."""
-    made = "was made in the service" if whole else "was partly made in the service (an asset's steps)"
+    """The service was changed and the state could not say so: name what. ``whole``: the change was made
+    whole; otherwise the state failed within it, which for an asset is between its steps."""
+    partly = not whole and isinstance(change, AssetChange)
+    made = "was partly made in the service (an asset's steps)" if partly else "was made in the service"
     before = done - 1 if whole else done
     return (
         f"Apply stopped: {change.address} ({change.location}) {made}, but {exc.noun} could not record it. "

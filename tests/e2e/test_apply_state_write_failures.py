@@ -172,3 +172,38 @@ def test_a_journal_left_by_an_earlier_apply_that_cannot_be_folded_stops_the_next
         f"write the state file {rig.state_path}: Input/output error (EIO). There was no state file before, and none "
         "was written. Free the space (or fix the error), then run the apply again.")
     assert rig.emulator.requests[start:] == []
+
+
+def test_a_refused_creation_whose_intent_cannot_be_removed_says_nothing_was_created(
+        tmp_path: Path, clock: VirtualClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service refuses the creation (403) and the disk is full when the intent recorded before it is
+    removed: the stop says the creation was refused and nothing was created, not that something "was partly
+    made in the service (an asset's steps)", and keeps the service's reason (found by the mutation tests)."""
+    rig = onboarding_rig(tmp_path, clock)
+    plan = rig.plan()
+    refused: list[Any] = []
+    real_write_all = state_module.write_all
+
+    def disk_full_once_refused(fd: int, data: bytes) -> None:  # the disk, not our code
+        if refused and refused[0].fired:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write_all(fd, data)
+
+    def on_change(change: Change | None) -> None:
+        if change is not None and change.kind == "create" and not refused:
+            refused.append(rig.emulator.faults.inject("POST", "/workspaces/ws_home/connected-workspaces$",
+                                                      status=403))
+
+    monkeypatch.setattr(state_module, "write_all", disk_full_once_refused)
+    with pytest.raises(ApplyError) as stopped:
+        apply_plan(plan, client=rig.client(), state=load_state(rig.state_path), state_path=rig.state_path,
+                   on_change=on_change)
+    message = str(stopped.value)
+    kickoff = "group.customer-inc.workspace.kickoff"
+    assert message.startswith(f"Apply stopped at {kickoff} ({rig.root / 'groups.yaml'}:31): "), message
+    assert "403" in message and "partly made" not in message, message
+    assert (" Nothing was created, but the state file could not remove the intent recorded before the creation "
+            "was sent. Cannot append to the state journal ") in message, message
+    assert ("Free the space (or fix the error), then run 'reconciler apply' again: the intent finds no such "
+            "workspace, and is closed. Folding the journal into the state file failed too") in message, message
+    assert [w.name for w in rig.company.workspaces if w.name.startswith("Customer Inc – Kickoff")] == []
