@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from reconciler.apply.recording import ApplyResult
+from reconciler.clock import VirtualClock
 from tests.e2e.conftest import run_cli
 
 COMPANY = """
@@ -74,7 +76,8 @@ def emu(project: Path) -> list[str]:
             "--state", str(project / "state.json")]
 
 
-def test_the_plan_names_what_the_connect_takes_from_and_gives_to_the_workspace(project: Path, capsys) -> None:
+def test_the_plan_names_what_the_connect_takes_from_and_gives_to_the_workspace(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["plan", str(project), *emu(project)], capsys)
     assert code == 0, err
     assert "Review first: 1 revocation, 1 owner downgrade" not in out  # it is a revocation, not a downgrade
@@ -89,7 +92,8 @@ def test_the_plan_names_what_the_connect_takes_from_and_gives_to_the_workspace(p
     assert "harmless" not in out
 
 
-def test_the_per_person_view_shows_the_cfo_losing_the_workspace(project: Path, capsys) -> None:
+def test_the_per_person_view_shows_the_cfo_losing_the_workspace(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["plan", str(project), *emu(project), "--by-person"], capsys)
     assert code == 0, err
     assert ('    revocation ws_margins "Margin notes (internal)": loses owner '
@@ -98,7 +102,8 @@ def test_the_per_person_view_shows_the_cfo_losing_the_workspace(project: Path, c
             "(group.customer-inc.workspace.margins)") in out
 
 
-def test_a_protected_owner_refuses_the_connect_before_any_call(project: Path, capsys) -> None:
+def test_a_protected_owner_refuses_the_connect_before_any_call(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import yaml
 
     (project / "policy.yaml").write_text("version: 1\npolicy:\n  protectedOwners: [cfo@acme.com]\n",
@@ -115,7 +120,7 @@ def test_a_protected_owner_refuses_the_connect_before_any_call(project: Path, ca
     assert "Apply complete" not in out and not (project / "state.json").exists()
 
 
-def test_max_revocations_counts_what_the_connect_removes(project: Path, capsys) -> None:
+def test_max_revocations_counts_what_the_connect_removes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "policy.yaml").write_text("version: 1\npolicy:\n  maxRevocations: 0\n", encoding="utf-8")
     code, _, err = run_cli(["plan", str(project), *emu(project)], capsys)
     assert code == 1
@@ -123,13 +128,13 @@ def test_max_revocations_counts_what_the_connect_removes(project: Path, capsys) 
             "user cfo@acme.com") in err
 
 
-def test_max_removals_counts_what_the_connect_removes(project: Path, capsys) -> None:
+def test_max_removals_counts_what_the_connect_removes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_cli(["apply", str(project), *emu(project), "--auto-approve", "--max-removals", "0"], capsys)
     assert code == 1
     assert "group.customer-inc.workspace.margins" in err
 
 
-def test_allowed_domains_judge_what_the_connect_grants(project: Path, capsys) -> None:
+def test_allowed_domains_judge_what_the_connect_grants(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # No manifest line lists the group's entries: the group's list in the service is what the join gives.
     (project / "manifest.yaml").write_text(
         "version: 1\ngroups:\n  customer-inc:\n    homepage: ws_home\n    workspaces:\n"
@@ -145,7 +150,8 @@ def test_allowed_domains_judge_what_the_connect_grants(project: Path, capsys) ->
     assert code == 0, err  # viewer outside is within the cap
 
 
-def test_plan_json_lists_the_effect_on_every_workspace_whose_access_changes(project: Path, capsys) -> None:
+def test_plan_json_lists_the_effect_on_every_workspace_whose_access_changes(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["plan", str(project), *emu(project), "--format", "json"], capsys)
     assert code == 0, err
     doc = json.loads(out)
@@ -161,7 +167,8 @@ def test_plan_json_lists_the_effect_on_every_workspace_whose_access_changes(proj
     }]
 
 
-def test_the_apply_makes_what_the_plan_predicted_and_plans_no_changes_after(project: Path, capsys) -> None:
+def test_the_apply_makes_what_the_plan_predicted_and_plans_no_changes_after(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["apply", str(project), *emu(project), "--auto-approve"], capsys)
     assert code == 0, err
     code, out, err = run_cli(["plan", str(project), *emu(project)], capsys)
@@ -172,7 +179,7 @@ def test_the_apply_makes_what_the_plan_predicted_and_plans_no_changes_after(proj
 # --- the apply proves the prediction --------------------------------------------------------------
 
 
-def _tampered_apply(project: Path, clock, tmp_path: Path, audit_lines: list[list[str]]):  # type: ignore[no-untyped-def]
+def _tampered_apply(project: Path, clock: VirtualClock, tmp_path: Path, audit_lines: list[list[str]]) -> ApplyResult:
     import yaml
 
     from reconciler.apply.run import apply_plan
@@ -194,7 +201,7 @@ def _tampered_apply(project: Path, clock, tmp_path: Path, audit_lines: list[list
 
 
 def test_an_apply_whose_result_differs_from_the_prediction_fails_naming_the_entry(
-        project: Path, clock, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+        project: Path, clock: VirtualClock, tmp_path: Path) -> None:
     from reconciler.errors import ApplyError
 
     seen: list[list[str]] = []
@@ -205,7 +212,7 @@ def test_an_apply_whose_result_differs_from_the_prediction_fails_naming_the_entr
 
 
 def test_an_apply_whose_result_differs_exits_1_and_writes_the_difference_to_the_audit_log(
-        project: Path, capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+        project: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     import yaml
 
     from reconciler.emulator import Emulator
@@ -262,7 +269,8 @@ def _shared(tmp_path: Path, rules: str) -> Path:
     return tmp_path
 
 
-def test_a_rule_matching_one_member_of_a_shared_list_makes_one_change_of_it(tmp_path: Path, capsys) -> None:
+def test_a_rule_matching_one_member_of_a_shared_list_makes_one_change_of_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # The homepage matches the name rule, its member does not: the list they share changes once.
     project = _shared(tmp_path, "  no-free-mail:\n    match: {names: ['Northwind*']}\n"
                                 "    revoke: {domains: [gmail.com]}\n")
@@ -277,7 +285,8 @@ def test_a_rule_matching_one_member_of_a_shared_list_makes_one_change_of_it(tmp_
     assert out.startswith("No changes."), out
 
 
-def test_rules_that_disagree_about_one_shared_list_are_refused_naming_both(tmp_path: Path, capsys) -> None:
+def test_rules_that_disagree_about_one_shared_list_are_refused_naming_both(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     project = _shared(tmp_path, "  audit-view:\n    match: {names: ['Northwind*']}\n"
                                 "    ensure: {users: [{email: auditor@acme.com, role: viewer}]}\n"
                                 "  audit-edit:\n    match: {names: ['Kickoff']}\n"
@@ -334,7 +343,7 @@ COMBINED = {"users": [{"email": "bo@acme.com", "role": "editor"}, {"email": "jan
 
 
 def test_a_plan_changing_one_shared_list_twice_predicts_sends_and_proves_the_combined_list(
-        tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import httpx
 
     from reconciler.api.client import WorkspaceClient
@@ -424,7 +433,7 @@ groups:
 
 
 def test_a_list_written_and_predicted_to_end_as_it_was_is_proven_against_the_list_it_had(
-        tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import yaml
 
     from reconciler.emulator import Emulator
@@ -452,3 +461,13 @@ def test_a_list_written_and_predicted_to_end_as_it_was_is_proven_against_the_lis
         stop()
     assert code == 1, out
     assert "  ws_join: predicted intruder@evil.io editor absent, service shows it\n" in err
+
+
+def test_plan_json_shows_the_joins_access_change_waiting_for_its_connect(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["plan", str(project), *emu(project), "--format", "json"], capsys)
+    assert code == 0, err
+    (join,) = [c for c in json.loads(out)["changes"] if c.get("governs") == "join"]
+    assert (join["address"], join["depends_on"], join["rides_on"], join["calls"]) == (
+        "group.customer-inc.workspace.margins", ["group.customer-inc.workspace.margins"],
+        "group.customer-inc.workspace.margins", [])

@@ -29,7 +29,7 @@ POST = (ApiCall(method="POST", path="/workspaces/x/access"),)
 def shared(workspace_id: str, users: dict[str, str], name: str | None = None) -> LiveWorkspace:
     """A group member: the same entry ids as every other member built with the same users."""
     return LiveWorkspace(id=workspace_id, name=name,
-                         users={k: LiveEntry(id=f"wu_shared_{k}", key=k, role=r) for k, r in users.items()})  # type: ignore[misc]
+                         users={k: LiveEntry(id=f"wu_shared_{k}", key=k, role=r) for k, r in users.items()})  # type: ignore[arg-type]
 
 
 def post(workspace_id: str, after: dict[str, str], entries: tuple[EntryChange, ...]) -> AccessChange:
@@ -105,7 +105,7 @@ def test_a_creation_without_lists_holds_the_groups_list_and_changes_no_other() -
 
 def test_a_creation_with_lists_replaces_them_for_the_whole_group() -> None:
     live = live_of(shared("ws_h", {"jane@acme.com": "owner"}), shared("ws_m", {"jane@acme.com": "owner"}))
-    lists = AccessSnapshot(users={"ana@acme.com": "owner"})  # type: ignore[arg-type]
+    lists = AccessSnapshot(users={"ana@acme.com": "owner"})
     create = CreateChange(address="group.g.workspace.new", group="group.g", homepage_id="ws_h",
                           template_id="tpl", name="New", access=lists, access_address="group.g")
     found = {e.workspace: e for e in effects(simulate([create], live), live)}
@@ -155,3 +155,15 @@ def test_the_per_person_view_shows_who_gains_a_workspace_created_in_an_unchanged
         "jane@acme.com": [('new "Kickoff"', "group.g.workspace.kickoff", None, "owner", "grant")],
         "customer.com": [('new "Kickoff"', "group.g.workspace.kickoff", None, "viewer", "grant")],
     }
+
+
+def test_a_connect_to_a_list_holding_what_the_workspace_holds_is_not_a_cause_of_its_change() -> None:
+    # ws_j's own list holds what the group's does (other entries, the same content): the connect changes nothing
+    # for it; the post on the group's list after it does.
+    live = live_of(live_workspace("ws_h", users={"jane@acme.com": "owner"}),
+                   live_workspace("ws_j", users={"jane@acme.com": "owner"}))
+    connect = ConnectChange(address="group.g.workspace.j", group="group.g", homepage_id="ws_h", workspace_id="ws_j")
+    sim = simulate([connect, post("ws_h", {"jane@acme.com": "owner", "bo@acme.com": "viewer"},
+                                  (added("bo@acme.com", "viewer"),))], live)
+    found = {e.workspace: e.because for e in effects(sim, live)}
+    assert found == {"ws_h": ("workspace.ws_h",), "ws_j": ("workspace.ws_h",)}
