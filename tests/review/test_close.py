@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
+import yaml
 
 from reconciler.state import DEFAULT_STATE_NAME, ResourceState, State, write_state
 from tests.review.conftest import Company, workspaces
@@ -310,3 +311,22 @@ def test_close_takes_no_one_off_a_team_for_a_domain_item_holding_their_email(sta
     assert out == ("Closed review q4 on 2027-01-15: 0 manifest lines removed.\n"
                    "Commit the diff with the decisions; the next plan carries out the revocations.\n")
     assert (started.root / "m.yaml").read_text() == MANIFEST
+
+
+def test_close_keeps_a_line_longer_than_any_fold_width_as_written(make_company: Callable[..., Company]) -> None:
+    """A team of 250 written on one line (5,000+ characters): close removes bob's line and nothing else;
+    ruamel.yaml folded any line past its width (4,096 then), splitting the team's line in two."""
+    everyone = ", ".join(f"person{n:03}@acme.com" for n in range(250))
+    manifest = MANIFEST.replace("teams:\n", f"teams:\n  everyone: [{everyone}]\n", 1)
+    assert len(max(manifest.splitlines(), key=len)) > 5000
+    company = make_company(manifest=manifest)
+    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
+                               "--fallback", "sec@acme.com")
+    assert code == 0, err
+    item = next(i for i, it in enumerate(yaml.safe_load(company.file("jane@acme.com.yaml").read_text())["items"])
+                if it["key"] == "bob@ext.com")
+    company.decide("jane@acme.com", {item: ("revoke", None)})
+    code, out, err = close(company)
+    assert code == 0, err
+    assert (company.root / "m.yaml").read_text(encoding="utf-8") == manifest.replace(
+        "        - {email: bob@ext.com, role: editor}  # the contractor, until the project ends\n", "")
