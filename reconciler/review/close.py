@@ -18,9 +18,8 @@ comments and reformat the file), so the diff holds only the removed lines.
 
 from __future__ import annotations
 
-import sys
-
 import io
+import sys
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
