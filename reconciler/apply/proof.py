@@ -43,15 +43,21 @@ def prove(client: WorkspaceClient, plan: Plan, state: State,
     a list it wrote and predicted unchanged, with the list it had: ``had``,
     the lists read before the first write).
 
+    When the lists were read whole before the first write (``had.complete``:
+    a plan that writes access lists the whole company), they are read whole
+    again, and a workspace whose list changed though the plan predicted no
+    change there (one no manifest names, connected by hand to a list the
+    apply wrote, say) is a difference too.
+
     Any difference is an error: the plan a reviewer approved said what each
     workspace's access would be, and the service shows something else (a
     rule of the service the effects model does not know, or someone writing
     the same list at the same time: the API has no compare-and-swap).
     """
     expected = _predicted(plan, state, had)
-    if not expected:
+    if not expected and not had.complete:
         return
-    live = fetch_live(client, list(expected))
+    live = fetch_live(client, list(expected), complete=had.complete)
     differ = []
     for workspace_id, want in expected.items():
         ws = live.workspaces.get(workspace_id)
@@ -59,6 +65,7 @@ def prove(client: WorkspaceClient, plan: Plan, state: State,
             differ.append(f"{workspace_id}: predicted a list, the service no longer has the workspace")
         elif _as_stored(snapshot_of(ws)) != _as_stored(want):
             differ.append(f"{workspace_id}: {_describe_difference(_as_stored(want), _as_stored(snapshot_of(ws)))}")
+    differ += _unpredicted(live, had, expected)
     if not differ:
         return
     if on_mismatch is not None:
@@ -72,6 +79,22 @@ def prove(client: WorkspaceClient, plan: Plan, state: State,
     )
 
 
+def _unpredicted(live: Live, had: Live, expected: dict[str, AccessSnapshot]) -> list[str]:
+    """Each workspace read whole before and after the writes whose list changed, where no change was
+    predicted."""
+    if not (live.complete and had.complete):
+        return []
+    differ = []
+    for workspace_id, ws in live.workspaces.items():
+        before = had.workspaces.get(workspace_id)
+        if workspace_id in expected or before is None:
+            continue
+        was, now = _as_stored(snapshot_of(before)), _as_stored(snapshot_of(ws))
+        if was != now:
+            differ.append(f"{workspace_id}: the plan predicted no change here; {_describe_difference(was, now)}")
+    return differ
+
+
 def _predicted(plan: Plan, state: State, had: Live) -> dict[str, AccessSnapshot]:
     """Workspace id -> the list the plan predicts there, for every workspace it touches."""
     expected: dict[str, AccessSnapshot] = {}
@@ -79,7 +102,7 @@ def _predicted(plan: Plan, state: State, had: Live) -> dict[str, AccessSnapshot]
         ws = had.workspaces.get(joining)
         if ws is not None:  # the connect replaces its list with the group's: predicted to end as it was
             expected[joining] = snapshot_of(ws)
-    for change in plan.access_changes:
+    for change in _written(plan):
         expected[change.workspace_id] = change.before  # written, and predicted to end as it was
     for effect in plan.effects:
         workspace_id = effect.workspace
@@ -109,11 +132,13 @@ def _compare_lists(client: WorkspaceClient, plan: Plan,
                    expect: Callable[[AccessChange], AccessSnapshot]) -> tuple[Live, list[str]]:
     """One listing (stopping once every written list is seen); each written
     list that does not hold ``expect(change)``, described."""
-    written = plan.access_changes
+    written = _written(plan)
     joining = _joining(plan)
     if not written and not joining:
         return Live(workspaces={}), []
-    live = fetch_live(client, [*(c.workspace_id for c in written), *joining])
+    # A plan that writes access lists the whole company (ceil(N/100) pages, the plan's own listing): the
+    # lists are then read whole around the writes, so the proof also sees a list no change names.
+    live = fetch_live(client, [*(c.workspace_id for c in written), *joining], complete=bool(written))
     differ = []
     for change in written:
         ws = live.workspaces.get(change.workspace_id)
@@ -122,6 +147,12 @@ def _compare_lists(client: WorkspaceClient, plan: Plan,
         elif _as_stored(snapshot_of(ws)) != _as_stored(expect(change)):
             differ.append(f"{change.address} ({change.location}): {_describe_drift(expect(change), snapshot_of(ws))}")
     return live, differ
+
+
+def _written(plan: Plan) -> list[AccessChange]:
+    """The access changes of workspaces that exist: a creation's list is proven by its effect, under the
+    id the creation got."""
+    return [c for c in plan.access_changes if c.governs != "create"]
 
 
 def _joining(plan: Plan) -> list[str]:

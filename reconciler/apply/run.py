@@ -186,6 +186,8 @@ def _describe(change: Change) -> str:
     calls = ", ".join(f"{c.method} {c.path}" for c in change.calls)
     if isinstance(change, AccessChange) and change.governs == "join":
         calls = f"made by the connect of {change.rides_on}"
+    elif isinstance(change, AccessChange) and change.governs == "create":
+        calls = f"made by the creation of {change.rides_on}"
     elif isinstance(change, AccessChange) and change.rides_on:
         calls = f"carried by the creation of {change.rides_on}"
     return f"{change.address}: {calls}"
@@ -196,7 +198,7 @@ def _apply_change(run: Run, change: Change) -> None:
     if isinstance(change, AccessChange):
         if change.rides_on is None:
             apply_access(run.client, change, run.live.workspaces[change.workspace_id])
-        if change.governs != "join":  # a join's list is the group's, recorded under the group
+        if change.governs not in ("join", "create"):  # the group's list, recorded under the group
             record_list(run.state, run.managed[change.address], run.today(),
                     reviewed=reviewed_revocations(change, run.today(), run.state.serial + 1))
     elif isinstance(change, ConnectChange):

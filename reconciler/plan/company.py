@@ -40,6 +40,7 @@ from reconciler.manifest.desired import (
 )
 from reconciler.manifest.location import SourceLocation
 from reconciler.plan.access import plan_access
+from reconciler.plan.reach import reach_of
 from reconciler.plan.handover import acting_rules, hand_over, handover_entry, ownerless_needs_person
 from reconciler.plan.model import (
     AccessChange,
@@ -110,6 +111,7 @@ class CompanyPlanner:
             return plan_access(address, workspace_id, access, self._live, self._state, self._today)
         spaces = list(workspaces)
         rules = self.rules_for(spaces)
+        _refuse_defeated_except(rules, spaces)
         expanded = self._with_reviews(expand_access(access, self.teams, rules), spaces)
         self._expanded[address] = expanded
         return self._planned(address, workspace_id, access, expanded, rules)
@@ -162,9 +164,11 @@ class CompanyPlanner:
             spaces = [*shared, *(self._live.workspaces[m] for m in groups_without_list.get(ws.id, ())
                                  if m in self._live.workspaces)]
             _refuse_disagreeing_rules(self.rules, spaces)
-            change = self._unmanaged(ws.id, self.rules_for(spaces), spaces)
+            rules = self.rules_for(spaces)
+            _refuse_defeated_except(rules, spaces)
+            change = self._unmanaged(ws.id, rules, spaces)
             if change is not None:
-                changes.append(change)
+                changes.append(_reaching(change, spaces, self._live) if len(spaces) > 1 else change)
         return changes
 
     def _recorded_unmanaged(self) -> bool:
@@ -332,6 +336,37 @@ def _refuse_disagreeing_rules(rules: Sequence[DesiredRule], shared: Sequence[Liv
                     f"connected and hold one list; {first.address} matches {', '.join(first_ids)} and "
                     f"{second.address} matches {', '.join(second_ids)}. Make the rules agree, or exclude "
                     "the group's workspaces from one of them (except:).")
+
+
+def _reaching(change: AccessChange, spaces: Sequence[LiveWorkspace], live: Live) -> AccessChange:
+    """``change`` of a list several workspaces no manifest names hold, naming each of them (its reach), so
+    every view names every workspace the write reaches, as it does for a group's list."""
+    reach = tuple(reach_of(ws.id, live, probable=ws.id != change.workspace_id, note=_SAME_LIST)
+                  for ws in spaces if ws.id in live.workspaces)
+    return change.model_copy(update={"reach": reach, "reaches": tuple(r.workspace for r in reach)})
+
+
+_SAME_LIST = "holds this list too: it shows the same entry ids; the service does not say so"
+
+
+def _refuse_defeated_except(rules: Sequence[DesiredRule], shared: Sequence[LiveWorkspace]) -> None:
+    """A rule that matches a workspace of a shared list reaches every workspace holding that list: an
+    ``except`` naming one of them cannot hold, and is refused rather than silently defeated."""
+    held = [w.id for w in shared if w.id]
+    if len(held) < 2:
+        return
+    for rule in rules:
+        match = rule.match
+        for index, excepted in enumerate(match.except_ids):
+            if excepted not in held:
+                continue
+            at = match.except_locations[index] if index < len(match.except_locations) else match.location
+            matched = [w.id for w in shared if w.id and rule_matches(rule, w)]
+            raise PlanError(
+                f"{at}: {rule.address}: except {excepted} cannot hold: {excepted} holds one access list with "
+                f"{', '.join(w for w in held if w != excepted)} (connected, so one list for all of {', '.join(held)}), "
+                f"and the rule matches {', '.join(matched)}, so its entries would reach {excepted} too. Except every "
+                "workspace of the shared list, or none of them.")
 
 
 def _clash(one: DesiredRule, other: DesiredRule) -> str | None:

@@ -228,19 +228,27 @@ def _add(because: dict[str, list[str]], workspace: str, address: str) -> None:
 
 
 def with_joins(changes: Sequence[Change], sim: Simulation, live: Live) -> list[Change]:
-    """``changes`` with, after each connect that changes the joining
+    """``changes`` with, after each creation in a group, the list it gives
+    the new workspace (``governs: "create"``: every entry a grant, judged like
+    any other), and after each connect that changes the joining
     workspace's access, the access change it makes (``governs: "join"``):
     what the workspace loses and gains, from its own list to the list it
     holds once the plan is applied (the group's, after any change of it in
     the same plan).  A change of the group's list later in the plan then
     leaves that workspace out of its ``reach``, so nothing is counted twice."""
     joined: set[str] = set()
+    created: set[str] = set()  # the reach labels of the workspaces created so far
     out: list[Change] = []
     for change in changes:
-        if isinstance(change, AccessChange) and joined and change.reach:
-            change = change.model_copy(update={"reach": tuple(r for r in change.reach
-                                                              if r.workspace_id not in joined)})
+        if isinstance(change, AccessChange) and (joined or created) and change.reach:
+            change = change.model_copy(update={"reach": tuple(
+                r for r in change.reach if r.workspace_id not in joined
+                and not (r.workspace_id is None and r.workspace in created))})
         out.append(change)
+        if isinstance(change, CreateChange) and _NEW + change.address in sim.holder:
+            out.append(_create_change(change, sim.list_of(_NEW + change.address)))
+            created.add(f'new "{change.name}"')
+            continue
         if not isinstance(change, ConnectChange) or change.address not in sim.joined:
             continue
         after = sim.list_of(change.workspace_id)
@@ -262,6 +270,17 @@ def _join_change(connect: ConnectChange, live: Live, after: AccessSnapshot) -> A
         rides_on=connect.address, strategy="replace", entries=tuple(entries),
         before=_snapshot(live, connect.workspace_id), after=_sorted(after),
         reason=f"the connect replaces its list with {connect.group}'s")
+
+
+def _create_change(create: CreateChange, after: AccessSnapshot) -> AccessChange:
+    entries = [*diff_entries("user", {}, after.users, {}), *diff_entries("domain", {}, after.domains, {})]
+    entries = [e.model_copy(update={"reason": f"{create.group}'s list gives the new workspace {e.after}"})
+               for e in entries]
+    return AccessChange(
+        address=create.address, location=create.location, depends_on=(create.address,),
+        governs="create", workspace_id="", workspace_name=create.name, rides_on=create.address,
+        strategy="replace", entries=tuple(entries), before=AccessSnapshot(), after=_sorted(after),
+        reason=f"the creation gives it {create.group}'s list")
 
 
 _JOIN_ORDER = {Action.DELETE: 0, Action.UPDATE: 1, Action.CREATE: 2}

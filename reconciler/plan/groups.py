@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 from reconciler.live import Live, shared_entries
 from reconciler.manifest import AccessList, Desired, DesiredGroup, DesiredMember
-from reconciler.plan.access import plan_access, roles
-from reconciler.plan.model import AccessChange, AccessSnapshot, ConnectChange, CreateChange, Reach
+from reconciler.plan.access import plan_access
+from reconciler.plan.model import AccessChange, ConnectChange, CreateChange, Reach
+from reconciler.plan.reach import label, reach_of
 from reconciler.plan.steps import Inputs, Planned
 from reconciler.plan.workspaces import plan_members
 from reconciler.state.model import State
@@ -88,7 +89,7 @@ def _reaches(group: DesiredGroup, live: Live, state: State, probable: Sequence[s
     for member in group.members:
         workspace_id = member_id(member, state)
         found.append(label(workspace_id, live) if workspace_id else f'new "{member.name}"')
-    return (*found, *(_probable_label(wid, live) for wid in probable))
+    return (*found, *(reach_of(wid, live, probable=True).workspace for wid in probable))
 
 
 def _reach(group: DesiredGroup, live: Live, state: State, probable: Sequence[str]) -> tuple[Reach, ...]:
@@ -98,38 +99,21 @@ def _reach(group: DesiredGroup, live: Live, state: State, probable: Sequence[str
     it (the service's rule 1); one this plan creates holds none (its first
     list is the group's, carried by the creation or set right after it); a
     member the service no longer has holds nothing and is left out."""
-    found = [_reach_of(group.homepage, live)]
+    found = [reach_of(group.homepage, live)]
     for member in group.members:
         workspace_id = member_id(member, state)
         if workspace_id is None:
             found.append(Reach(workspace=f'new "{member.name}"'))
         elif workspace_id in live.workspaces:
-            found.append(_reach_of(workspace_id, live))
-    found += [_reach_of(wid, live, probable=True) for wid in probable]
+            found.append(reach_of(workspace_id, live))
+    found += [reach_of(wid, live, probable=True) for wid in probable]
     return tuple(found)
-
-
-def _reach_of(workspace_id: str, live: Live, *, probable: bool = False) -> Reach:
-    ws = live.workspaces[workspace_id]
-    shown = _probable_label(workspace_id, live) if probable else label(workspace_id, live)
-    return Reach(workspace=shown, workspace_id=workspace_id, probable=probable,
-                 before=AccessSnapshot(users=roles(ws.users), domains=roles(ws.domains)))
 
 
 def member_id(member: DesiredMember, state: State) -> str | None:
     """The member's workspace id: declared, or recorded when an earlier apply created it."""
     recorded = state.resources.get(member.address)
     return member.id if member.id is not None else (recorded.id if recorded is not None and recorded.id else None)
-
-
-def label(workspace_id: str, live: Live) -> str:
-    """``ws_1 "Name"``, or the id alone when the service gave no name."""
-    ws = live.workspaces.get(workspace_id)
-    return f'{workspace_id} "{ws.name}"' if ws is not None and ws.name else workspace_id
-
-
-def _probable_label(workspace_id: str, live: Live) -> str:
-    return f"{label(workspace_id, live)} (probably a member: in no manifest, it shows the group's entries)"
 
 
 class ProbableMembers:
@@ -171,7 +155,10 @@ def company_governed(desired: Desired, live: Live, state: State, named: set[str]
         found.add(group.homepage)
         found.update(i for i in (member_id(m, state) for m in group.members) if i is not None)
         found.update(probable.of(group.homepage))
-    found.update(w.id for w in desired.workspaces if w.access is not None)
+    for ws in desired.workspaces:
+        if ws.access is not None:
+            found.add(ws.id)
+            found.update(probable.of(ws.id))  # connected to it by hand: its list is planned with it
     return found
 
 

@@ -24,7 +24,8 @@ from reconciler.vocabulary import Privilege, Role
 # each with ``kind``, ``depends_on`` and ``calls``.
 # 3: ``effects``, every workspace's access before and after the apply; access
 # changes of ``governs: "join"`` (a list a connect replaces, no call of its
-# own); review ``domain-grant``; entry flag ``not managed before``.
+# own); review ``domain-grant``; entry flag ``not managed before``; access
+# changes of ``governs: "create"`` (the list a creation gives, no call).
 PLAN_FORMAT_VERSION = 3
 
 EntryKind = Literal["user", "domain"]
@@ -316,7 +317,11 @@ class AccessChange(_Change):
     # over the group's list (the service's rule 1): the connect of the same
     # address (``rides_on``) makes it, so it sends no call of its own, and it
     # is reviewed, counted and judged like every other access change.
-    governs: Literal["list", "rules", "join"] = "list"
+    # create: what a workspace this plan creates in a group is given: the
+    # group's whole list (the service's rule 3), every entry a grant; the
+    # creation of the same address (``rides_on``) makes it, no call of its
+    # own, no workspace id yet (``workspace_id`` is empty), judged like a join.
+    governs: Literal["list", "rules", "join", "create"] = "list"
     rules: tuple[str, ...] = ()  # the rules whose entries this change applies (their keys)
     action: Literal[Action.UPDATE] = Action.UPDATE  # its entries say what each gains or loses
     workspace_id: str

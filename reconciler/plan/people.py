@@ -59,28 +59,15 @@ class Person:
 def people(plan: Plan) -> list[Person]:
     """Every user and domain the plan changes on some workspace, users first, each sorted."""
     found: dict[tuple[str, str], Person] = {}
-    reached: set[str] = set()
+    # A workspace this plan creates is counted by its creation's change (governs "create"), which the
+    # group's list change leaves out of its reach (plan/effects.py ``with_joins``).
     for change in plan.access_changes:
         entries = {(e.kind, e.key): e for e in change.entries}
-        reached.update(r.workspace for r in change.reach)
         for workspace, kind, key, before, after in workspace_changes(change):
             person = found.setdefault((kind, key), Person(kind, key))
             entry = entries.get((kind, key))
             person.changes.append(PersonChange(workspace, change.address, before, after, privilege(before, after),
                                                entry.location if entry else None, _cause(entry)))
-    # A workspace created in a group whose list the plan does not change: everyone on the group's
-    # list gains it (the plan's effects say with which role).
-    for effect in plan.effects:
-        label = f'new "{effect.name}"'
-        if effect.creates is None or label in reached:
-            continue
-        sides: tuple[tuple[EntryKind, list[tuple[str, Role]]], ...] = (
-            ("user", [(u.email, u.role) for u in effect.after.users]),
-            ("domain", [(d.domain, d.role) for d in effect.after.domains]))
-        for kind, keyed in sides:
-            for key, role in keyed:
-                found.setdefault((kind, key), Person(kind, key)).changes.append(
-                    PersonChange(label, effect.creates, None, role, "grant", None))
     return [found[k] for k in sorted(found, key=lambda k: (k[0] != "user", k[1]))]
 
 
@@ -128,4 +115,12 @@ def totals(found: list[Person]) -> dict[Privilege, int]:
 
 
 def _label(change: AccessChange) -> str:
-    return f'{change.workspace_id} "{change.workspace_name}"' if change.workspace_name else change.workspace_id
+    workspace = change.workspace_id or "new"  # a creation's list: the workspace has no id yet
+    return f'{workspace} "{change.workspace_name}"' if change.workspace_name else workspace
+
+
+def whose_list(change: AccessChange) -> str:
+    """How the views name a list that reaches several workspaces: a group's, or
+    a standalone workspace's that the service shares with workspaces connected
+    to it by hand."""
+    return "the group's list" if change.address.startswith("group.") else "this workspace's list"

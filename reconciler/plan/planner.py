@@ -41,9 +41,9 @@ from reconciler.plan.model import (
     ProbablySamePerson,
 )
 from reconciler.plan.moves import apply_moves
-from reconciler.plan.refusals import refuse_ownerless, refuse_unplannable
+from reconciler.plan.refusals import refuse_one_list_written_twice, refuse_ownerless, refuse_unplannable
+from reconciler.plan.standalone import plan_standalone
 from reconciler.plan.steps import Inputs, Planned
-from reconciler.plan.workspaces import plan_standalone
 from reconciler.state.model import State
 
 
@@ -86,9 +86,10 @@ def make_plan(
     refuse_unplannable(desired, inputs)
     lists = [item for item in desired.access_lists() if inputs.scope(item[0])]
     by_address = {address: access for address, _, access in lists}
-    planned = plan_groups(desired.groups, by_address, set(wanted_workspaces(desired, state)), inputs)
-    planned += plan_standalone(desired.workspaces, by_address, inputs)
-    named = _plan_company(company, desired, live, state, planned, inputs, targets)
+    named = set(wanted_workspaces(desired, state))
+    planned = plan_groups(desired.groups, by_address, named, inputs)
+    planned += plan_standalone(desired.workspaces, by_address, named, inputs)
+    named = _plan_company(company, desired, live, state, planned, inputs, targets)  # with those found by rules
     planned.changes = [_retried(c, settled.retried) for c in planned.changes]
     assets, doubts = plan_assets(desired.assets, state, scope=inputs.scope, reassert=reassert, paths=paths)
     planned.changes += assets
@@ -96,7 +97,9 @@ def make_plan(
     planned.changes, ownerless = company.set_aside_ownerless(planned.changes)
     # What the calls do to each workspace's access (plan/effects.py): a join's
     # loss and gain become an access change of its own, reviewed like any other.
-    sim = simulate(planned.changes, live, _named_groups(desired, state, planned.changes))
+    groups = _named_groups(desired, state, planned.changes)
+    refuse_one_list_written_twice(planned.changes, live, groups)
+    sim = simulate(planned.changes, live, groups)
     planned.changes = with_joins(planned.changes, sim, live)
     refuse_ownerless(planned.changes, desired.rules)
     forgotten = facts.forgotten(desired, state, targets)
@@ -209,13 +212,15 @@ def _cost(changes: Sequence[Change], live: Live, limits: Mapping[str, int] | Non
 def needs_complete_listing(desired: Desired, state: State, targets: Sequence[str] = ()) -> bool:
     """True when the plan must see every workspace first: when it may create
     one (one an earlier apply created, the company's count), and when a
-    group has an access list (a change of it reaches the members connected
-    by hand that no manifest names, found by their shared entries)."""
+    group or a standalone workspace has an access list (a change of it
+    reaches the workspaces connected by hand that no manifest names, found
+    by their shared entries)."""
     return any(
         m.template is not None and not _recorded_id(state, m.address) and _targeted(m.address, targets)
         for g in desired.groups
         for m in g.members
-    ) or any(g.access is not None and _targeted(g.address, targets) for g in desired.groups) or bool(
+    ) or any(g.access is not None and _targeted(g.address, targets) for g in desired.groups) or any(
+        w.access is not None and _targeted(w.address, targets) for w in desired.workspaces) or bool(
         desired.rules or desired.reviews)
 
 

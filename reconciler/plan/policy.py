@@ -63,11 +63,12 @@ def policy_violations(plan: Plan, policy: DesiredPolicy | None, allow: Mapping[s
 
 def _join_grant_breaches(plan: Plan, policy: DesiredPolicy) -> list[str]:
     """``allowedDomains`` and ``maxRoleOutside`` on what a workspace gains by
-    joining a group: no manifest line grants it (the lines are checked when
-    the manifests are read), the connect does."""
+    joining a group or being created in one: no manifest line grants it (the
+    lines are checked when the manifests are read), the connect or the
+    creation does."""
     found = []
     for change in plan.access_changes:
-        if change.governs != "join":
+        if change.governs not in ("join", "create"):
             continue
         for entry in change.entries:
             if entry.after is None:
@@ -75,8 +76,9 @@ def _join_grant_breaches(plan: Plan, policy: DesiredPolicy) -> list[str]:
             domain = entry.key.rpartition("@")[2] if entry.kind == "user" else entry.key
             breach = grant_breach(policy, domain, entry.after)
             if breach is not None:
+                where = change.workspace_id or f'new "{change.workspace_name}"'
                 found.append(f"{breach.at}: policy {breach.rule}: {change.address} would give {entry.kind} "
-                             f"{entry.key} {entry.after} on workspace {change.workspace_id}{_at(change.location)}: "
+                             f"{entry.key} {entry.after} on workspace {where}{_at(change.location)}: "
                              f"{entry.reason}.")
     return found
 

@@ -26,7 +26,7 @@ from reconciler.plan.model import (
     Plan,
     SettingChange,
 )
-from reconciler.plan.people import Person, entry_workspaces, people, totals
+from reconciler.plan.people import Person, entry_workspaces, people, totals, whose_list
 from reconciler.plan.render_text import (
     asset_fields,
     asset_value,
@@ -258,16 +258,16 @@ def _access_block(change: AccessChange) -> list[str]:
             f" (in no manifest: rules {', '.join(md_code(r) for r in change.rules)} only)" if change.governs == "rules"
             else " (non-authoritative)")
     name = f" “{md_text(change.workspace_name)}”" if change.workspace_name else ""
-    rides = ([f"No call of its own: {md_text(change.reason)}.", ""] if change.governs == "join" else
+    rides = ([f"No call of its own: {md_text(change.reason)}.", ""] if change.governs in ("join", "create") else
              [f"Carried by the creation of {md_code(change.rides_on)} (no call of its own).", ""]
              if change.rides_on else [])
-    reaches = ([f"The group's list reaches {len(change.reaches)} workspaces: "
+    reaches = ([f"{whose_list(change).capitalize()} reaches {len(change.reaches)} workspaces: "
                 f"{', '.join(md_text(r) for r in change.reaches)}.", ""] if len(change.reaches) > 1 else [])
     notifies = ([f"Notifies {count_words(len(change.notified), 'person')} by email: "
                  f"{', '.join(md_code(e) for e in change.notified)}.", ""] if change.notified else [])
     where = f" ({md_text(change.location)})" if change.location else ""
     lines = [
-        f"#### {md_code(change.address)}: workspace {md_code(change.workspace_id)}{name}{mode}{where}",
+        f"#### {md_code(change.address)}: workspace {md_code(change.workspace_id or 'new')}{name}{mode}{where}",
         "",
         *rides,
         *reaches,

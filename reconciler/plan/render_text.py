@@ -25,7 +25,7 @@ from reconciler.plan.model import (
     SettingChange,
 )
 from reconciler.plan.cost import STORAGE_CLASS
-from reconciler.plan.people import entry_workspaces, people, totals
+from reconciler.plan.people import entry_workspaces, people, totals, whose_list
 from reconciler.text import plural, printable
 from reconciler.vocabulary import DEFAULT_LIMITS, FILE_RETRIEVAL
 
@@ -444,15 +444,15 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
             "the rest of the list is kept)" if change.governs == "rules" else
             " (non-authoritative: entries the manifest never listed are left alone; entries it stops listing are removed)")
     notify = f" and notifies {count_words(len(change.notified), 'person')}" if change.notify else ""
-    how = (f"# no call of its own: {change.reason}" if change.governs == "join" else
+    how = (f"# no call of its own: {change.reason}" if change.governs in ("join", "create") else
            f"# no call of its own: carried by the creation of {change.rides_on}" if change.rides_on else
            f"# {plural(len(change.calls), 'call')}{notify}: {calls}")
     lines = [
-        paint(f"  # {change.address}: workspace {change.workspace_id}{name}{where}{mode}", "bold"),
+        paint(f"  # {change.address}: workspace {change.workspace_id or 'new'}{name}{where}{mode}", "bold"),
         paint(f"  {how}", "dim"),
     ]
     if len(change.reaches) > 1:
-        lines.append(paint(f"  # the group's list reaches {len(change.reaches)} workspaces: "
+        lines.append(paint(f"  # {whose_list(change)} reaches {len(change.reaches)} workspaces: "
                            f"{', '.join(change.reaches)}", "dim"))
     if change.notified:
         lines.append(paint(f"  # emails {', '.join(change.notified)}", "dim"))

@@ -1,6 +1,6 @@
 """Plan the workspace side of a manifest: group membership, workspaces made
-from templates, standalone workspaces, and the write-only section, page and
-task values.
+from templates, and the write-only section, page and task values of groups and
+standalone workspaces (plan/standalone.py plans the latter's lists).
 
 None of these can be read back from the service (membership is not a
 workspace property; sections, pages and tasks have no list endpoint), so
@@ -11,16 +11,15 @@ Pure, like the rest of ``plan/``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from typing import NamedTuple
 
 from reconciler.live import Live, LiveWorkspace
-from reconciler.manifest import AccessList, DesiredGroup, DesiredMember, DesiredWorkspace
-from reconciler.plan.access import plan_access
+from reconciler.manifest import DesiredGroup, DesiredMember, DesiredWorkspace
 from reconciler.plan.model import ApiCall, ConnectChange, CreateChange, SettingChange, SettingKind
-from reconciler.plan.steps import Inputs, Planned, Scope
+from reconciler.plan.steps import Scope
 from reconciler.state.model import State
 from reconciler.vocabulary import WORKSPACE_CREATION
 
@@ -47,27 +46,6 @@ def plan_members(group: DesiredGroup, live: Live, state: State, *, scope: Scope,
             after = (join.address,) if join is not None else ()
             result.settings += plan_settings(member, workspace_id, state, reassert=reassert, depends_on=after)
     return result
-
-
-def plan_standalone(workspaces: Sequence[DesiredWorkspace], lists: dict[str, AccessList],
-                    inputs: Inputs) -> Planned:
-    """Each standalone workspace in manifest order: its access list, then its settings."""
-    planned = Planned()
-    for ws in workspaces:
-        if not inputs.scope(ws.address):
-            continue
-        if ws.address in lists:
-            change = (inputs.company.list_change(ws.address, ws.id, lists[ws.address],
-                                                 [inputs.live.workspaces[ws.id]] if ws.id in inputs.live.workspaces
-                                                 else [])
-                      if inputs.company is not None else
-                      plan_access(ws.address, ws.id, lists[ws.address], inputs.live, inputs.state, inputs.today))
-            if change is None:
-                planned.unchanged.append(ws.address)
-            else:
-                planned.changes.append(change)
-        planned.changes += plan_settings(ws, ws.id, inputs.state, reassert=inputs.reassert)
-    return planned
 
 
 def _join(

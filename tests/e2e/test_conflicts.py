@@ -19,7 +19,7 @@ from tests.e2e.conftest import QUICKSTART, TOKEN
 
 def _plan(client):
     desired = load_desired(QUICKSTART)
-    return make_plan(desired, fetch_live(client, ["ws_home", "ws_portal"]), State())
+    return make_plan(desired, fetch_live(client, ["ws_home", "ws_portal"], complete=True), State())
 
 
 def _someone_else_sets(emulator, workspace_id: str, users: list[dict[str, str]]) -> None:

@@ -208,7 +208,10 @@ def test_an_apply_whose_result_differs_from_the_prediction_fails_naming_the_entr
     with pytest.raises(ApplyError) as failed:
         _tampered_apply(project, clock, tmp_path, seen)
     assert "ws_margins: predicted intruder@evil.io editor absent, service shows it" in str(failed.value)
-    assert seen == [["ws_margins: predicted intruder@evil.io editor absent, service shows it"]]
+    # ws_home holds the list ws_margins joined: read whole again, it shows the intruder too, unpredicted.
+    assert seen == [["ws_margins: predicted intruder@evil.io editor absent, service shows it",
+                     "ws_home: the plan predicted no change here; predicted intruder@evil.io editor absent, "
+                     "service shows it"]]
 
 
 def test_an_apply_whose_result_differs_exits_1_and_writes_the_difference_to_the_audit_log(
@@ -236,7 +239,9 @@ def test_an_apply_whose_result_differs_exits_1_and_writes_the_difference_to_the_
     assert "  ws_margins: predicted intruder@evil.io editor absent, service shows it\n" in err
     events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     (mismatch,) = [e for e in events if e.get("event") == "prediction-differs"]
-    assert mismatch["differences"] == ["ws_margins: predicted intruder@evil.io editor absent, service shows it"]
+    assert mismatch["differences"] == [
+        "ws_margins: predicted intruder@evil.io editor absent, service shows it",
+        "ws_home: the plan predicted no change here; predicted intruder@evil.io editor absent, service shows it"]
 
 
 # --- rules over a shared list no manifest names ---------------------------------------------------

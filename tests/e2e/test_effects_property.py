@@ -4,11 +4,15 @@ predicted, and every workspace whose list changed is in the plan's effects.
 
 Companies: groups with homepages and members connected by hand that no
 manifest names, standalone workspaces (published or not) that a manifest
-connects into a group, workspaces no manifest names, templates; manifests:
-a group's list or none, joins, creations from a template (with the group's
-list riding on the creation when that list changes, or without), and rules
-over every workspace.  The planner and the emulator read the service's
-description independently, so an agreement here is two readings agreeing.
+connects into a group, standalone workspaces of the manifests with a list
+of their own, some connected by hand to a workspace no manifest names (the
+service shares the list; the API never says so), workspaces no manifest
+names, templates; manifests: a group's list or none, joins, creations from
+a template (with the group's list riding on the creation when that list
+changes, or without), and rules over every workspace.  The planner and the
+emulator read the service's description independently, so an agreement
+here is two readings agreeing.  And every view of the plan (text, markdown,
+by person) names every workspace the JSON effects name (issue 38).
 
 ``RECONCILER_PROPERTY_EXAMPLES`` sets how many companies are generated: 300
 in the suite; the nightly setting is 5,000 (docs/design.md).
@@ -32,7 +36,9 @@ from reconciler.errors import ApplyError, ManifestError, PlanError
 from reconciler.live import fetch_live
 from reconciler.manifest import load_desired
 from reconciler.plan import make_plan
-from reconciler.plan.model import AccessSnapshot
+from reconciler.plan.model import AccessSnapshot, Plan
+from reconciler.plan.render_markdown import render_markdown
+from reconciler.plan.render_text import render_text
 from reconciler.state import State
 from tests.e2e.conftest import client_for
 
@@ -68,6 +74,18 @@ def cases(draw: st.DrawFn) -> Case:
         workspaces.append({"id": wid, "name": f"Loose {i}", "account": "acc_1",
                            "published": draw(st.booleans()), "users": users, "domains": domains})
     free = list(loose)
+    standalone: dict[str, Any] = {}
+    for i in range(draw(st.integers(0, 2))):  # a manifest's own list, maybe shared by hand with a partner
+        users, domains = _entries(draw)
+        wid = f"ws_solo{i}"
+        shared = draw(st.booleans())
+        workspaces.append({"id": wid, "name": f"Solo {i}", "account": "acc_1", "published": True,
+                           "users": users, "domains": domains, **({"group": f"solo{i}"} if shared else {})})
+        if shared:
+            workspaces.append({"id": f"ws_partner{i}", "name": f"Partner {i}", "account": "acc_1",
+                               "published": True, "group": f"solo{i}", "users": users, "domains": domains})
+        listed, _ = _entries(draw)
+        standalone[f"solo{i}"] = {"id": wid, "access": {"authoritative": draw(st.booleans()), "users": listed}}
     for g in range(draw(st.integers(1, 2))):
         users, domains = _entries(draw)
         home = f"ws_home{g}"
@@ -91,7 +109,7 @@ def cases(draw: st.DrawFn) -> Case:
         if members:
             group["workspaces"] = members
         groups[f"group{g}"] = group
-    manifest: dict[str, Any] = {"version": 1, "groups": groups}
+    manifest: dict[str, Any] = {"version": 1, "groups": groups, **({"workspaces": standalone} if standalone else {})}
     if draw(st.booleans()):
         rule: dict[str, Any] = {"match": {"all": True}}
         if draw(st.booleans()):
@@ -123,12 +141,15 @@ def test_every_workspace_ends_with_the_list_the_plan_predicted(case: Case, tmp_p
     root: Path = tmp_path_factory.mktemp("effects")
     (root / "manifest.yaml").write_text(yaml.safe_dump(case.manifest, sort_keys=False), encoding="utf-8")
     clock = VirtualClock()
-    client = client_for(Emulator.from_seed(case.seed, clock=clock), clock)
+    emulator = Emulator.from_seed(case.seed, clock=clock)
+    client = client_for(emulator, clock)
     before = _lists(client)
     try:
         plan = make_plan(load_desired(root), fetch_live(client, (), complete=True), State())
     except (ManifestError, PlanError):
         return  # refused before any call (a rule against a list's own line, a list left ownerless)
+    _every_view_names_every_workspace_of_the_effects(plan)
+    _no_side_of_a_list_is_written_twice(plan, emulator)
     try:
         apply_plan(plan, client=client, state=State(), state_path=root / "state.json")  # proves it too
     except ApplyError:
@@ -147,3 +168,29 @@ def test_every_workspace_ends_with_the_list_the_plan_predicted(case: Case, tmp_p
     assert len(created) == len(new)
     for e in new:
         assert any(after[wid] == e.after.snapshot() for wid in created)
+
+
+def _every_view_names_every_workspace_of_the_effects(plan: Plan) -> None:
+    """No view may name fewer workspaces than the JSON effects: a reviewer reading any of them sees every
+    workspace whose access the plan changes (one created by it by its name)."""
+    named = [f'"{e.name}"' if e.workspace is None else e.workspace for e in plan.effects]
+    views = {"text": render_text(plan), "markdown": render_markdown(plan),
+             "by person": render_text(plan, by_person=True)}
+    for view, text in views.items():
+        missing = [w for w in named if w not in text]
+        assert not missing, f"the {view} view does not name {missing}, which the effects name:\n{text}"
+
+
+def _no_side_of_a_list_is_written_twice(plan: Plan, emulator: Emulator) -> None:
+    """One list, one change: no two calls of the plan write the users (or the domains) of one list, as the
+    emulator groups the workspaces (its own record of who is connected, not the planner's inference)."""
+    company = emulator.store.companies["acme"]
+    written: dict[tuple[str, str], str] = {}
+    for change in plan.access_changes:
+        if not change.calls:
+            continue
+        ws = company.workspace(change.workspace_id)
+        held = f"group {ws.group}" if ws is not None and ws.group else change.workspace_id
+        for side in {e.kind for e in change.entries}:
+            first = written.setdefault((held, side), change.address)
+            assert first == change.address, f"{first} and {change.address} both write the {side}s of {held}"

@@ -58,7 +58,7 @@ def test_without_a_terminal_apply_prints_one_counted_line_per_change_in_plan_ord
     assert [m.group(3) for m in counted if m] == planned
     assert [(int(m.group(1)), int(m.group(2))) for m in counted if m] == [
         (n, len(planned)) for n in range(1, len(planned) + 1)]
-    assert "[1/16] group.customer-inc.workspace.welcome: connected (1 call)" in err.splitlines()
+    assert "[1/18] group.customer-inc.workspace.welcome: connected (1 call)" in err.splitlines()
     assert "\x1b" not in out + err
 
 
@@ -67,7 +67,7 @@ def test_with_no_color_the_output_has_no_escape_at_all(onboarding: Path, capsys,
     monkeypatch.setenv("NO_COLOR", "1")
     code, out, err = run_cli(["apply", str(onboarding), *_emulator_args(onboarding), "--auto-approve"], capsys)
     assert code == 0, err
-    assert "[16/16] asset.booking: created (2 calls)" in err.splitlines()
+    assert "[18/18] asset.booking: created (2 calls)" in err.splitlines()
     assert "\x1b" not in out + err
 
 

@@ -14,7 +14,7 @@ from tests.e2e.conftest import QUICKSTART
 
 def _plan(client, state: State):
     desired = load_desired(QUICKSTART)
-    live = fetch_live(client, [wid for _, wid, _ in desired.access_lists()])
+    live = fetch_live(client, [wid for _, wid, _ in desired.access_lists()], complete=True)
     return make_plan(desired, live, state)
 
 

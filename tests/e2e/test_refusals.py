@@ -218,7 +218,7 @@ def test_a_lost_creation_answer_does_not_adopt_a_workspace_bound_to_another_addr
         tmp_path: Path, clock: VirtualClock) -> None:
     rig, old_id = kickoff_known_under_another_address(tmp_path, clock)
     plan = rig.plan()
-    assert [(c.kind, c.address) for c in plan.changes] == [("create", KICKOFF)]
+    assert [(c.kind, c.address) for c in plan.changes] == [("create", KICKOFF), ("access", KICKOFF)]
     rig.emulator.faults.inject("POST", "/connected-workspaces$", kind="drop")  # hung up before creating
     start = len(rig.emulator.requests)
     with pytest.raises(ApplyError) as stopped:
@@ -306,9 +306,11 @@ def test_a_creation_answer_reporting_another_list_than_was_sent_stops_the_apply(
         tmp_path: Path, clock: VirtualClock) -> None:
     rig = onboarding_rig(tmp_path, clock)
     plan = rig.plan()
-    # The group's list rides on the first creation (the kickoff workspace).
-    assert [(c.kind, c.address) for c in plan.changes[3:6]] == [
-        ("create", KICKOFF), ("create", "group.customer-inc.workspace.renewal"), ("access", "group.customer-inc")]
+    # The group's list rides on the first creation (the kickoff workspace); each creation is followed by
+    # the list it gives (governs "create": no call).
+    assert [(c.kind, c.address) for c in plan.changes[3:8]] == [
+        ("create", KICKOFF), ("access", KICKOFF), ("create", "group.customer-inc.workspace.renewal"),
+        ("access", "group.customer-inc.workspace.renewal"), ("access", "group.customer-inc")]
     start = len(rig.emulator.requests)
     lying = ReportsAnotherRole(rig.emulator, "/workspaces/ws_home/connected-workspaces", "raj@customer.com",
                                "viewer")

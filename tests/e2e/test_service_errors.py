@@ -33,7 +33,7 @@ SECRET = TOKEN  # the quickstart company's token: it must never be printed
 
 def _plan(client: WorkspaceClient, state: State | None = None) -> Plan:
     desired = load_desired(QUICKSTART)
-    return make_plan(desired, fetch_live(client, [wid for _, wid, _ in desired.access_lists()]), state or State())
+    return make_plan(desired, fetch_live(client, [wid for _, wid, _ in desired.access_lists()], complete=True), state or State())
 
 
 def _access(client: WorkspaceClient) -> dict[str, dict[str, dict[str, str]]]:

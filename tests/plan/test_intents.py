@@ -99,7 +99,7 @@ def test_a_workspace_of_another_name_or_account_is_not_adopted(write_manifest: W
     path = write_manifest(KICKOFF)
     plan = plan_for(path, HOME, made("ws_a", name="Kickoff 2"), made("ws_b", account_id="acc_2"), state=OPEN,
                     complete=True)
-    assert plan.adopted == () and kinds(plan) == [("create", KICKOFF_ADDRESS)]
+    assert plan.adopted == () and kinds(plan) == [("create", KICKOFF_ADDRESS), ("access", KICKOFF_ADDRESS)]
 
 
 def test_two_workspaces_matching_an_intent_need_a_person_with_an_import_for_each(write_manifest: Write) -> None:

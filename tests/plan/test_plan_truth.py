@@ -118,8 +118,15 @@ def test_a_declared_member_is_not_called_probable(write_manifest: Write) -> None
 
 def test_a_group_with_a_list_makes_the_plan_list_every_workspace(write_manifest: Write) -> None:
     assert needs_complete_listing(load_desired(write_manifest(GROUP)), State())
-    assert not needs_complete_listing(load_desired(write_manifest(PORTAL)), State())
     assert not needs_complete_listing(load_desired(write_manifest(GROUP)), State(), targets=("workspace.x",))
+
+
+def test_a_standalone_workspace_with_a_list_makes_the_plan_list_every_workspace(write_manifest: Write) -> None:
+    """Issue 38: its list may be shared, by hand, with a workspace no manifest names."""
+    assert needs_complete_listing(load_desired(write_manifest(PORTAL)), State())
+    assert not needs_complete_listing(load_desired(write_manifest(PORTAL)), State(), targets=("group.x",))
+    without_list = "\n    version: 1\n    workspaces:\n      portal: {id: ws_portal}\n"
+    assert not needs_complete_listing(load_desired(write_manifest(without_list)), State())
 
 
 # --- each workspace counted from the list it holds -------------------------------------------

@@ -86,17 +86,21 @@ def test_changes_touching_owner_or_a_whole_domain_are_flagged(write_manifest: Wr
 def test_the_text_plan_leads_with_revocations_then_escalations(write_manifest: Write) -> None:
     text = render_text(_plan(write_manifest(GROUP_OF_THREE)))
     head = text[: text.index("  # group.acme")]
-    assert (head.index("Review first: 2 revocations, 3 escalations, 1 owner grant, 1 domain grant")
+    assert (head.index("Review first: 2 revocations, 3 escalations, 2 owner grants, 2 domain grants")
             < head.index("revocation group.acme"))
     lines = [line.split()[0] for line in head.splitlines()[3:] if line.startswith("  ")]
-    assert lines == ["revocation", "revocation", "escalation", "escalation", "escalation", "owner", "domain"]
+    assert lines == ["revocation", "revocation", "escalation", "escalation", "escalation", "owner", "owner", "domain",
+                     "domain"]
     # ws_a joins with an empty list of its own and Kickoff is new: there jane and customer.com are
     # granted their roles; the escalations happen on the homepage only.
     assert "user jane@acme.com editor -> owner on 1 workspace [owner]" in head
     assert "domain customer.com viewer -> commenter on 1 workspace [domain-wide]" in head
-    # ws_a's join is its own access change: jane's new ownership and the domain's grant are read first.
-    assert "owner grant group.acme.workspace.a: user jane@acme.com gains owner [owner]" in head
-    assert "domain grant group.acme.workspace.a: domain customer.com gains commenter [domain-wide]" in head
+    # ws_a's join and Kickoff's creation are access changes of their own: jane's new ownership and the
+    # domain's grant there are read first (issue 38 item 5: a creation's grants are judged like any).
+    for member in ("a", "b"):
+        assert f"owner grant group.acme.workspace.{member}: user jane@acme.com gains owner [owner]" in head
+        assert (f"domain grant group.acme.workspace.{member}: domain customer.com gains commenter [domain-wide]"
+                in head)
 
 
 def test_a_group_change_names_every_workspace_it_reaches(write_manifest: Write) -> None:
@@ -108,13 +112,14 @@ def test_a_group_change_names_every_workspace_it_reaches(write_manifest: Write) 
 
 def test_the_per_person_view_expands_a_group_to_each_of_its_workspaces(write_manifest: Write) -> None:
     # Each workspace from the list it holds now: the homepage its own, ws_a (joining) its own empty
-    # one, the new Kickoff none; each ends with the group's list.  ws_a's row comes from its join.
+    # one, the new Kickoff none; each ends with the group's list.  ws_a's row comes from its join,
+    # Kickoff's from its creation (each counted once: the group's change leaves them out of its reach).
     found = {p.key: p for p in people(_plan(write_manifest(GROUP_OF_THREE)))}
     raj = found["raj@customer.com"]
     assert [(c.workspace, c.address, c.before, c.after, c.privilege) for c in raj.changes] == [
         ('ws_a "A"', "group.acme.workspace.a", None, "editor", "grant"),
+        ('new "Kickoff"', "group.acme.workspace.b", None, "editor", "grant"),
         ('ws_home "Home"', "group.acme", "viewer", "editor", "escalation"),
-        ('new "Kickoff"', "group.acme", None, "editor", "grant"),
     ]
     assert list(found) == ["bob@customer.com", "jane@acme.com", "old@agency.io", "priya@customer.com",
                            "raj@customer.com", "customer.com"]

@@ -155,7 +155,7 @@ def test_a_member_recorded_with_another_workspace_id_is_connected(write_manifest
 
 def test_a_template_member_not_in_the_state_is_created(write_manifest: Write) -> None:
     plan = plan_for(write_manifest(KICKOFF), HOME)
-    (change,) = plan.changes
+    change, _ = plan.changes
     assert isinstance(change, CreateChange)
     assert change.address == KICKOFF_ADDRESS
     assert (change.group, change.homepage_id, change.template_id, change.name) == (
@@ -171,9 +171,24 @@ def test_a_template_member_not_in_the_state_is_created(write_manifest: Write) ->
 
 def test_a_creations_dates_are_iso_dates_in_the_json_plan(write_manifest: Write) -> None:
     plan = plan_for(write_manifest(KICKOFF), HOME)
-    (change,) = plan.model_dump(mode="json")["changes"]
+    change, _ = plan.model_dump(mode="json")["changes"]
     assert (change["start_date"], change["target_end_date"], change["actual_end_date"]) == (
         "2026-12-01", "2027-01-31", None)
+
+
+def test_a_creation_in_a_group_is_followed_by_the_grants_it_makes_judged_like_any_grant(
+        write_manifest: Write) -> None:
+    """Issue 38 item 5: the new workspace's access is the group's whole list; each entry is a grant of the
+    creation (governs "create"), with no call of its own, counted and reviewed like a grant elsewhere."""
+    plan = plan_for(write_manifest(KICKOFF), HOME)
+    creation, given = plan.changes
+    assert isinstance(given, AccessChange) and isinstance(creation, CreateChange)
+    assert (given.address, given.governs, given.rides_on, given.calls, given.workspace_id, given.workspace_name) == (
+        KICKOFF_ADDRESS, "create", KICKOFF_ADDRESS, (), "", "Kickoff")
+    assert [(e.kind, e.key, e.before, e.after, e.privilege) for e in given.entries] == [
+        ("user", "jane@acme.com", None, "owner", "grant")]
+    assert given.reason == "the creation gives it group.onboarding's list"
+    assert plan.summary.create == 1
 
 
 def test_creations_are_counted_in_credits_and_the_summary(write_manifest: Write) -> None:
@@ -195,7 +210,7 @@ def test_a_group_plans_its_joins_then_its_access_then_its_settings(write_manifes
     plan = plan_for(everything(write_manifest, notify=True), HOME, WELCOME, PORTAL)
     group_kinds = [c.kind for c in plan.changes if c.address.startswith("group.")]
     # The access change right after the connect is what the join does to ws_welcome's list.
-    assert group_kinds == ["connect", "access", "create", "access", "section", "page", "task"]
+    assert group_kinds == ["connect", "access", "create", "access", "access", "section", "page", "task"]
 
 
 def test_the_group_access_change_depends_on_the_joins(write_manifest: Write) -> None:
@@ -271,7 +286,7 @@ def test_access_that_notifies_does_not_ride_on_a_creation(write_manifest: Write)
 
 def test_unchanged_group_access_rides_on_nothing(write_manifest: Write) -> None:
     plan = plan_for(write_manifest(KICKOFF), HOME)
-    (creation,) = plan.changes
+    creation, _ = plan.changes
     assert isinstance(creation, CreateChange)
     assert creation.access is None
     assert plan.unchanged == ("group.onboarding",)
@@ -388,20 +403,20 @@ def test_a_workspace_the_state_knows_under_another_address_is_not_a_duplicate(wr
     other = live_workspace("ws_other", name="Kickoff", account_id="acc_1", template_id="tpl_kickoff")
     state = State(resources={"group.elsewhere.workspace.kickoff": ResourceState(id="ws_other")})
     plan = plan_for(write_manifest(KICKOFF), HOME, other, state=state, complete=True)
-    assert kinds(plan) == [("create", KICKOFF_ADDRESS)]
+    assert kinds(plan) == [("create", KICKOFF_ADDRESS), ("access", KICKOFF_ADDRESS)]
 
 
 def test_a_workspace_of_another_account_is_not_a_duplicate(write_manifest: Write) -> None:
     other = live_workspace("ws_other", name="Kickoff", account_id="acc_2", template_id="tpl_kickoff")
     plan = plan_for(write_manifest(KICKOFF), HOME, other, complete=True)
-    assert kinds(plan) == [("create", KICKOFF_ADDRESS)]
+    assert kinds(plan) == [("create", KICKOFF_ADDRESS), ("access", KICKOFF_ADDRESS)]
 
 
 def test_a_workspace_of_another_name_or_template_is_not_a_duplicate(write_manifest: Write) -> None:
     renamed = live_workspace("ws_a", name="Kickoff 2", account_id="acc_1", template_id="tpl_kickoff")
     other_template = live_workspace("ws_b", name="Kickoff", account_id="acc_1", template_id="tpl_other")
     plan = plan_for(write_manifest(KICKOFF), HOME, renamed, other_template, complete=True)
-    assert kinds(plan) == [("create", KICKOFF_ADDRESS)]
+    assert kinds(plan) == [("create", KICKOFF_ADDRESS), ("access", KICKOFF_ADDRESS)]
 
 
 def company_of(count: int) -> list[LiveWorkspace]:
@@ -582,8 +597,9 @@ def test_text_says_an_access_change_that_notifies_people(write_manifest: Write) 
 
 def test_text_summary_counts_workspaces_and_values_to_set(full_plan: Plan) -> None:
     text = render_text(full_plan)
-    # 2 to add: priya on the group's list, and on ws_welcome as it joins it
-    assert ("Plan: 2 to add, 0 to change, 1 to remove; workspaces: 1 to create, 1 to connect; "
+    # 4 to add: priya on the group's list, and on ws_welcome as it joins it; jane and priya on the new
+    # workspace, which the creation gives the group's final list
+    assert ("Plan: 4 to add, 0 to change, 1 to remove; workspaces: 1 to create, 1 to connect; "
             "4 section/page/task values to set.") in text
     # connect + create (workspace_creation); portal access POST, four PATCHes and the two re-reads (default)
     assert ("Cost: 9 API calls: 7 in the default rate class (120/min) and 2 in the workspace_creation rate class "
@@ -631,6 +647,6 @@ def test_markdown_draws_every_kind(full_plan: Plan) -> None:
 def test_markdown_table_counts_workspaces_settings_and_credits(full_plan: Plan) -> None:
     md = render_markdown(full_plan)
     assert "| add | change | remove | workspaces created | connected | settings | assets | API calls | credits | least time |" in md
-    assert "| 2 | 0 | 1 | 1 | 1 | 4 | 0 | 9 | 1 | 0 s |" in md
-    assert ("Plan: 2 to add, 0 to change, 1 to remove; workspaces: 1 to create, 1 to connect; "
+    assert "| 4 | 0 | 1 | 1 | 1 | 4 | 0 | 9 | 1 | 0 s |" in md
+    assert ("Plan: 4 to add, 0 to change, 1 to remove; workspaces: 1 to create, 1 to connect; "
             "4 section/page/task values to set.") in md

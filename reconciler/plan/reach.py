@@ -1,0 +1,27 @@
+"""How a change names the workspaces a list reaches: ``ws_1 "Name"``, and each one's list now.
+
+Read by a group's list (its members, those connected by hand), a standalone
+workspace's (the workspaces connected to it by hand) and the rules' change
+of a list several unnamed workspaces share: one wording everywhere.  Pure.
+"""
+
+from __future__ import annotations
+
+from reconciler.live import Live
+from reconciler.plan.access import roles
+from reconciler.plan.model import AccessSnapshot, Reach
+
+
+def label(workspace_id: str, live: Live) -> str:
+    """``ws_1 "Name"``, or the id alone when the service gave no name."""
+    ws = live.workspaces.get(workspace_id)
+    return f'{workspace_id} "{ws.name}"' if ws is not None and ws.name else workspace_id
+
+
+def reach_of(workspace_id: str, live: Live, *, probable: bool = False,
+             note: str = "probably a member: in no manifest, it shows the group's entries") -> Reach:
+    """The workspace a list reaches, with its list now; ``probable``: found by its shared entries, ``note`` says so."""
+    ws = live.workspaces[workspace_id]
+    shown = f"{label(workspace_id, live)} ({note})" if probable else label(workspace_id, live)
+    return Reach(workspace=shown, workspace_id=workspace_id, probable=probable,
+                 before=AccessSnapshot(users=roles(ws.users), domains=roles(ws.domains)))

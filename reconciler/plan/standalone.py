@@ -1,0 +1,67 @@
+"""Plan the standalone workspaces of the manifests: each its access list, then its settings.
+
+A standalone workspace may share its list with workspaces no manifest names:
+connected to it by hand in the web app (the API never says which workspaces
+form a group). They are found as a group's hand-connected members are, by
+the entry ids they share (``ProbableMembers``), and the list is then planned
+ONCE for all of them: the rules and reviews of every workspace holding it
+merge into that one change, a rule's ``except`` the sharing defeats is
+refused, and the change names each of them (``reach``), so that no view of
+the plan names fewer workspaces than the write reaches.  Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from reconciler.manifest import AccessList, DesiredWorkspace
+from reconciler.plan.access import plan_access
+from reconciler.plan.groups import ProbableMembers
+from reconciler.plan.reach import label, reach_of
+from reconciler.plan.model import AccessChange
+from reconciler.plan.steps import Inputs, Planned
+from reconciler.plan.workspaces import plan_settings
+
+
+def plan_standalone(workspaces: Sequence[DesiredWorkspace], lists: dict[str, AccessList], named: set[str],
+                    inputs: Inputs) -> Planned:
+    """Each standalone workspace in manifest order: its access list, then its
+    settings. ``named``: every workspace id a manifest names."""
+    planned = Planned()
+    probable = ProbableMembers(inputs.live, named)
+    for ws in workspaces:
+        if not inputs.scope(ws.address):
+            continue
+        if ws.address in lists:
+            partners = probable.of(ws.id) if ws.id in inputs.live.workspaces else ()
+            change = _list_change(ws, lists[ws.address], partners, inputs)
+            if change is None:
+                planned.unchanged.append(ws.address)
+            else:
+                planned.changes.append(change)
+                planned.warnings += [_partner_warning(ws, change, partner, inputs) for partner in partners]
+        planned.changes += plan_settings(ws, ws.id, inputs.state, reassert=inputs.reassert)
+    return planned
+
+
+def _list_change(ws: DesiredWorkspace, access: AccessList, partners: Sequence[str],
+                 inputs: Inputs) -> AccessChange | None:
+    live = inputs.live
+    if inputs.company is None:
+        change = plan_access(ws.address, ws.id, access, live, inputs.state, inputs.today)
+    else:
+        spaces = [live.workspaces[i] for i in (ws.id, *partners) if i in live.workspaces]
+        change = inputs.company.list_change(ws.address, ws.id, access, spaces)
+    if change is None or not partners:
+        return change
+    reach = (reach_of(ws.id, live), *(reach_of(p, live, probable=True, note=_PARTNER_NOTE) for p in partners))
+    return change.model_copy(update={"reach": reach, "reaches": tuple(r.workspace for r in reach)})
+
+
+_PARTNER_NOTE = "probably connected by hand: in no manifest, it shows the same access entries; the service does not say"
+
+
+def _partner_warning(ws: DesiredWorkspace, change: AccessChange, partner: str, inputs: Inputs) -> str:
+    return (f"{change.location}: {ws.address}: workspace {label(partner, inputs.live)} is in no manifest but "
+            f"shows the same access entries as {ws.id}: it is probably connected to it by hand, so this change "
+            f"of the list reaches it too. Declare the two as a group (homepage: {ws.id}) to say so.")
