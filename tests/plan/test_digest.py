@@ -1,0 +1,96 @@
+"""The plan digest: the sha256 of the canonical JSON of what a review approves.
+
+It is computed a field and a list item at a time (``canonical_chunks``),
+never as one text or one copy of the plan (issue 40); these tests hold it to
+the documented canonical form, built here the plain way, and pin the digest
+of fixed plans, so that no rewrite can change what an approval approves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reconciler.clock import VirtualClock
+from reconciler.emulator import Emulator
+from reconciler.plan import Plan
+from reconciler.plan.digest import APPROVED_FIELDS, DISPLAY_ONLY, canonical_chunks
+from reconciler.plan.model import AccessChange
+from tests.e2e.conftest import ROOT, EmulatorRig
+
+# The digests of the examples' first plans on their own seeds, computed by the one-shot digest before it was
+# streamed (commit bc50773) and by the streamed one alike. A change here changes what every saved approval
+# approves: it must be deliberate, and said in the commit. (The onboarding plan is not pinned: its assets'
+# absolute file paths are part of what is approved, and its directory differs from run to run.)
+PINNED = {
+    "company": "87450d655a7f13ff0b7d30777ee9a1bb36b4d32a1b0322e7e74ccdf615e48cd0",
+    "quickstart": "45bc746e8d5321fdc504bcf9f85156fe25b73fd647b16bf9c1d74997a1d52ef3",
+}
+EXAMPLES = sorted({*PINNED, "onboarding"})
+
+
+def _plan_of(example: str, tmp_path: Path) -> Plan:
+    root = tmp_path / example
+    shutil.copytree(ROOT / "examples" / example, root)
+    clock = VirtualClock()
+    return EmulatorRig(Emulator.from_seed_file(root / "seed.yaml", clock=clock), clock, root).plan()
+
+
+def _without(value: Any, keys: frozenset[str]) -> Any:
+    if isinstance(value, dict):
+        return {k: _without(v, keys) for k, v in value.items() if k not in keys}
+    if isinstance(value, list):
+        return [_without(v, keys) for v in value]
+    return value
+
+
+def documented_canonical_form(plan: Plan) -> bytes:
+    """As the plan's JSON schema says it: the approved fields of the plan's JSON, without location and reason
+    at any depth, keys sorted, no spaces, UTF-8."""
+    document = json.loads(plan.model_dump_json())
+    approved = {k: _without(v, DISPLAY_ONLY) for k, v in document.items() if k in APPROVED_FIELDS}
+    return json.dumps(approved, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_the_digest_is_the_sha256_of_the_documented_canonical_form(example: str, tmp_path: Path) -> None:
+    plan = _plan_of(example, tmp_path)
+    assert plan.plan_digest == hashlib.sha256(documented_canonical_form(plan)).hexdigest()
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_the_streamed_pieces_are_the_canonical_text_exactly(example: str, tmp_path: Path) -> None:
+    plan = _plan_of(example, tmp_path)
+    assert "".join(canonical_chunks(plan)).encode("utf-8") == documented_canonical_form(plan)
+
+
+@pytest.mark.parametrize("example", sorted(PINNED))
+def test_the_digest_of_each_example_plan_is_pinned(example: str, tmp_path: Path) -> None:
+    assert _plan_of(example, tmp_path).plan_digest == PINNED[example]
+
+
+def test_no_piece_holds_more_than_one_change(tmp_path: Path) -> None:
+    """The point of streaming: the largest piece is one change, never the plan."""
+    plan = _plan_of("onboarding", tmp_path)
+    largest = max(len(c) for c in canonical_chunks(plan))
+    assert largest <= max(len(json.dumps(c.model_dump(mode="json"))) for c in plan.changes)
+
+
+def test_a_change_to_an_approved_field_changes_the_digest_and_a_display_field_does_not(tmp_path: Path) -> None:
+    plan = _plan_of("onboarding", tmp_path)
+    access = next(c for c in plan.changes if isinstance(c, AccessChange) and c.entries)
+    entry = access.entries[0]
+
+    def with_entry(**update: Any) -> Plan:
+        changed = access.model_copy(update={"entries": (entry.model_copy(update=update), *access.entries[1:])})
+        return plan.model_copy(update={"changes": tuple(changed if c is access else c for c in plan.changes)})
+
+    assert with_entry(after="owner" if entry.after != "owner" else "viewer").plan_digest != plan.plan_digest
+    assert with_entry(reason="said otherwise").plan_digest == plan.plan_digest
+    assert plan.model_copy(update={"reassert": not plan.reassert}).plan_digest != plan.plan_digest
+    assert plan.model_copy(update={"warnings": ("a new warning",)}).plan_digest == plan.plan_digest
