@@ -110,3 +110,18 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     if isinstance(seed, int) and config.pluginmanager.hasplugin("randomly"):
         terminalreporter.write_line(f"Test order: --randomly-seed={seed} (replay it: python -m pytest -p randomly "
                                     f"--randomly-seed={seed}; file order: -p no:randomly)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``make mutation`` only (mutmut names the mutant in MUTANT_UNDER_TEST, and runs pytest with -x
+    in mutants/, beside its record of each test's duration): the fastest tests first, so a mutant a quick
+    test kills costs that test, not every slower one mutmut happened to list before it."""
+    if not os.environ.get("MUTANT_UNDER_TEST"):
+        return
+    stats = Path("mutmut-stats.json")
+    if not stats.exists():
+        return
+    import json
+
+    durations: dict[str, float] = json.loads(stats.read_text(encoding="utf-8")).get("duration_by_test", {})
+    items.sort(key=lambda item: durations.get(item.nodeid, 0.0))
