@@ -55,6 +55,8 @@ def start(name: str, path: Path, *, service: Service, due: date, today: date, ex
     check_options(load_desired(path), options)  # before any call
     read = load_and_read(path, service=service, state_path=state_path)
     started = start_campaign(read.desired, read.company, options)
+    if any(Path(file_name).name != file_name or file_name.startswith(".") for file_name in started.files):
+        raise ConfigError(f"review start {name}: a reviewer's file name would leave {folder}; nothing was written.")
     folder.mkdir(parents=True)
     for file_name, text in started.files.items():
         # 0o644: the files are for git and for every reviewer, not secrets.

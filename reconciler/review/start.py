@@ -20,8 +20,9 @@ from reconciler.domains import is_within
 from reconciler.errors import ConfigError
 from reconciler.manifest.desired import Desired, ReviewItem
 from reconciler.manifest.location import SourceLocation
+from reconciler.manifest.values import email_problem
 from reconciler.review.yaml_out import campaign_yaml, decisions_yaml
-from reconciler.text import plural, printable
+from reconciler.text import plural, printable, quoted
 
 _KIND_ORDER = {"user": 0, "domain": 1}
 
@@ -95,9 +96,37 @@ def start_campaign(desired: Desired, company: CompanyAccess, options: StartOptio
         options.name, started=options.today, due=options.due, on_due=options.on_due, external=options.external,
         reviewers=options.reviewers, fallback=options.fallback)}
     for reviewer in sorted(per_reviewer):
+        _refuse_unfit_reviewer(options.name, reviewer, assigned)
         files[f"{reviewer}.yaml"] = decisions_yaml(options.name, options.due, reviewer, per_reviewer[reviewer])
     return Started(files=files, items=sum(len(v) for v in per_reviewer.values()), workspaces=len(by_workspace),
                    reviewers=len(per_reviewer))
+
+
+def reviewer_file_problem(address: str) -> str | None:
+    """Why ``address`` cannot name a reviewer's file ``reviews/NAME/<address>.yaml``, or None.
+
+    The owners' addresses come from the service, which is not trusted to give
+    email addresses: one holding a path separator would write outside the
+    campaign's folder (over another campaign's files), a control or bidi
+    character would hide in the file's name, and a reviewer's file must name
+    a reviewer the manifests can read back (an email address)."""
+    if any(sep in address for sep in ("/", "\\")):
+        return "it holds a path separator, so the reviewer's file would be written outside the campaign's folder"
+    problem = email_problem(address)
+    if problem is not None:
+        return f"it is not an email address{'; ' + problem if problem else ''}"
+    return None
+
+
+def _refuse_unfit_reviewer(campaign: str, reviewer: str, assigned: dict[str, list[str]]) -> None:
+    problem = reviewer_file_problem(reviewer)
+    if problem is None:
+        return
+    workspaces = [w for w, reviewers in assigned.items() if reviewer in reviewers]
+    listed = ", ".join(printable(w) for w in workspaces[:10]) + (" ..." if len(workspaces) > 10 else "")
+    raise ConfigError(f"review start {campaign}: {quoted(reviewer)}, the owner of {listed} and so its reviewer, "
+                      f"cannot name a reviewer's file: {problem}. Nothing was written. Correct the owner in the "
+                      "web app, or have the workspaces reviewed by a team (--reviewers team:NAME).")
 
 
 def _reviewers(desired: Desired, company: CompanyAccess, workspace_ids: list[str],

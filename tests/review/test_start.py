@@ -261,3 +261,27 @@ def test_start_with_scope_external_writes_the_scope_into_the_campaign(make_compa
         "# An access review campaign (reconciler review start); each reviewer decides in their file beside it.\n"
         "campaign: q4\nstarted: 2027-01-15\ndue: 2027-02-01\nonDue: flag\nscope:\n  entries: external\n"
         "reviewers: owners\n")
+
+
+@pytest.mark.parametrize("owner", [
+    "a/../../../escape@acme.com",            # an RFC 5322 local part may hold "/": a path out of the folder
+    "a\\..\\..\\escape@acme.com",             # the other separator
+    "eve\u202e@acme.com",                     # a bidi override, hiding in a file name
+    "../escape",                               # not an email at all
+])
+def test_start_refuses_an_owner_address_that_cannot_name_a_reviewers_file_and_writes_nothing(
+        make_company: Callable[..., Company], tmp_path: Path, owner: str) -> None:
+    """Issue 39 item 2: reviewer files were named after owner addresses as the service gave them; an owner
+    address with a path in it wrote outside reviews/NAME/, over another campaign's files."""
+    spaces = workspaces()
+    spaces[1]["users"] = [{"email": owner, "role": "owner"}]  # ws_b, as the service answers it
+    company = make_company(spaces)
+    before = sorted(p for p in tmp_path.rglob("*"))
+    code, out, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
+                                 "--fallback", "sec@acme.com")
+    assert (code, out) == (1, ""), err
+    assert "the owner of ws_b and so its reviewer, cannot name a reviewer's file" in err, err
+    assert "Nothing was written." in err
+    assert not (company.root / "reviews").exists()
+    new = [p for p in tmp_path.rglob("*") if p not in before and p.name != "emulator.yaml"]
+    assert new == [], new
