@@ -172,6 +172,7 @@ def report(name: str, path: Path, *, out: Path, today: date, state_path: Path | 
 
     check_out_dir(out)
     desired, campaign = load_campaign(name, path)
+    _refuse_a_missing_state(name, state_path, path)
     state = read_stored_state(state_path, path)
     evidence = make_evidence(desired, campaign, state, today)
     out.mkdir(parents=True, exist_ok=True)
@@ -181,6 +182,25 @@ def report(name: str, path: Path, *, out: Path, today: date, state_path: Path | 
     return (f"Wrote evidence.csv, evidence.html to {out}: {plural(f.items, 'item')}, {f.decided} decided "
             f"({f.kept} kept, {f.revoked} revoked, {f.revoked_applied} revoked and applied), {f.overdue} overdue.\n"
             f"{evidence.git}\n")
+
+
+def _refuse_a_missing_state(name: str, state_path: Path | str | None, path: Path) -> None:
+    """A ``--state`` that holds no state is a mistake, not a state with nothing applied: the evidence would
+    say "0 revoked and applied" of revocations the applies did make (issue 39 item 8)."""
+    from reconciler.state.backend import backend_for
+
+    if state_path is None:
+        return
+    store = backend_for(state_path, path)
+    try:
+        if store.exists():
+            return
+        where = store.address
+    finally:
+        store.close()
+    raise ConfigError(f"review report {name}: --state {where} holds no state, so whether each revocation was "
+                      "applied cannot be read from it. Give the state the applies use, or leave --state out to "
+                      "report from the state beside the manifests (or without one). Nothing was written.")
 
 
 def page(name: str, path: Path, *, out: Path) -> str:

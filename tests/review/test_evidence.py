@@ -72,3 +72,16 @@ def test_the_evidence_counts_items_nobody_decided_by_the_due_date_as_overdue(sta
     # joe's three items are jane's too (both own ws_c), so jane's keep decided them: only carl is open.
     assert figures(started)["overdue"] == "1"
     assert [r["email_or_domain"] for r in rows(started) if r["overdue"]] == ["carl@acme.com"]
+
+
+def test_a_state_given_that_does_not_exist_is_refused_not_read_as_nothing_applied(started: Company) -> None:
+    """Issue 39 item 8: 'review report --state /nonexistent' exited 0 with '0 revoked and applied'."""
+    started.decide("jane@acme.com", {0: ("revoke", None)})
+    missing = started.root / "no-such-state.json"
+    code, out, err = started.run("review", "report", "q4", str(started.root), "--out", str(started.root / "out"),
+                                 "--state", str(missing), service=False)
+    assert (code, out) == (1, ""), out + err
+    assert err == (f"Error: review report q4: --state {missing} holds no state, so whether each revocation was "
+                   "applied cannot be read from it. Give the state the applies use, or leave --state out to report "
+                   "from the state beside the manifests (or without one). Nothing was written.\n")
+    assert not (started.root / "out").exists()
