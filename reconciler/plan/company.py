@@ -75,6 +75,7 @@ class CompanyPlanner:
         # Access reviews' revocations (plan/reviews.py), merged into the list each workspace holds.
         self._reviews = review_outcome(desired.reviews, live, today) if desired.reviews else None
         self._review_conflicts: list[str] = []
+        self._overdue_kept: list[str] = []  # overdue items onDue would revoke that the manifests grant: kept
         self.checked = 0  # lists of workspaces no manifest's list governs, checked against the rules
 
     # --- manifest lists ---------------------------------------------------------------------
@@ -218,7 +219,10 @@ class CompanyPlanner:
         for revocation in found:
             grant = (expanded.users if revocation.kind == "user" else expanded.domains).get(revocation.key)
             if grant is not None:
-                self._review_conflicts.append(_conflict(revocation, grant))
+                # Nobody decided an overdue item: what the manifests grant stands, said, and the plan goes on
+                # (an overdue campaign blocked every plan). A reviewer's decision against a grant is refused.
+                (self._overdue_kept if revocation.source.due is not None else self._review_conflicts).append(
+                    _conflict(revocation, grant))
                 continue
             (users if revocation.kind == "user" else domains).setdefault(revocation.key, revocation.source)
         return expanded._replace(revoked_users=users, revoked_domains=domains)
@@ -228,7 +232,8 @@ class CompanyPlanner:
         if self._review_conflicts:
             raise PlanError("\n".join(["The plan cannot be made: a review revokes what the manifests grant.",
                                         *(f"  {c}" for c in sorted(set(self._review_conflicts)))]))
-        return list(self._reviews.stale) if self._reviews is not None else []
+        stale = list(self._reviews.stale) if self._reviews is not None else []
+        return stale + sorted(set(self._overdue_kept))
 
     def _planned(self, address: str, workspace_id: str, access: AccessList, expanded: ExpandedAccess,
                  rules: tuple[DesiredRule, ...]) -> AccessChange | None:
@@ -408,9 +413,16 @@ def _origin(source: GrantSource) -> str:
 
 
 def _conflict(revocation: ReviewRevocation, grant: Grant) -> str:
+    """A review's revocation of what the manifests grant: a reviewer's decision (refused), or an overdue
+    item onDue would revoke (kept, said)."""
     source = revocation.source
     how = {"entry": "an explicit entry", "team": f"team {grant.source.team}",
            "rule": f"rule {grant.source.rule}"}.get(grant.source.kind, grant.source.kind)
+    if source.due is not None:
+        return (f"{source.location}: review {source.campaign}: {revocation.kind} {revocation.key} on "
+                f"{revocation.workspace} was not reviewed by {source.due} (onDue: revoke), but {how} grants it as "
+                f"{grant.role} at {grant.source.location}: kept, as the manifests say. Decide it in the review, or "
+                "change what grants it.")
     fix = {"entry": "run reconciler review close to remove that line",
            "team": "set removeFromTeam: true on the item and run reconciler review close, or change the team"
            }.get(grant.source.kind, "change the rule")

@@ -200,3 +200,22 @@ def test_the_per_person_view_names_the_review_behind_a_revocation_not_team_none(
     assert "None" not in out
     assert "bob@ext.com loses access to 1 workspace: 1 via review q4 by jane@acme.com" in out
     assert "dee@acme.com loses access to 1 workspace: 1 via review q4 by jane@acme.com" in out
+
+
+def test_an_overdue_campaign_revokes_what_nobody_decided_and_keeps_what_the_manifests_grant_without_blocking(
+        started: Company) -> None:
+    """Issue 39 item 3: an overdue onDue: revoke campaign blocked every plan: an undecided item on an entry a
+    manifest line grants (jane, owner of alpha) was a 'review revokes what the manifests grant' refusal. Now
+    that item is kept and named, and the plan goes on with the rest."""
+    overdue(started, "revoke")
+    code, out, err = started.run("plan", str(started.root), "--format", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    revoked = {(c["address"], e["key"]) for c in document["changes"] if c["kind"] == "access"
+               for e in c["entries"] if e["action"] == "delete"}
+    assert ("workspace.alpha", "bob@ext.com") in revoked and ("workspace.alpha", "jane@acme.com") not in revoked
+    (kept,) = [w for w in document["warnings"] if "jane@acme.com on ws_a was not reviewed" in w]
+    assert kept == (f"{started.root}/reviews/q4/jane@acme.com.yaml:18: review q4: user jane@acme.com on ws_a was "
+                    "not reviewed by 2020-01-01 (onDue: revoke), but an explicit entry grants it as owner at "
+                    f"{started.root}/m.yaml:12: kept, as the manifests say. Decide it in the review, or change "
+                    "what grants it.")
