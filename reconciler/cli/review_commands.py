@@ -104,20 +104,25 @@ def review_status(name: str, path: Path, fmt: str) -> None:
 @click.argument("name")
 @manifest_argument
 @state_option
-def review_close(name: str, path: Path, state_path: Path | str | None) -> None:
+@click.option("--accept-undecided", is_flag=True,
+              help="Close even though some items were never decided, and record how many in campaign.yaml.")
+def review_close(name: str, path: Path, state_path: Path | str | None, accept_undecided: bool) -> None:
     """Close the review NAME: remove the manifest lines its revoke decisions contradict (an explicit
     entry of the workspace's list; a team membership only where the item says removeFromTeam: true),
     keeping every other line and comment, and set closed: <today> in its campaign.yaml.
 
+    Refused while items are undecided, unless --accept-undecided records that choice.
     Reads the files and the state only (no token, no network); commit the diff with the decisions.
 
     \b
     Examples:
       reconciler review close q3-2026 manifests
+      reconciler review close q3-2026 manifests --accept-undecided
     """
     from reconciler.commands.review import close
 
-    say(close(name, path, today=_today(), state_path=state_path), nl=False, suggestions=False)
+    say(close(name, path, today=_today(), state_path=state_path, accept_undecided=accept_undecided), nl=False,
+        suggestions=False)
 
 
 @review.command("report")

@@ -122,7 +122,8 @@ def render_status(result: CampaignStatus, fmt: str) -> str:
     return render(result, fmt)
 
 
-def close(name: str, path: Path, *, today: date, state_path: Path | str | None = None) -> str:
+def close(name: str, path: Path, *, today: date, state_path: Path | str | None = None,
+          accept_undecided: bool = False) -> str:
     """Remove the manifest lines the campaign's revocations imply and mark it closed; return the summary.
 
     The edited manifests are loaded again before anything is kept: when they do not load (an
@@ -137,11 +138,19 @@ def close(name: str, path: Path, *, today: date, state_path: Path | str | None =
     if campaign.closed is not None:
         raise ConfigError(f"review close {name}: the campaign was closed on {campaign.closed.isoformat()} already "
                           f"({campaign.location.file}).")
+    undecided = _undecided(campaign)
+    if undecided and not accept_undecided:
+        counted = ", ".join(f"{printable(Path(file).name)}: {n}" for file, n in sorted(undecided.items()))
+        raise ConfigError(f"review close {name}: {plural(sum(undecided.values()), 'item')} nobody decided yet "
+                          f"({counted}); a closed campaign acts on no later decision. Decide them, or close with "
+                          "--accept-undecided to record in campaign.yaml that they were left undecided. Nothing was "
+                          "changed.")
     state = read_state(state_path, path)
     closing = plan_close(desired, campaign, state)
     texts = edited_texts(closing.edits)
     campaign_file = Path(campaign.location.file)
-    texts[str(campaign_file)] = closed_campaign_text(campaign_file.read_text(encoding="utf-8"), today)
+    texts[str(campaign_file)] = closed_campaign_text(campaign_file.read_text(encoding="utf-8"), today,
+                                                     sum(undecided.values()))
     before = {file: Path(file).read_bytes() for file in texts}
     for file, text in texts.items():
         write_owned(Path(file), text.encode("utf-8"), what="manifest", error=ConfigError, mode=0o644)
@@ -160,6 +169,18 @@ def close(name: str, path: Path, *, today: date, state_path: Path | str | None =
     lines += [f"Left as they are: {printable(note)}" for note in closing.notes]
     lines.append("Commit the diff with the decisions; the next plan carries out the revocations.")
     return "\n".join(lines) + "\n"
+
+
+def _undecided(campaign: DesiredCampaign) -> dict[str, int]:
+    """Reviewer file -> how many of its entries nobody decided (an entry two owners hold is decided when
+    either decided it)."""
+    from reconciler.manifest.review_meaning import deciding_items
+
+    found: dict[str, int] = {}
+    for item in deciding_items(campaign.items).values():
+        if item.decision is None:
+            found[item.location.file] = found.get(item.location.file, 0) + 1
+    return found
 
 
 def report(name: str, path: Path, *, out: Path, today: date, state_path: Path | str | None = None) -> str:

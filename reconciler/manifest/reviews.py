@@ -59,6 +59,8 @@ class CampaignSpec(_Spec):
         default="owners", description="owners: each workspace's owners review it; {team: NAME}: that team")
     fallback: Email | None = Field(default=None, description="reviews the workspaces that have no owner")
     closed: IsoDate | None = Field(default=None, description="set by reconciler review close")
+    closedUndecided: int | None = Field(default=None, ge=1, description=(
+        "set by reconciler review close --accept-undecided: how many items nobody had decided when it was closed"))
 
 
 def _entry_key(value: Any) -> Any:

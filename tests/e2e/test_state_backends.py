@@ -42,7 +42,7 @@ CASES = {
     "who": Case(("who", "jane@acme.com", "{root}")),
     "audit": Case(("audit", "{root}"), code=2),  # 2: findings (bob@ext.com and ext.com outside acme.com)
     "review start": Case(("review", "start", "q4", "{root}", *TODAY_ARGS)),
-    "review close": Case(("review", "close", "q4", "{root}"), service=False,
+    "review close": Case(("review", "close", "q4", "{root}", "--accept-undecided"), service=False,
                          before=(("review", "start", "q4", "{root}", *TODAY_ARGS),)),
     "review report": Case(("review", "report", "q4", "{root}", "--out", "{out}"), service=False,
                           before=(("review", "start", "q4", "{root}", *TODAY_ARGS),)),

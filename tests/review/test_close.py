@@ -48,8 +48,9 @@ def started(make_company: Callable[..., Company]) -> Company:
     return company
 
 
-def close(company: Company) -> tuple[int, str, str]:
-    return company.run("review", "close", "q4", str(company.root), service=False)
+def close(company: Company, *extra: str) -> tuple[int, str, str]:
+    """Close q4; most tests leave items undecided, which close records as such (the refusal is tested apart)."""
+    return company.run("review", "close", "q4", str(company.root), "--accept-undecided", *extra, service=False)
 
 
 # jane's file: 0 bob@ext.com (ws_a), 1 jane (ws_a), 2 ext.com (ws_a), 3 dee (ws_c), 4 jane (ws_c), 5 joe (ws_c)
@@ -85,7 +86,7 @@ def test_close_marks_the_campaign_closed(started: Company) -> None:
     close(started)
     text = started.file("campaign.yaml").read_text()
     assert text.startswith("# An access review campaign (reconciler review start)")
-    assert text.endswith("fallback: sec@acme.com\nclosed: 2027-01-15\n")
+    assert text.endswith("fallback: sec@acme.com\nclosed: 2027-01-15\nclosedUndecided: 7\n")
     code, _, err = close(started)
     assert (code, err) == (1, f"Error: review close q4: the campaign was closed on 2027-01-15 already "
                               f"({started.root}/reviews/q4/campaign.yaml).\n")
@@ -330,3 +331,32 @@ def test_close_keeps_a_line_longer_than_any_fold_width_as_written(make_company: 
     assert code == 0, err
     assert (company.root / "m.yaml").read_text(encoding="utf-8") == manifest.replace(
         "        - {email: bob@ext.com, role: editor}  # the contractor, until the project ends\n", "")
+
+
+def test_close_is_refused_while_items_are_undecided_and_nothing_changes(started: Company) -> None:
+    """Issue 39 item 4: close with undecided items closed silently."""
+    started.decide("jane@acme.com", {0: ("revoke", None)})
+    manifest, campaign = (started.root / "m.yaml").read_text(), started.file("campaign.yaml").read_text()
+    code, out, err = started.run("review", "close", "q4", str(started.root), service=False)
+    assert (code, out) == (1, "")
+    # An entry two owners hold (jane and joe both own ws_c) is one item to decide, counted in one file.
+    assert err == ("Error: review close q4: 6 items nobody decided yet (jane@acme.com.yaml: 5, sec@acme.com.yaml: "
+                   "1); a closed campaign acts on no later decision. Decide them, or close with --accept-undecided "
+                   "to record in campaign.yaml that they were left undecided. Nothing was changed.\n"), err
+    assert ((started.root / "m.yaml").read_text(), started.file("campaign.yaml").read_text()) == (manifest, campaign)
+
+
+def test_close_with_accept_undecided_records_how_many_were_left(started: Company) -> None:
+    started.decide("jane@acme.com", {0: ("revoke", None)})
+    code, _, err = close(started)
+    assert code == 0, err
+    text = started.file("campaign.yaml").read_text()
+    assert "\nclosed: 2027-01-15\nclosedUndecided: 6\n" in text, text
+
+
+def test_close_of_a_campaign_everyone_decided_needs_no_flag_and_records_no_count(started: Company) -> None:
+    for reviewer, count in (("jane@acme.com", 6), ("joe@acme.com", 3), ("sec@acme.com", 1)):
+        started.decide(reviewer, {i: ("keep", None) for i in range(count)})
+    code, _, err = started.run("review", "close", "q4", str(started.root), service=False)
+    assert code == 0, err
+    assert "closedUndecided" not in started.file("campaign.yaml").read_text()
