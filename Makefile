@@ -36,7 +36,8 @@ test: install
 # Mutation testing of the access core, on demand and not in CI (it takes long): docs/testing.md,
 # "Mutation testing". [tool.mutmut] in pyproject.toml says which files and which tests; of
 # reconciler/state/postgres.py only what the PostgreSQL lock (state/postgres_lock.py) calls is in scope. mutmut
-# keeps its work in mutants/ (a rerun retests what changed); the score is printed at the end.
+# keeps its work in mutants/; .ci/mutation-run continues a stopped run and reruns only what is not
+# killed (MUTATION_FRESH=--fresh runs everything again); the score is printed at the end.
 MUTATION_SCOPE := 'reconciler.plan.access.*' 'reconciler.plan.effects.*' 'reconciler.plan.safety.*' \
 	'reconciler.plan.saved.*' 'reconciler.apply.run.*' 'reconciler.apply.proof.*' \
 	'reconciler.apply.writes.*' 'reconciler.apply.creations.*' 'reconciler.apply.recording.*' 'reconciler.apply.stops.*' 'reconciler.review.start.*' 'reconciler.review.close.*' \
@@ -47,11 +48,12 @@ MUTATION_SCOPE := 'reconciler.plan.access.*' 'reconciler.plan.effects.*' 'reconc
 	'reconciler.state.postgres.x?PostgresBackend?_holder_session__mutmut_*' \
 	'reconciler.state.postgres.x?PostgresBackend?_tables__mutmut_*'
 MUTATION_CHILDREN ?= 2
+MUTATION_FRESH ?=
 
 mutation: install
 	.ci/ensure-postgres
 	$(BIN)/pip install --quiet -e '.[mutation]'
-	$(BIN)/mutmut run --max-children $(MUTATION_CHILDREN) $(MUTATION_SCOPE)
+	$(BIN)/python .ci/mutation-run $(MUTATION_FRESH) --children $(MUTATION_CHILDREN) $(MUTATION_SCOPE)
 	$(BIN)/python .ci/mutation-score $(MUTATION_SCOPE)
 
 clean:
