@@ -17,7 +17,8 @@ the revocations (``reconciler.plan.reviews``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple
 
@@ -61,6 +62,9 @@ class CampaignSpec(_Spec):
     closed: IsoDate | None = Field(default=None, description="set by reconciler review close")
     closedUndecided: int | None = Field(default=None, ge=1, description=(
         "set by reconciler review close --accept-undecided: how many items nobody had decided when it was closed"))
+    closedDigest: str | None = Field(default=None, pattern="^[0-9a-f]{64}$", description=(
+        "set by reconciler review close: sha256 of the reviewers' files as closed; a closed campaign whose "
+        "files differ from it is refused"))
 
 
 def _entry_key(value: Any) -> Any:
@@ -95,6 +99,16 @@ class LoadedReviews(NamedTuple):
     files: list[tuple[str, bytes]]  # (name relative to the manifest root, bytes), for the digest
 
 
+def decisions_digest(files: Iterable[tuple[str, bytes]]) -> str:
+    """sha256 of a campaign's reviewer files (file name, then bytes, each length-prefixed, sorted by name):
+    what ``review close`` records as ``closedDigest``, so that an edit after the close is seen."""
+    digest = hashlib.sha256()
+    for name, data in sorted(files):
+        encoded = name.encode("utf-8")
+        digest.update(len(encoded).to_bytes(8, "big") + encoded + len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
 def review_files(root: Path) -> list[tuple[Path, list[Path]]]:
     """(campaign directory, its YAML files) for every campaign under ``root/reviews``, sorted."""
     base = root / REVIEWS_DIR
@@ -115,6 +129,7 @@ def load_reviews(root: Path, decode: Callable[[bytes], str | tuple[int, str]]) -
     files: list[tuple[str, bytes]] = []
     for directory, paths in review_files(root):
         parsed: dict[str, tuple[Any, str]] = {}
+        raw: dict[str, bytes] = {}  # the reviewers' files as read, for a closed campaign's digest
         for path in paths:
             name = str(path)
             if not path.resolve().is_relative_to(root.resolve()):
@@ -123,6 +138,8 @@ def load_reviews(root: Path, decode: Callable[[bytes], str | tuple[int, str]]) -
                 continue
             data = path.read_bytes()
             files.append((path.relative_to(root).as_posix(), data))
+            if path.name != CAMPAIGN_FILE:
+                raw[path.name] = data
             text = decode(data)
             if isinstance(text, tuple):
                 problems.append(Problem(SourceLocation(name, text[0]), text[1]))
@@ -131,7 +148,7 @@ def load_reviews(root: Path, decode: Callable[[bytes], str | tuple[int, str]]) -
             problems += loaded.problems
             if not loaded.fatal:
                 parsed[path.name] = (loaded.document, name)
-        campaign, found = _campaign(directory, parsed)
+        campaign, found = _campaign(directory, parsed, raw)
         problems += found
         if campaign is not None:
             campaigns.append(campaign)
@@ -151,7 +168,8 @@ def _validated(spec: type[BaseModel], document: Any, name: str) -> tuple[Any, li
         return None, problems_from_errors(exc.errors(), document, name, spec)
 
 
-def _campaign(directory: Path, parsed: dict[str, tuple[Any, str]]) -> tuple[DesiredCampaign | None, list[Problem]]:
+def _campaign(directory: Path, parsed: dict[str, tuple[Any, str]],
+              raw: dict[str, bytes]) -> tuple[DesiredCampaign | None, list[Problem]]:
     if CAMPAIGN_FILE not in parsed:
         where = next(iter(parsed.values()))[1] if parsed else str(directory)
         return None, [Problem(SourceLocation(where, 1), (
@@ -162,6 +180,11 @@ def _campaign(directory: Path, parsed: dict[str, tuple[Any, str]]) -> tuple[Desi
         problems.append(Problem(SourceLocation(name, document.key_lines["campaign"]), (
             f"campaign: {quoted(spec.campaign)} is not the name of its directory {quoted(directory.name)}; "
             "keep them the same")))
+    if spec is not None and spec.closedDigest is not None and spec.closedDigest != decisions_digest(raw.items()):
+        problems.append(Problem(SourceLocation(name, document.key_lines["closedDigest"]), (
+            f"the campaign was closed on {spec.closed} and its reviewers' files have changed since (closedDigest "
+            "no longer matches them): a closed campaign's decisions are final. Put the files back as they were "
+            f"closed (git checkout of {REVIEWS_DIR}/{directory.name}/), or start a new campaign for new decisions")))
     items: list[ReviewItem] = []
     reviewers: list[tuple[str, str]] = []
     for file_name, (doc, shown) in sorted(parsed.items()):

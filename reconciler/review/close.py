@@ -159,14 +159,16 @@ def _matching(items: Any, edit: Edit) -> Iterator[tuple[int, Any]]:
             yield index, value
 
 
-def closed_campaign_text(text: str, today: date, undecided: int = 0) -> str:
-    """The campaign file with ``closed: <today>`` set (and ``closedUndecided: N`` when it was closed with
-    ``undecided`` items nobody decided), every other line as it was."""
+def closed_campaign_text(text: str, today: date, digest: str, undecided: int = 0) -> str:
+    """The campaign file with ``closed: <today>`` and ``closedDigest`` (the reviewers' files as closed) set,
+    and ``closedUndecided: N`` when it was closed with ``undecided`` items nobody decided; every other line
+    as it was."""
     yaml = _yaml()
     document = yaml.load(text)
     document["closed"] = today
     if undecided:
         document["closedUndecided"] = undecided
+    document["closedDigest"] = digest
     out = io.StringIO()
     yaml.dump(document, out)
     return out.getvalue()

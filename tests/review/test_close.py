@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import locale
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -86,7 +87,8 @@ def test_close_marks_the_campaign_closed(started: Company) -> None:
     close(started)
     text = started.file("campaign.yaml").read_text()
     assert text.startswith("# An access review campaign (reconciler review start)")
-    assert text.endswith("fallback: sec@acme.com\nclosed: 2027-01-15\nclosedUndecided: 7\n")
+    assert re.search(r"fallback: sec@acme\.com\nclosed: 2027-01-15\nclosedUndecided: 7\nclosedDigest: [0-9a-f]{64}\n\Z",
+                     text), text
     code, _, err = close(started)
     assert (code, err) == (1, f"Error: review close q4: the campaign was closed on 2027-01-15 already "
                               f"({started.root}/reviews/q4/campaign.yaml).\n")
@@ -351,7 +353,7 @@ def test_close_with_accept_undecided_records_how_many_were_left(started: Company
     code, _, err = close(started)
     assert code == 0, err
     text = started.file("campaign.yaml").read_text()
-    assert "\nclosed: 2027-01-15\nclosedUndecided: 6\n" in text, text
+    assert "\nclosed: 2027-01-15\nclosedUndecided: 6\nclosedDigest: " in text, text
 
 
 def test_close_of_a_campaign_everyone_decided_needs_no_flag_and_records_no_count(started: Company) -> None:
@@ -360,3 +362,20 @@ def test_close_of_a_campaign_everyone_decided_needs_no_flag_and_records_no_count
     code, _, err = started.run("review", "close", "q4", str(started.root), service=False)
     assert code == 0, err
     assert "closedUndecided" not in started.file("campaign.yaml").read_text()
+
+
+def test_a_closed_campaign_whose_decisions_are_edited_afterwards_is_refused_at_its_digest(started: Company) -> None:
+    """Issue 39 item 4: a closed campaign stayed editable, and its later edits were acted on."""
+    started.decide("jane@acme.com", {0: ("revoke", None)})
+    code, _, err = close(started)
+    assert code == 0, err
+    code, out, err = started.run("plan", str(started.root))
+    assert code == 0, err  # as closed: accepted
+    started.decide("joe@acme.com", {0: ("revoke", "changed my mind after the close")})
+    code, out, err = started.run("plan", str(started.root))
+    campaign = started.file("campaign.yaml")
+    line = next(n for n, text in enumerate(campaign.read_text().splitlines(), 1) if text.startswith("closedDigest:"))
+    assert (code, out) == (1, "")
+    assert (f"{campaign}:{line}: the campaign was closed on 2027-01-15 and its reviewers' files have changed since "
+            "(closedDigest no longer matches them): a closed campaign's decisions are final. Put the files back as "
+            "they were closed (git checkout of reviews/q4/), or start a new campaign for new decisions") in err, err
