@@ -135,9 +135,12 @@ def _reviewers(desired: Desired, company: CompanyAccess, workspace_ids: list[str
         team = next(t for t in desired.teams if t.key == options.reviewers.partition(":")[2])
         members = team.emails()
         return {w: [members[i % len(members)]] for i, w in enumerate(workspace_ids)}
+    # A person a rule revokes (someone leaving) reviews nothing: their workspaces go to the other owners,
+    # or to the fallback.
+    leaving = {r.key for rule in desired.rules for r in rule.revoke_users}
     owners: dict[str, list[str]] = {}
     for row in company.rows:
-        if row.kind == "user" and row.role == "owner":
+        if row.kind == "user" and row.role == "owner" and row.key not in leaving:
             owners.setdefault(row.workspace_id, []).append(row.key)
     ownerless = [w for w in workspace_ids if not owners.get(w)]
     if ownerless and options.fallback is None:

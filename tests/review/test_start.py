@@ -285,3 +285,15 @@ def test_start_refuses_an_owner_address_that_cannot_name_a_reviewers_file_and_wr
     assert not (company.root / "reviews").exists()
     new = [p for p in tmp_path.rglob("*") if p not in before and p.name != "emulator.yaml"]
     assert new == [], new
+
+
+def test_a_person_a_rule_revokes_reviews_nothing_their_workspaces_go_to_the_other_owners_or_the_fallback(
+        make_company: Callable[..., Company]) -> None:
+    """Issue 39 item 4: a leaver was made a reviewer of every workspace they own."""
+    manifest = MANIFEST + "rules:\n  leavers:\n    match: {all: true}\n    revoke: {users: [joe@acme.com]}\n"
+    company = make_company(manifest=manifest)
+    code, out, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
+                                 "--fallback", "sec@acme.com")
+    assert code == 0, err
+    files = sorted(p.name for p in (company.root / "reviews" / "q4").iterdir())
+    assert files == ["campaign.yaml", "jane@acme.com.yaml", "sec@acme.com.yaml"]  # joe (ws_c) is leaving
