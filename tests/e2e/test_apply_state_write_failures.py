@@ -207,3 +207,34 @@ def test_a_refused_creation_whose_intent_cannot_be_removed_says_nothing_was_crea
     assert ("Free the space (or fix the error), then run 'reconciler apply' again: the intent finds no such "
             "workspace, and is closed. Folding the journal into the state file failed too") in message, message
     assert [w.name for w in rig.company.workspaces if w.name.startswith("Customer Inc – Kickoff")] == []
+
+
+WELCOME = "group.customer-inc.workspace.welcome"
+
+
+@pytest.mark.parametrize(("last_call", "address", "line", "before", "after"), [
+    ("/v1/workspace-pages/pg_welcome_faq", f"{WELCOME}.page.pg_welcome_faq", 22, "1 change",
+     "the 1 change after it was not attempted"),
+    ("/v1/workspace-plan-tasks/task_welcome_intro", f"{WELCOME}.task.task_welcome_intro", 24, "2 changes",
+     "no change came after it"),
+])
+def test_a_full_disk_after_a_change_was_made_names_it_and_what_came_after_it(
+        tmp_path: Path, clock: VirtualClock, monkeypatch: pytest.MonkeyPatch, last_call: str, address: str,
+        line: int, before: str, after: str) -> None:
+    """The welcome member's connect, its page and its task; the disk fills once ``last_call`` is answered."""
+    rig = onboarding_rig(tmp_path, clock)
+    plan = rig.plan(targets=[WELCOME])
+    assert [c.address for c in plan.changes] == [WELCOME, f"{WELCOME}.page.pg_welcome_faq",
+                                                 f"{WELCOME}.task.task_welcome_intro"]
+    disk_full_from(monkeypatch, lambda: any(r.path == last_call for r in rig.emulator.requests))
+
+    with pytest.raises(ApplyError) as stopped:
+        rig.apply(plan)
+    journal = journal_path(rig.state_path)
+    cannot = (f"Cannot append to the state journal {journal}: No space left on device (ENOSPC). The journal keeps "
+              "every change recorded before this one, and the state file is unchanged.")
+    assert str(stopped.value) == (
+        f"Apply stopped: {address} ({rig.root / 'groups.yaml'}:{line}) was made in the service, but the state file "
+        f"could not record it. {cannot} The state records the {before} before it; {after}. Free the space (or fix "
+        f"the error), {REPLAN} Folding the journal into the state file failed too ({cannot}); the journal {journal} "
+        f"keeps the {before} recorded, and every command reads it with the state file.")
