@@ -152,3 +152,20 @@ def test_a_lost_creation_answer_with_the_homepage_gone_from_the_listing_creates_
         "'reconciler apply' again.")
     assert kickoffs(rig) == []
     assert KICKOFF not in load_state(rig.state_path).resources
+
+
+def test_a_lost_creation_answer_whose_workspace_is_found_says_so_in_the_progress(
+        tmp_path: Path, clock: VirtualClock) -> None:
+    rig = onboarding_rig(tmp_path, clock)
+    plan = rig.plan()
+    lines: list[str] = []
+
+    def on_change(change: Change | None) -> None:
+        if change is not None and change.address == KICKOFF and change.kind == "create":
+            rig.emulator.faults.inject("POST", f"{CREATION}$", kind="after_commit")
+
+    apply_plan(plan, client=rig.client(), state=load_state(rig.state_path), state_path=rig.state_path,
+               progress=lines.append, on_change=on_change)
+    (made,) = kickoffs(rig)
+    assert lines[lines.index(f"{KICKOFF}: POST {CREATION}") + 1] == (
+        f"{KICKOFF}: the answer was lost, but workspace {made} was created; recorded")
