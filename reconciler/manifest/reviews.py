@@ -18,6 +18,7 @@ the revocations (``reconciler.plan.reviews``).
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple
@@ -62,6 +63,9 @@ class CampaignSpec(_Spec):
     closed: IsoDate | None = Field(default=None, description="set by reconciler review close")
     closedUndecided: int | None = Field(default=None, ge=1, description=(
         "set by reconciler review close --accept-undecided: how many items nobody had decided when it was closed"))
+    assignment: dict[str, Annotated[str, Field(pattern="^[0-9a-f]{64}$")]] | None = Field(default=None, description=(
+        "written by reconciler review start: each reviewer's file and the sha256 of the items it was given; the "
+        "items are the campaign's snapshot, and only their decisions may be edited"))
     closedDigest: str | None = Field(default=None, pattern="^[0-9a-f]{64}$", description=(
         "set by reconciler review close: sha256 of the reviewers' files as closed; a closed campaign whose "
         "files differ from it is refused"))
@@ -97,6 +101,14 @@ class LoadedReviews(NamedTuple):
     campaigns: tuple[DesiredCampaign, ...]
     problems: list[Problem]
     files: list[tuple[str, bytes]]  # (name relative to the manifest root, bytes), for the digest
+
+
+def items_digest(items: Iterable[tuple[str, str, str, str]]) -> str:
+    """sha256 of one reviewer's items as review start assigned them: (workspace, kind, key, role) each, in
+    order; the decisions, reasons and display fields (name, why) are not part of it."""
+    canonical = json.dumps([[w, k, key.lower(), r] for w, k, key, r in items], separators=(",", ":"),
+                           ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def decisions_digest(files: Iterable[tuple[str, bytes]]) -> str:
@@ -187,11 +199,18 @@ def _campaign(directory: Path, parsed: dict[str, tuple[Any, str]],
             f"closed (git checkout of {REVIEWS_DIR}/{directory.name}/), or start a new campaign for new decisions")))
     items: list[ReviewItem] = []
     reviewers: list[tuple[str, str]] = []
+    if spec is not None and spec.assignment is not None:
+        problems += _missing_reviewers(spec.assignment, parsed, name, document)
     for file_name, (doc, shown) in sorted(parsed.items()):
         decisions, found = _validated(DecisionsSpec, doc, shown)
         problems += found
         if decisions is None:
             continue
+        if spec is not None and spec.assignment is not None:
+            unsealed = _unsealed(spec.assignment, file_name, decisions, doc, shown)
+            if unsealed is not None:
+                problems.append(unsealed)
+                continue
         stem = file_name.rsplit(".", 1)[0].lower()
         if decisions.reviewer != stem:
             problems.append(Problem(SourceLocation(shown, doc.key_lines["reviewer"]), (
@@ -203,6 +222,32 @@ def _campaign(directory: Path, parsed: dict[str, tuple[Any, str]],
     if spec is None or problems:
         return None, problems
     return _desired_campaign(spec, document, name, tuple(items), tuple(reviewers)), problems
+
+
+def _missing_reviewers(assignment: dict[str, str], parsed: dict[str, tuple[Any, str]], name: str,
+                       document: LineDict) -> list[Problem]:
+    """A reviewer's file review start wrote that is gone: its items are not fewer items, they are a problem."""
+    missing = sorted(set(assignment) - set(parsed))
+    return [Problem(SourceLocation(name, document.key_lines.get("assignment", 1)), (
+        f"the reviewer's file {quoted(file_name)} that review start wrote is missing: its items cannot go "
+        "unseen; put the file back (git checkout), or reassign its items by starting a new campaign"))
+        for file_name in missing]
+
+
+def _unsealed(assignment: dict[str, str], file_name: str, decisions: DecisionsSpec, document: LineDict,
+              shown: str) -> Problem | None:
+    """A reviewer's file whose items are not the ones review start assigned it (or that it never wrote)."""
+    if file_name not in assignment:
+        return Problem(SourceLocation(shown, 1), (
+            f"review start assigned no items to {quoted(file_name)} (campaign.yaml's assignment names the "
+            "reviewers' files): a reviewer's file cannot be added to a campaign; start a new campaign instead"))
+    found = items_digest((i.workspace, i.kind, i.key, i.role) for i in decisions.items)
+    if found == assignment[file_name]:
+        return None
+    return Problem(SourceLocation(shown, document.key_lines.get("items", 1)), (
+        "these items are not the ones review start assigned to this file (an item added, removed, changed, or "
+        "moved from another reviewer's file): only decision, reason and removeFromTeam may be edited; put the "
+        "items back as they were written (git checkout)"))
 
 
 def _items(campaign: str, decisions: DecisionsSpec, document: LineDict, name: str) -> list[ReviewItem]:

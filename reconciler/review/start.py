@@ -20,6 +20,7 @@ from reconciler.domains import is_within
 from reconciler.errors import ConfigError
 from reconciler.manifest.desired import Desired, ReviewItem
 from reconciler.manifest.location import SourceLocation
+from reconciler.manifest.reviews import items_digest
 from reconciler.manifest.values import email_problem
 from reconciler.review.yaml_out import campaign_yaml, decisions_yaml
 from reconciler.text import plural, printable, quoted
@@ -92,12 +93,15 @@ def start_campaign(desired: Desired, company: CompanyAccess, options: StartOptio
         for reviewer in assigned[workspace_id]:
             per_reviewer.setdefault(reviewer, []).extend(_item(options.name, reviewer, r)
                                                          for r in by_workspace[workspace_id])
-    files = {"campaign.yaml": campaign_yaml(
-        options.name, started=options.today, due=options.due, on_due=options.on_due, external=options.external,
-        reviewers=options.reviewers, fallback=options.fallback)}
+    files: dict[str, str] = {}
     for reviewer in sorted(per_reviewer):
         _refuse_unfit_reviewer(options.name, reviewer, assigned)
         files[f"{reviewer}.yaml"] = decisions_yaml(options.name, options.due, reviewer, per_reviewer[reviewer])
+    assignment = {f"{reviewer}.yaml": items_digest((i.workspace, i.kind, i.key, i.role) for i in given)
+                  for reviewer, given in per_reviewer.items()}
+    files = {"campaign.yaml": campaign_yaml(
+        options.name, started=options.today, due=options.due, on_due=options.on_due, external=options.external,
+        reviewers=options.reviewers, fallback=options.fallback, assignment=assignment), **files}
     return Started(files=files, items=sum(len(v) for v in per_reviewer.values()), workspaces=len(by_workspace),
                    reviewers=len(per_reviewer))
 

@@ -62,12 +62,17 @@ def decisions_yaml(campaign: str, due: date, reviewer: str, items: Sequence[Revi
 
 
 def campaign_yaml(name: str, *, started: date, due: date, on_due: str, external: bool, reviewers: str,
-                  fallback: str | None) -> str:
-    """The campaign file ``review start`` writes."""
+                  fallback: str | None, assignment: dict[str, str] | None = None) -> str:
+    """The campaign file ``review start`` writes; ``assignment``: each reviewer's file name and the digest of
+    the items it was given (``reconciler.manifest.reviews.items_digest``)."""
     chosen = reviewers if reviewers == "owners" else f"{{team: {scalar(reviewers.partition(':')[2])}}}"
     lines = ["# An access review campaign (reconciler review start); each reviewer decides in their file beside it.",
              f"campaign: {name}", f"started: {started.isoformat()}", f"due: {due.isoformat()}", f"onDue: {on_due}",
              "scope:", f"  entries: {'external' if external else 'all'}", f"reviewers: {chosen}"]
     if fallback is not None:
         lines.append(f"fallback: {scalar(fallback)}")
+    if assignment:
+        lines.append("# Which items review start gave each reviewer's file (sha256): only decisions may change.")
+        lines.append("assignment:")
+        lines += [f"  {scalar(file_name)}: {digest}" for file_name, digest in sorted(assignment.items())]
     return "\n".join(lines) + "\n"

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from reconciler.errors import ConfigError
 from reconciler.manifest import load_desired
@@ -132,10 +135,15 @@ def test_start_writes_a_campaign_the_manifests_load(make_company: Callable[..., 
     start(company, "--fallback", "sec@acme.com")
     code, out, err = company.run("validate", str(company.root), service=False)
     assert code == 0, err
-    assert company.file("campaign.yaml").read_text() == (
+    text = company.file("campaign.yaml").read_text()
+    head, _, assignment = text.partition("# Which items review start gave each reviewer's file (sha256): only "
+                                         "decisions may change.\nassignment:\n")
+    assert head == (
         "# An access review campaign (reconciler review start); each reviewer decides in their file beside it.\n"
         "campaign: q4\nstarted: 2027-01-15\ndue: 2027-02-01\nonDue: flag\nscope:\n  entries: all\n"
         "reviewers: owners\nfallback: sec@acme.com\n")
+    assert assignment == "".join(f"  {name}: {_digest_of(company.file(name))}\n"
+                                 for name in ("jane@acme.com.yaml", "joe@acme.com.yaml", "sec@acme.com.yaml"))
 
 
 def test_start_refuses_a_campaign_already_started(make_company: Callable[..., Company]) -> None:
@@ -257,10 +265,10 @@ def test_start_with_scope_external_writes_the_scope_into_the_campaign(make_compa
     company = make_company()
     code, _, err = start(company, "--scope-external")
     assert code == 0, err
-    assert company.file("campaign.yaml").read_text() == (
+    assert company.file("campaign.yaml").read_text().startswith(
         "# An access review campaign (reconciler review start); each reviewer decides in their file beside it.\n"
         "campaign: q4\nstarted: 2027-01-15\ndue: 2027-02-01\nonDue: flag\nscope:\n  entries: external\n"
-        "reviewers: owners\n")
+        "reviewers: owners\n# Which items")
 
 
 @pytest.mark.parametrize("owner", [
@@ -297,3 +305,63 @@ def test_a_person_a_rule_revokes_reviews_nothing_their_workspaces_go_to_the_othe
     assert code == 0, err
     files = sorted(p.name for p in (company.root / "reviews" / "q4").iterdir())
     assert files == ["campaign.yaml", "jane@acme.com.yaml", "sec@acme.com.yaml"]  # joe (ws_c) is leaving
+
+
+def _digest_of(path: Path) -> str:
+    """The sha256 of a reviewer's items as the campaign's assignment records it, computed here the plain way:
+    the JSON of [workspace, kind, key, role] of each item, in order, compact."""
+    items = yaml.safe_load(path.read_text(encoding="utf-8"))["items"]
+    canonical = json.dumps([[i["workspace"], i["kind"], i["key"], i["role"]] for i in items], separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _started_and_decided(make_company: Callable[..., Company]) -> Company:
+    company = make_company()
+    code, _, err = start(company, "--fallback", "sec@acme.com")
+    assert code == 0, err
+    company.decide("jane@acme.com", {0: ("revoke", "contractor left")})
+    code, _, err = company.run("validate", str(company.root), service=False)
+    assert code == 0, err  # decisions are what a reviewer edits
+    return company
+
+
+def test_an_item_added_to_a_reviewers_file_is_refused_at_its_items(make_company: Callable[..., Company]) -> None:
+    """Issue 39 item 1: any committer could add a revoke item for an entry that was never in the campaign."""
+    company = _started_and_decided(make_company)
+    path = company.file("joe@acme.com.yaml")
+    path.write_text(path.read_text() + "  - workspace: ws_a\n    kind: user\n    key: jane@acme.com\n"
+                    "    role: owner\n    decision: revoke\n", encoding="utf-8")
+    code, _, err = company.run("validate", str(company.root), service=False)
+    assert code == 1
+    assert (f"{path}:3: these items are not the ones review start assigned to this file (an item added, removed, "
+            "changed, or moved from another reviewer's file)") in err, err
+
+
+def test_an_item_moved_to_another_reviewers_file_is_refused_in_both(make_company: Callable[..., Company]) -> None:
+    company = _started_and_decided(make_company)
+    jane, sec = company.file("jane@acme.com.yaml"), company.file("sec@acme.com.yaml")
+    head, first, rest = jane.read_text().partition("  - workspace:")
+    moved, second, tail = rest.partition("  - workspace:")
+    jane.write_text(head + second + tail, encoding="utf-8")
+    sec.write_text(sec.read_text() + first + moved, encoding="utf-8")
+    code, _, err = company.run("validate", str(company.root), service=False)
+    assert code == 1
+    assert err.count("these items are not the ones review start assigned to this file") == 2, err
+
+
+def test_a_deleted_reviewers_file_is_refused_not_read_as_fewer_items(make_company: Callable[..., Company]) -> None:
+    company = _started_and_decided(make_company)
+    company.file("joe@acme.com.yaml").unlink()
+    code, _, err = company.run("plan", str(company.root))
+    assert code == 1
+    assert (f"{company.file('campaign.yaml')}:11: the reviewer's file 'joe@acme.com.yaml' that review start wrote "
+            "is missing: its items cannot go unseen") in err, err
+
+
+def test_a_reviewers_file_added_by_hand_is_refused(make_company: Callable[..., Company]) -> None:
+    company = _started_and_decided(make_company)
+    extra = company.file("eve@acme.com.yaml")
+    extra.write_text("reviewer: eve@acme.com\nitems: []\n", encoding="utf-8")
+    code, _, err = company.run("validate", str(company.root), service=False)
+    assert code == 1
+    assert f"{extra}:1: review start assigned no items to 'eve@acme.com.yaml'" in err, err
