@@ -23,6 +23,7 @@ from reconciler.state import (
     load_state,
     write_state,
 )
+from reconciler.state.lock import LockHolder
 from tests.e2e.conftest import QUICKSTART, TOKEN, run_cli
 
 
@@ -83,6 +84,27 @@ def test_lock_is_released_on_exit(tmp_path: Path) -> None:
     with StateLock(path, command="y"):
         assert (tmp_path / "s.json.lock").exists()
     assert not (tmp_path / "s.json.lock").exists()
+
+
+def test_a_lock_file_with_an_empty_lock_id_is_refused_as_held_by_an_unknown_process(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    lock = tmp_path / "s.json.lock"
+    lock.write_text(json.dumps({"id": "", "pid": 4242, "host": "elsewhere", "command": "reconciler apply",
+                                "since": "2027-01-15T08:00:00Z"}), encoding="utf-8")
+    with pytest.raises(StateError) as err:
+        with StateLock(path, command="reconciler apply"):
+            pass
+    assert str(err.value) == (
+        f"The state {path} is locked by an unknown process: the lock file {lock} is empty or unreadable (written by "
+        "an older reconciler, or by hand), and has no lock ID. If no reconciler command is running against this "
+        f"state, delete {lock}.")
+
+
+def test_a_lock_files_fields_that_are_empty_or_of_another_type_are_read_as_not_known(tmp_path: Path) -> None:
+    lock = tmp_path / "s.json.lock"
+    lock.write_text(json.dumps({"id": "", "pid": "4242", "host": 7, "command": "", "since": ["2027-01-15"]}),
+                    encoding="utf-8")
+    assert LockHolder.read(lock) == LockHolder(id=None, pid=None, host=None, command=None, since=None)
 
 
 # -- a full disk (the disk_full fixture is in tests/conftest.py) --------------------
