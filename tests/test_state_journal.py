@@ -178,8 +178,8 @@ def test_a_journal_beside_a_missing_state_file_it_continues_is_refused(tmp_path:
 def test_a_newer_journal_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     journal_path(path).write_text('{"journal": 2, "lineage": "x", "serial": 0}\n', encoding="utf-8")
-    with pytest.raises(StateError, match="has version 2"):
-        load_state(path)
+    assert _refusal(path) == (f"The state journal {journal_path(path)} has version 2; this reconciler reads version 1. "
+                              "Upgrade reconciler.")
 
 
 # -- fold ---------------------------------------------------------------------------
@@ -385,6 +385,19 @@ def test_a_damaged_middle_line_is_refused_in_these_words(tmp_path: Path) -> None
         f"The state journal {journal_path(path)}:2 is not a valid journal line: a change line holds \"set\" "
         "and/or \"remove\". Only the last line can be cut off by a crash, so the file was damaged or edited, "
         f"and nothing was changed. {_kept_or_forgotten(journal_path(path))}")
+
+
+def test_a_middle_line_that_is_not_json_is_refused_in_these_words(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    _record_changes(path, _base(path), 3)
+    lines = _lines(path)
+    lines[2] = b"{not json\n"
+    journal_path(path).write_bytes(b"".join(lines))
+    assert _refusal(path) == (
+        f"The state journal {journal_path(path)}:3 is not a valid journal line: it is not JSON (Expecting property "
+        "name enclosed in double quotes: line 1 column 2 (char 1)). Only the last line can be cut off by a crash, "
+        "so the file was damaged or edited, and nothing was changed. "
+        f"{_kept_or_forgotten(journal_path(path))}")
 
 
 def test_a_journal_beside_an_older_state_file_is_refused_as_restored_from_a_copy(tmp_path: Path) -> None:
