@@ -6,6 +6,9 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
+from reconciler.plan import Action, render_text
+from reconciler.state import AccessRecord, ResourceState, State
+from tests.conftest import live_workspace
 from tests.plan.test_planner import GROUP, HOME_LIVE, plan_for
 
 
@@ -19,3 +22,25 @@ def test_an_expired_entry_and_an_unlisted_one_removed_together_are_labelled_each
         ("raj@customer.com", "delete", ("expired",), "expired on 2020-01-01"),
         ("priya@customer.com", "create", (), "listed in the manifest as viewer, has no access"),
     ]
+
+
+def test_an_unlisted_domain_of_a_non_authoritative_list_is_removed_with_the_date_it_was_listed_since(
+        write_manifest: Callable[..., Path]) -> None:
+    path = write_manifest("""
+        version: 1
+        workspaces:
+          portal:
+            id: ws_p
+            access:
+              users: [{email: ops@acme.com, role: owner}]
+              authoritative: false
+    """)
+    live = live_workspace("ws_p", users={"ops@acme.com": "owner"}, domains={"partner.io": "viewer"})
+    state = State(resources={"workspace.portal": ResourceState(id="ws_p", access=AccessRecord(
+        users={"ops@acme.com": "owner"}, domains={"partner.io": "viewer"},
+        since={"user:ops@acme.com": "2026-01-05", "domain:partner.io": "2026-03-01"}))})
+    plan = plan_for(path, live, state=state)
+    (entry,) = plan.access_changes[0].entries
+    assert (entry.action, entry.kind, entry.key, entry.managed_since) == (
+        Action.DELETE, "domain", "partner.io", "2026-03-01")
+    assert "REMOVED: loses access (left the manifest; listed since 2026-03-01)" in render_text(plan)
