@@ -79,6 +79,10 @@ class Simulation:
     because: dict[str, list[str]] = field(default_factory=dict)
     # The connects that moved a workspace onto another list (a join), by address.
     joined: set[str] = field(default_factory=set)
+    # Which access change first wrote each side (user, domain) of each list, and every later one that wrote it
+    # again: (first, second). Each was diffed against the list as fetched, so the second undoes the first.
+    written: dict[tuple[int, str], AccessChange] = field(default_factory=dict)
+    written_twice: list[tuple[AccessChange, AccessChange]] = field(default_factory=list)
 
     def list_of(self, workspace: str) -> AccessSnapshot:
         return self.lists[self.holder[workspace]]
@@ -179,6 +183,10 @@ def _access(sim: Simulation, change: AccessChange) -> None:
     if not change.calls or change.workspace_id not in sim.holder:
         return  # riding on a creation (the creation sets it), or what a join does (the connect does)
     list_id = sim.holder[change.workspace_id]
+    for kind in sorted({e.kind for e in change.entries}):
+        first = sim.written.setdefault((list_id, kind), change)
+        if first is not change:
+            sim.written_twice.append((first, change))
     now = sim.lists[list_id]
     if change.strategy == "patch":
         users, domains = dict(now.users), dict(now.domains)

@@ -97,9 +97,8 @@ def make_plan(
     planned.changes, ownerless = company.set_aside_ownerless(planned.changes)
     # What the calls do to each workspace's access (plan/effects.py): a join's
     # loss and gain become an access change of its own, reviewed like any other.
-    groups = _named_groups(desired, state, planned.changes)
-    refuse_one_list_written_twice(planned.changes, live, groups)
-    sim = simulate(planned.changes, live, groups)
+    sim = simulate(planned.changes, live, _named_groups(desired, state, planned.changes))
+    refuse_one_list_written_twice(sim.written_twice)
     planned.changes = with_joins(planned.changes, sim, live)
     refuse_ownerless(planned.changes, desired.rules)
     forgotten = facts.forgotten(desired, state, targets)

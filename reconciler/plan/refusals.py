@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 
 from reconciler.errors import PlanError
-from reconciler.live import Live, one_list_each
 from reconciler.manifest import Desired, DesiredGroup, DesiredRule
 from reconciler.plan.handover import ownerless_problems
 from reconciler.plan.model import AccessChange, Change
@@ -34,34 +33,24 @@ def refuse_unplannable(desired: Desired, inputs: Inputs) -> None:
         raise PlanError(join("The plan cannot be made:", problems))
 
 
-def refuse_one_list_written_twice(changes: Sequence[Change], live: Live,
-                                  groups: Iterable[tuple[str, Iterable[str]]] = ()) -> None:
+def refuse_one_list_written_twice(written_twice: Sequence[tuple[AccessChange, AccessChange]]) -> None:
     """Refuse two changes that write the same side (users, or domains) of one
-    list of the service: two lists of the manifests whose workspaces show the
-    same entry ids (connected by hand; the API never says so). Each change is
-    diffed against the same fetched list, so the second write would undo the
-    first. Changes of different sides compose (a POST replaces only the side
-    it sends) and are planned as they are. ``groups``: (homepage, members)
-    the manifests name in one group."""
-    writes = [c for c in changes if isinstance(c, AccessChange) and c.calls and c.workspace_id in live.workspaces]
-    if len(writes) < 2:
-        return
-    joined = [(homepage, member) for homepage, members in groups for member in members]
-    held = {w: i for i, ids in enumerate(one_list_each(live.workspaces.values(), joined)) for w in ids}
-    first: dict[tuple[int, str], AccessChange] = {}
+    list of the service (``Simulation.written_twice``): two lists of the
+    manifests whose workspaces the service holds as one (connected by hand;
+    the API never says so). Each change is diffed against the same fetched
+    list, so the second write would undo the first. Changes of different
+    sides compose (a POST replaces only the side it sends)."""
     problems = []
-    for change in writes:
-        for side in sorted({e.kind for e in change.entries}):
-            seen = first.setdefault((held[change.workspace_id], side), change)
-            if seen is change:
-                continue
-            problems.append(
-                f"{change.location}: {change.address} and {seen.location}: {seen.address} both change the {side}s of "
-                f"one access list in the service: workspaces {change.workspace_id} and {seen.workspace_id} show the "
-                "same entry ids (connected by hand in the web app; the service does not say so), so planned apart "
-                "the second write would undo the first. Declare them as one group with one list (homepage: "
-                f"{seen.workspace_id}, workspaces: {{KEY: {{id: {change.workspace_id}}}}}), or disconnect them in the "
-                "web app.")
+    for seen, change in written_twice:
+        side = next(k for k in ("user", "domain") if any(e.kind == k for e in change.entries)
+                    and any(e.kind == k for e in seen.entries))
+        problems.append(
+            f"{change.location}: {change.address} and {seen.location}: {seen.address} both change the {side}s of "
+            f"one access list in the service: workspaces {change.workspace_id} and {seen.workspace_id} show the "
+            "same entry ids (connected by hand in the web app; the service does not say so), so planned apart "
+            "the second write would undo the first. Declare them as one group with one list (homepage: "
+            f"{seen.workspace_id}, workspaces: {{KEY: {{id: {change.workspace_id}}}}}), or disconnect them in the "
+            "web app.")
     if problems:
         raise PlanError(join("The plan cannot be made:", problems))
 
