@@ -131,7 +131,7 @@ def close(name: str, path: Path, *, today: date, state_path: Path | str | None =
     from reconciler.errors import ManifestError
     from reconciler.manifest import load_desired
     from reconciler.owned_files import write_owned
-    from reconciler.manifest.reviews import decisions_digest
+    from reconciler.manifest.reviews import campaign_files, decisions_digest
     from reconciler.review.close import closed_campaign_text, edited_texts, plan_close
     from reconciler.state.backend import read_state
 
@@ -150,8 +150,8 @@ def close(name: str, path: Path, *, today: date, state_path: Path | str | None =
     closing = plan_close(desired, campaign, state)
     texts = edited_texts(closing.edits)
     campaign_file = Path(campaign.location.file)
-    reviewer_files = [(p.name, p.read_bytes()) for p in sorted(campaign_file.parent.iterdir())
-                      if p.suffix in (".yaml", ".yml") and p.is_file() and p.name != campaign_file.name]
+    reviewer_files = [(p.name, p.read_bytes()) for p in campaign_files(campaign_file.parent)
+                      if p.name != campaign_file.name]
     texts[str(campaign_file)] = closed_campaign_text(campaign_file.read_text(encoding="utf-8"), today,
                                                      decisions_digest(reviewer_files), sum(undecided.values()))
     before = {file: Path(file).read_bytes() for file in texts}

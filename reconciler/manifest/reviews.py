@@ -128,9 +128,14 @@ def review_files(root: Path) -> list[tuple[Path, list[Path]]]:
         return []
     found = []
     for directory in sorted(p for p in base.iterdir() if p.is_dir() and not p.is_symlink()):
-        files = sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
-        found.append((directory, files))
+        found.append((directory, campaign_files(directory)))
     return found
+
+
+def campaign_files(directory: Path) -> list[Path]:
+    """A campaign directory's YAML files (campaign.yaml and the reviewers'), sorted: what is read, and what
+    ``closedDigest`` covers."""
+    return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
 
 
 def load_reviews(root: Path, decode: Callable[[bytes], str | tuple[int, str]]) -> LoadedReviews:

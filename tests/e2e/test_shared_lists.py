@@ -147,8 +147,10 @@ def test_a_rule_whose_except_a_shared_list_defeats_is_refused_naming_both_worksp
             match: {all: true, except: [ws_p]}
             ensure: {users: [{email: security@acme.com, role: viewer}]}
     """)
+    rig.emulator.requests.clear()
     with pytest.raises(PlanError) as err:
         rig.plan()
+    assert rig.writes() == []
     message = str(err.value)
     assert f"{rules}:4: rule.baseline" in message and "except" in message, message
     assert "ws_p" in message and "ws_s" in message, message
