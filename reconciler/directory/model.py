@@ -77,8 +77,8 @@ def person_email(user: Mapping[str, Any]) -> str | None:
         return user_name.strip().lower()
     emails = [e for e in user.get("emails") or () if isinstance(e, Mapping) and isinstance(e.get("value"), str)]
     primary = [e for e in emails if e.get("primary") is True]
-    chosen = (primary or emails or [None])[0]
-    return None if chosen is None else str(chosen["value"]).strip().lower()
+    chosen = primary or emails
+    return str(chosen[0]["value"]).strip().lower() if chosen else None
 
 
 def directory_from_scim(users: Iterable[Mapping[str, Any]], groups: Iterable[Mapping[str, Any]], *,
