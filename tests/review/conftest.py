@@ -65,8 +65,43 @@ class Company:
     def file(self, name: str, campaign: str = "q4") -> Path:
         return self.root / "reviews" / campaign / name
 
+    def decide_on(self, reviewer: str, decisions: dict[tuple[str, str], tuple[str, str | None]],
+                  campaign: str = "q4") -> None:
+        """Set the decision and reason of the item of (workspace id, email or domain) in the reviewer's file,
+        as a person would; an entry the file does not hold fails the test (which reviewer holds an entry is
+        the campaign's assignment, not the item's position)."""
+        path = self.file(f"{reviewer}.yaml", campaign)
+        lines = path.read_text(encoding="utf-8").split("\n")
+        starts = [n for n, line in enumerate(lines) if line.startswith("  - ")] + [len(lines)]
+        found: set[tuple[str, str]] = set()
+        for begin, end in zip(starts, starts[1:], strict=False):
+            fields = {line.strip().partition(": ")[0].lstrip("- "): line.partition(": ")[2]
+                      for line in lines[begin:end] if ": " in line}
+            entry = (yaml.safe_load(fields["workspace"]), yaml.safe_load(fields["key"]))
+            if entry not in decisions:
+                continue
+            found.add(entry)
+            decision, reason = decisions[entry]
+            for number in range(begin, end):
+                if lines[number].startswith("    decision: "):
+                    lines[number] = f"    decision: {decision}"
+                if lines[number].startswith("    reason: ") and reason is not None:
+                    lines[number] = f"    reason: {reason}"
+        assert found == set(decisions), f"{path.name} holds no item of {sorted(set(decisions) - found)}"
+        path.write_text("\n".join(lines), encoding="utf-8")
+
+    def decide_all(self, reviewer: str, decision: str, campaign: str = "q4") -> None:
+        """Set every item of the reviewer's file to ``decision``."""
+        self.decide_on(reviewer, dict.fromkeys(self.entries(reviewer, campaign), (decision, None)), campaign)
+
+    def entries(self, reviewer: str, campaign: str = "q4") -> list[tuple[str, str]]:
+        """(workspace id, email or domain) of each item of the reviewer's file, in the file's order."""
+        items = yaml.safe_load(self.file(f"{reviewer}.yaml", campaign).read_text(encoding="utf-8"))["items"]
+        return [(item["workspace"], item["key"]) for item in items]
+
     def decide(self, reviewer: str, decisions: dict[int, tuple[str, str | None]], campaign: str = "q4") -> None:
-        """Set item ``index``'s decision and reason in the reviewer's file, as a person would."""
+        """Set item ``index``'s decision and reason in the reviewer's file, as a person would (tests outside
+        tests/review; these decide by entry, ``decide_on``)."""
         path = self.file(f"{reviewer}.yaml", campaign)
         lines = path.read_text(encoding="utf-8").split("\n")
         found = -1

@@ -33,7 +33,8 @@ def figures(company: Company) -> dict[str, str]:
 
 def test_the_evidence_dates_each_decision_by_its_commit_and_marks_applied_revocations(started: Company) -> None:
     git(started.root, "init", "-q")
-    started.decide("jane@acme.com", {0: ("revoke", "contractor left"), 1: ("keep", None), 3: ("revoke", None)})
+    started.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", "contractor left"), ("ws_a", "jane@acme.com"): ("keep", None),
+                                        ("ws_c", "dee@acme.com"): ("revoke", None)})
     git(started.root, "add", "m.yaml", "reviews")
     git(started.root, "commit", "-qm", "decisions")
     commit = git(started.root, "rev-parse", "HEAD").strip()
@@ -53,7 +54,7 @@ def test_the_evidence_dates_each_decision_by_its_commit_and_marks_applied_revoca
 
 
 def test_the_evidence_says_when_the_files_are_not_in_git_and_a_revocation_is_not_applied(started: Company) -> None:
-    started.decide("jane@acme.com", {0: ("revoke", None)})
+    started.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", None)})
     (started.root / "reconciler.state.json").write_text('{"version": 1, "lineage": "x", "serial": 1, '
                                                          '"resources": {}}')
     code, out, err = started.run("review", "report", "q4", str(started.root), "--out",
@@ -66,7 +67,7 @@ def test_the_evidence_says_when_the_files_are_not_in_git_and_a_revocation_is_not
 
 
 def test_the_evidence_counts_items_nobody_decided_by_the_due_date_as_overdue(started: Company, monkeypatch: pytest.MonkeyPatch) -> None:
-    started.decide("jane@acme.com", {i: ("keep", None) for i in range(6)})
+    started.decide_all("jane@acme.com", "keep")
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(1800000000 + 20 * 86400))  # 2027-02-04
     started.run("review", "report", "q4", str(started.root), "--out", str(started.root / "out"), service=False)
     # joe's three items are jane's too (both own ws_c), so jane's keep decided them: only carl is open.
@@ -76,7 +77,7 @@ def test_the_evidence_counts_items_nobody_decided_by_the_due_date_as_overdue(sta
 
 def test_a_state_given_that_does_not_exist_is_refused_not_read_as_nothing_applied(started: Company) -> None:
     """Issue 39 item 8: 'review report --state /nonexistent' exited 0 with '0 revoked and applied'."""
-    started.decide("jane@acme.com", {0: ("revoke", None)})
+    started.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", None)})
     missing = started.root / "no-such-state.json"
     code, out, err = started.run("review", "report", "q4", str(started.root), "--out", str(started.root / "out"),
                                  "--state", str(missing), service=False)

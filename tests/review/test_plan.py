@@ -36,9 +36,8 @@ def overdue(company: Company, on_due: str) -> None:
     path.write_text(text)
 
 
-# jane's file: 0 bob@ext.com (ws_a), 1 jane@acme.com (ws_a), 2 ext.com (ws_a), 3 dee (ws_c), 4 jane (ws_c), 5 joe (ws_c)
 def test_a_revoke_decision_becomes_a_revocation_with_source_kind_review(started: Company) -> None:
-    started.decide("jane@acme.com", {0: ("revoke", "contractor left")})
+    started.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", "contractor left")})
     document = plan_json(started)
     (change,) = [c for c in document["changes"] if c["kind"] == "access"]
     (entry,) = change["entries"]
@@ -49,26 +48,26 @@ def test_a_revoke_decision_becomes_a_revocation_with_source_kind_review(started:
 
 
 def test_the_text_plan_says_who_revoked_it_in_which_review(started: Company) -> None:
-    started.decide("jane@acme.com", {0: ("revoke", None)})
+    started.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", None)})
     code, out, err = started.run("plan", str(started.root))
     assert code == 0, err
     assert "- user   bob@ext.com  editor   REMOVED: loses access  (revoked in review q4 by jane@acme.com)\n" in out
 
 
 def test_a_revoke_on_a_workspace_no_manifest_names_is_planned_there(started: Company) -> None:
-    started.decide("jane@acme.com", {3: ("revoke", None)})
+    started.decide_on("jane@acme.com", {("ws_c", "dee@acme.com"): ("revoke", None)})
     assert entries(plan_json(started)) == [("unmanaged.ws_c", "user", "dee@acme.com", "review")]
 
 
 def test_a_keep_decision_changes_nothing(started: Company) -> None:
-    started.decide("jane@acme.com", {i: ("keep", None) for i in range(6)})
+    started.decide_all("jane@acme.com", "keep")
     assert entries(plan_json(started)) == []
 
 
 def test_a_revoke_of_an_entry_whose_role_changed_is_stale_reported_and_not_acted_on(
         make_company: Callable[..., Company]) -> None:
     company = start(make_company())
-    company.decide("jane@acme.com", {3: ("revoke", None)})
+    company.decide_on("jane@acme.com", {("ws_c", "dee@acme.com"): ("revoke", None)})
     spaces = workspaces()
     spaces[2]["users"][2]["role"] = "viewer"  # dee was editor when the review started
     company.root.joinpath("emulator.yaml").unlink()
@@ -84,7 +83,7 @@ def test_a_revoke_of_an_entry_whose_role_changed_is_stale_reported_and_not_acted
 
 def test_a_keep_of_an_entry_removed_since_the_snapshot_is_reported_stale(make_company: Callable[..., Company]) -> None:
     company = start(make_company())
-    company.decide("jane@acme.com", {3: ("keep", None)})
+    company.decide_on("jane@acme.com", {("ws_c", "dee@acme.com"): ("keep", None)})
     spaces = workspaces()
     del spaces[2]["users"][2]
     company.root.joinpath("emulator.yaml").unlink()
@@ -96,9 +95,9 @@ def test_a_keep_of_an_entry_removed_since_the_snapshot_is_reported_stale(make_co
 
 
 def test_overdue_items_with_on_due_revoke_are_revoked_as_not_reviewed(started: Company) -> None:
-    started.decide("jane@acme.com", {i: ("keep", None) for i in (0, 1, 2, 4, 5)})  # dee on ws_c (3) left open
-    started.decide("joe@acme.com", {1: ("keep", None), 2: ("keep", None)})  # joe left dee (0) open too
-    started.decide("sec@acme.com", {0: ("keep", None)})
+    started.decide_on("jane@acme.com", dict.fromkeys([("ws_a", "bob@ext.com"), ("ws_a", "jane@acme.com"), ("ws_a", "ext.com"), ("ws_c", "jane@acme.com"), ("ws_c", "joe@acme.com")], ("keep", None)))  # dee open
+    started.decide_on("joe@acme.com", {("ws_c", "jane@acme.com"): ("keep", None), ("ws_c", "joe@acme.com"): ("keep", None)})  # joe left dee open too
+    started.decide_on("sec@acme.com", {("ws_b", "carl@acme.com"): ("keep", None)})
     overdue(started, "revoke")
     document = plan_json(started)
     (change,) = [c for c in document["changes"] if c["kind"] == "access"]
@@ -117,8 +116,8 @@ def test_overdue_items_with_on_due_keep_are_kept(started: Company) -> None:
 
 
 def test_overdue_items_with_on_due_flag_are_not_revoked_and_audit_names_them(started: Company) -> None:
-    started.decide("jane@acme.com", {i: ("keep", None) for i in range(6)})
-    started.decide("joe@acme.com", {i: ("keep", None) for i in range(3)})
+    started.decide_all("jane@acme.com", "keep")
+    started.decide_all("joe@acme.com", "keep")
     overdue(started, "flag")
     assert entries(plan_json(started)) == []
     code, out, err = started.run("audit", str(started.root))
@@ -135,7 +134,7 @@ def test_audit_is_clean_of_reviews_before_the_due_date(started: Company) -> None
 
 
 def test_a_revoke_against_an_explicit_manifest_entry_is_refused_naming_both_lines(started: Company) -> None:
-    started.decide("jane@acme.com", {1: ("revoke", None)})
+    started.decide_on("jane@acme.com", {("ws_a", "jane@acme.com"): ("revoke", None)})
     code, out, err = started.run("plan", str(started.root))
     assert code == 1
     assert err == (
@@ -149,7 +148,7 @@ def test_a_review_revoking_a_protected_owner_is_refused_by_the_policy(make_compa
     manifest = MANIFEST.replace("  allowedDomains: [acme.com]\n", "  allowedDomains: [acme.com]\n"
                                 "  protectedOwners: [joe@acme.com]\n")
     company = start(make_company(manifest=manifest))
-    company.decide("jane@acme.com", {5: ("revoke", None)})
+    company.decide_on("jane@acme.com", {("ws_c", "joe@acme.com"): ("revoke", None)})
     code, out, err = company.run("plan", str(company.root))
     assert code == 1
     assert (f"policy protectedOwners: unmanaged.ws_c would revoke protected owner joe@acme.com "
@@ -157,7 +156,7 @@ def test_a_review_revoking_a_protected_owner_is_refused_by_the_policy(make_compa
 
 
 def test_review_revocations_count_toward_max_removals(started: Company) -> None:
-    started.decide("jane@acme.com", {0: ("revoke", None), 3: ("revoke", None)})
+    started.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", None), ("ws_c", "dee@acme.com"): ("revoke", None)})
     code, out, err = started.run("apply", str(started.root), "--auto-approve", "--max-removals", "1")
     assert code == 1
     assert err.endswith("Error: The plan removes 2 access entries (workspace.alpha: user bob@ext.com, unmanaged.ws_c: "
@@ -168,7 +167,7 @@ def test_review_revocations_count_toward_max_removals(started: Company) -> None:
 def test_a_review_revoking_every_owner_is_refused_by_the_no_owner_check(started: Company) -> None:
     # ws_c is in no manifest: like a rule's revocation that would leave it without an owner, the
     # review's is not sent; the workspace waits for a person, and the plan says something is open.
-    started.decide("jane@acme.com", {4: ("revoke", None), 5: ("revoke", None)})
+    started.decide_on("jane@acme.com", {("ws_c", "jane@acme.com"): ("revoke", None), ("ws_c", "joe@acme.com"): ("revoke", None)})
     code, out, err = started.run("plan", str(started.root), "--detailed-exitcode")
     assert code == 2, err
     assert (f"  unmanaged.ws_c ({started.root}/reviews/q4/jane@acme.com.yaml:42): ws_c \"Gamma\": an access review "
@@ -177,7 +176,7 @@ def test_a_review_revoking_every_owner_is_refused_by_the_no_owner_check(started:
 
 
 def test_review_revocations_are_applied_and_the_next_plan_has_no_changes(started: Company) -> None:
-    started.decide("jane@acme.com", {0: ("revoke", None), 3: ("revoke", "left the project")})
+    started.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", None), ("ws_c", "dee@acme.com"): ("revoke", "left the project")})
     code, out, err = started.run("apply", str(started.root), "--auto-approve")
     assert code == 0, err
     code, out, err = started.run("plan", str(started.root))
@@ -185,8 +184,8 @@ def test_review_revocations_are_applied_and_the_next_plan_has_no_changes(started
 
 
 def test_a_revoke_by_one_owner_wins_over_a_keep_by_the_other(started: Company) -> None:
-    started.decide("joe@acme.com", {0: ("keep", None)})  # joe keeps dee on ws_c ...
-    started.decide("jane@acme.com", {3: ("revoke", "not on the project")})  # ... jane revokes her
+    started.decide_on("joe@acme.com", {("ws_c", "dee@acme.com"): ("keep", None)})  # joe keeps dee on ws_c ...
+    started.decide_on("jane@acme.com", {("ws_c", "dee@acme.com"): ("revoke", "not on the project")})  # ... jane revokes her
     document = plan_json(started)
     (entry,) = [e for c in document["changes"] if c["kind"] == "access" for e in c["entries"]]
     assert (entry["key"], entry["source"]["reviewer"]) == ("dee@acme.com", "jane@acme.com")
@@ -194,7 +193,7 @@ def test_a_revoke_by_one_owner_wins_over_a_keep_by_the_other(started: Company) -
 
 def test_the_per_person_view_names_the_review_behind_a_revocation_not_team_none(started: Company) -> None:
     """Issue 41 item 5: plan --by-person summed a review's revocations as '1 via team None'."""
-    started.decide("jane@acme.com", {0: ("revoke", None), 3: ("revoke", None)})
+    started.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", None), ("ws_c", "dee@acme.com"): ("revoke", None)})
     code, out, err = started.run("plan", str(started.root), "--by-person")
     assert code == 0, err
     assert "None" not in out

@@ -319,7 +319,7 @@ def _started_and_decided(make_company: Callable[..., Company]) -> Company:
     company = make_company()
     code, _, err = start(company, "--fallback", "sec@acme.com")
     assert code == 0, err
-    company.decide("jane@acme.com", {0: ("revoke", "contractor left")})
+    company.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", "contractor left")})
     code, _, err = company.run("validate", str(company.root), service=False)
     assert code == 0, err  # decisions are what a reviewer edits
     return company

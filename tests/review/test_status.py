@@ -14,7 +14,7 @@ def status(company: Company, *extra: str) -> tuple[int, str, str]:
 
 
 def test_status_exits_2_and_counts_each_reviewer_while_items_are_open(started: Company) -> None:
-    started.decide("jane@acme.com", {0: ("revoke", "contractor left"), 1: ("keep", None)})
+    started.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", "contractor left"), ("ws_a", "jane@acme.com"): ("keep", None)})
     code, out, err = status(started)
     assert (code, err) == (2, "")
     assert out == ("Review q4 (due 2027-02-01, onDue flag): 2 of 10 items decided.\n"
@@ -24,9 +24,9 @@ def test_status_exits_2_and_counts_each_reviewer_while_items_are_open(started: C
 
 
 def test_status_exits_0_when_every_item_is_decided(started: Company) -> None:
-    started.decide("jane@acme.com", {i: ("keep", None) for i in range(6)})
-    started.decide("joe@acme.com", {i: ("keep", None) for i in range(3)})
-    started.decide("sec@acme.com", {0: ("revoke", None)})
+    started.decide_all("jane@acme.com", "keep")
+    started.decide_all("joe@acme.com", "keep")
+    started.decide_on("sec@acme.com", {("ws_b", "carl@acme.com"): ("revoke", None)})
     code, out, _ = status(started)
     assert code == 0
     assert out.startswith("Review q4 (due 2027-02-01, onDue flag): 10 of 10 items decided.\n")
@@ -34,8 +34,8 @@ def test_status_exits_0_when_every_item_is_decided(started: Company) -> None:
 
 def test_status_names_the_items_still_open_after_the_due_date(started: Company,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    started.decide("jane@acme.com", {i: ("keep", None) for i in range(6)})
-    started.decide("joe@acme.com", {i: ("keep", None) for i in range(3)})
+    started.decide_all("jane@acme.com", "keep")
+    started.decide_all("joe@acme.com", "keep")
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(1800000000 + 20 * 86400))  # 2027-02-04
     code, out, _ = status(started)
     assert code == 2
