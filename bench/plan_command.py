@@ -1,0 +1,275 @@
+"""The whole ``reconciler plan`` command against libyaml's event parse (issue 40, item 4).
+
+What a user waits for: ``reconciler plan`` as a process of its own, reading the
+company over HTTP from ``reconciler emulator serve`` (another process, seeded
+with the company; ``bench.command_cpu`` serves it). The company is the
+benchmark's (``bench/scenario.py``: N workspaces of 25 access entries, every
+list in one manifest) governed as ``bench.governance`` governs it: every list
+names a team of two, and a rule over every workspace ensures a user and a
+second team of two. Both variants plan the same manifest; only the service
+differs:
+
+- **without changes**: the service holds every entry the manifest asks for
+  (no drifted list either), so the plan is empty;
+- **with changes**: the service lacks the rule's team (``security``) in every
+  workspace, so the plan holds N access changes, 2N entries added.
+
+For each, the plan process's CPU (user + system, from ``os.wait4`` on its pid:
+the emulator's process is not in it), its peak RSS (``ru_maxrss`` of that
+process alone), and their targets' yardstick: libyaml's event parse of the
+same manifest file in this process (``bench.load_floor.event_parse``, the
+cyclic GC paused, best of 3). The plan's CPU is the least of ``--repeat``
+runs, its peak RSS the highest. The plan prints its text (the default format,
+with the plan's digest) to a file; its summary line is checked against the
+changes the variant must hold. Prints a markdown table, then one JSON line:
+
+    .venv/bin/python -m bench.plan_command --sizes 1000,10000 --repeat 3
+
+``--profile FILE`` adds, after the measured runs, one more plan of the
+largest size with changes under ``python -m cProfile -o FILE`` (not measured).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from bench.command_cpu import CommandRun, _serve
+from bench.governance import TEAMS, governed_manifest, governed_seed
+from bench.load_floor import event_parse
+from bench.scenario import TOKEN, _users, build
+from bench.sizes import best_of
+from reconciler.gcpause import gc_paused
+
+WITHOUT, WITH = "without changes", "with changes"
+VARIANTS = (WITHOUT, WITH)
+FLOOR_REPEAT = 3
+MISSING_TEAM = "security"  # the rule's team, left out of the service in the variant with changes
+# The issue's targets at 10,000 workspaces: (plan CPU / event parse, peak RSS in MB).
+TARGETS = {WITHOUT: (2.5, 300), WITH: (3.0, 400)}
+_SUMMARY = re.compile(r"^Plan: (\d+) to add, (\d+) to change, (\d+) to remove\.$", re.MULTILINE)
+_CHANGE = re.compile(r"^  [-+~±] \S+ \{$", re.MULTILINE)  # a change's block: "  ~ access {"
+
+
+class PlanFailed(RuntimeError):
+    """The plan process exited with an error, or did not plan what its variant must hold."""
+
+
+def steady_seed(n: int) -> dict[str, Any]:
+    """The service holding exactly what the governed manifest of ``n`` workspaces asks for."""
+    scenario = build(n)
+    for i, workspace in enumerate(scenario.seed["companies"]["acme"]["workspaces"]):
+        # Undo the scenario's drift: every list as the manifest writes it.
+        workspace["users"] = [{"email": email, "role": role} for email, role in _users(i)]
+    return governed_seed(scenario.seed)
+
+
+def changed_seed(steady: dict[str, Any]) -> dict[str, Any]:
+    """``steady`` without the rule's team in any workspace: one change, two entries added, in each."""
+    changed = copy.deepcopy(steady)
+    missing = set(TEAMS[MISSING_TEAM])
+    for company in changed["companies"].values():
+        for workspace in company["workspaces"]:
+            workspace["users"] = [user for user in workspace["users"] if user["email"] not in missing]
+    return changed
+
+
+@dataclass(frozen=True)
+class Planned:
+    """What a plan's text holds: its changes (one block each) and its summary line's entry counts."""
+
+    changes: int
+    add: int
+    change: int
+    remove: int
+
+
+def expected(variant: str, n: int) -> Planned:
+    """What the plan of a variant must hold: nothing, or one change and the missing team's entries in each
+    workspace."""
+    if variant == WITHOUT:
+        return Planned(0, 0, 0, 0)
+    return Planned(n, len(TEAMS[MISSING_TEAM]) * n, 0, 0)
+
+
+def planned(text: str) -> Planned:
+    """The changes and entry counts of a plan's text (no summary line: an empty plan)."""
+    summary = _SUMMARY.search(text)
+    add, change, remove = (int(x) for x in summary.groups()) if summary else (0, 0, 0)
+    return Planned(len(_CHANGE.findall(text)), add, change, remove)
+
+
+def run_child(command: Sequence[str], env: dict[str, str], out: Path, err: Path) -> CommandRun:
+    """Run ``command``, its output to ``out`` and ``err``; its own rusage from ``os.wait4`` on its pid.
+    The child is killed if this process is interrupted while it runs."""
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        process = subprocess.Popen(list(command), env=env, stdout=stdout, stderr=stderr)
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        except BaseException:
+            process.kill()
+            process.wait()
+            raise
+    process.returncode = os.waitstatus_to_exitcode(status)
+    # ru_maxrss is in KiB on Linux.
+    return CommandRun(usage.ru_utime, usage.ru_stime, usage.ru_maxrss * 1024, usage.ru_minflt, process.returncode)
+
+
+def plan_command(manifests: Path, *, profile: Path | None = None) -> list[str]:
+    """``reconciler plan`` of ``manifests`` in this interpreter, under cProfile when ``profile`` is given."""
+    prefix = ["-m", "cProfile", "-o", str(profile)] if profile else []
+    return [sys.executable, *prefix, "-m", "reconciler", "plan", str(manifests)]
+
+
+@dataclass(frozen=True)
+class VariantResult:
+    """Every plan run of one size and variant, and the event parse of its manifest."""
+
+    n: int
+    variant: str
+    runs: tuple[CommandRun, ...]
+    floor_cpu: float  # libyaml's event parse of the manifest, best of FLOOR_REPEAT
+    events: int
+    manifest_bytes: int
+    planned: Planned
+
+    @property
+    def cpu(self) -> float:
+        return min(run.cpu for run in self.runs)
+
+    @property
+    def peak_rss(self) -> int:
+        return max(run.peak_rss for run in self.runs)
+
+    @property
+    def ratio(self) -> float:
+        return self.cpu / self.floor_cpu
+
+
+def _plan_runs(n: int, variant: str, root: Path, seed: Path, repeat: int,
+               profile: Path | None) -> tuple[list[CommandRun], Planned]:
+    manifests = root / "manifests"
+    server, address = _serve(seed)
+    try:
+        env = {**os.environ, "RECONCILER_BASE_URL": address, "RECONCILER_TOKEN": TOKEN,
+               "SOURCE_DATE_EPOCH": "1800000000"}
+        runs, found = [], Planned(0, 0, 0, 0)
+        out, err = root / "plan.txt", root / "plan.err"
+        for _ in range(repeat):
+            run = run_child(plan_command(manifests), env, out, err)
+            text = out.read_text(encoding="utf-8")
+            if run.exit_code != 0:
+                raise PlanFailed(f"reconciler plan exited {run.exit_code} at {n:,} workspaces, {variant}; "
+                                 f"its last output:\n{text[-1500:]}{err.read_text(encoding='utf-8')[-1500:]}")
+            found = planned(text)
+            if found != expected(variant, n):
+                raise PlanFailed(f"the plan at {n:,} workspaces, {variant}, holds {found}, "
+                                 f"not {expected(variant, n)}:\n{text[-1500:]}")
+            runs.append(run)
+        if profile is not None:
+            profiled = run_child(plan_command(manifests, profile=profile), env, out, err)
+            if profiled.exit_code != 0:
+                raise PlanFailed(f"the profiled plan exited {profiled.exit_code}: "
+                                 f"{err.read_text(encoding='utf-8')[-1500:]}")
+        return runs, found
+    finally:
+        server.kill()
+        server.wait()
+        if server.stdout is not None:
+            server.stdout.close()
+
+
+def measure(n: int, *, repeat: int, profile: Path | None = None) -> list[VariantResult]:
+    """Both variants at ``n`` workspaces; ``profile`` profiles one more plan with changes."""
+    steady = steady_seed(n)
+    text = governed_manifest(build(n).manifest)
+    events, floor = best_of(FLOOR_REPEAT, gc_paused()(lambda: event_parse(text)))
+    results = []
+    with tempfile.TemporaryDirectory(prefix="plan-command-") as tmp:
+        root = Path(tmp)
+        (root / "manifests").mkdir()
+        (root / "manifests" / "manifest.yaml").write_text(text, encoding="utf-8")
+        for variant in VARIANTS:
+            seed = root / "seed.yaml"
+            # JSON is YAML.
+            seed.write_text(json.dumps(steady if variant == WITHOUT else changed_seed(steady)), encoding="utf-8")
+            runs, found = _plan_runs(n, variant, root, seed, repeat, profile if variant == WITH else None)
+            results.append(VariantResult(n, variant, tuple(runs), floor.cpu, events, len(text.encode()), found))
+    return results
+
+
+def _mb(size: int) -> str:
+    return f"{size / 10**6:.0f} MB ({size / 2**20:.0f} MiB)"
+
+
+def table(results: Sequence[VariantResult]) -> list[str]:
+    """The markdown table: one row per size and variant, with the issue's targets."""
+    lines = ["| workspaces × 25 | variant | changes (entries added) | plan CPU (user + sys) | event parse CPU | "
+             "plan / parse | target | plan peak RSS | target |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        ratio_target, rss_target = TARGETS[r.variant]
+        lines.append(f"| {r.n:,} | {r.variant} | {r.planned.changes:,} ({r.planned.add:,}) | "
+                     f"{r.cpu:.2f} s | {r.floor_cpu:.2f} s | {r.ratio:.2f}× | ≤ {ratio_target}× | "
+                     f"{_mb(r.peak_rss)} | ≤ {rss_target} MB |")
+    return lines
+
+
+def json_line(results: Sequence[VariantResult]) -> str:
+    """Every figure, one JSON object on one line (seconds, bytes)."""
+    return json.dumps({"bench": "plan_command", "results": [
+        {"workspaces": r.n, "variant": r.variant, "changes": r.planned.changes,
+         "entries_added": r.planned.add, "plan_cpu": round(r.cpu, 3),
+         "plan_cpu_runs": [round(run.cpu, 3) for run in r.runs],
+         "plan_user": round(min(r.runs, key=lambda run: run.cpu).user, 3),
+         "plan_system": round(min(r.runs, key=lambda run: run.cpu).system, 3),
+         "plan_peak_rss": r.peak_rss, "plan_peak_rss_runs": [run.peak_rss for run in r.runs],
+         "event_parse_cpu": round(r.floor_cpu, 3), "events": r.events, "manifest_bytes": r.manifest_bytes,
+         "ratio": round(r.ratio, 3)} for r in results]}, separators=(",", ":"))
+
+
+def _exit_on_terminate(signum: int, frame: FrameType | None) -> None:
+    # SystemExit unwinds through the ``finally`` blocks: the children are killed, the files removed.
+    raise SystemExit(128 + signum)
+
+
+def main(argv: Sequence[str] | None = None) -> list[VariantResult]:
+    parser = argparse.ArgumentParser(prog="python -m bench.plan_command", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000", help="workspaces, comma-separated (default 1000,10000)")
+    parser.add_argument("--repeat", type=int, default=1, help="plan runs of each variant, the least CPU kept")
+    parser.add_argument("--profile", type=Path, help="cProfile one more plan of the largest size with changes")
+    args = parser.parse_args(argv)
+    sizes = sorted(int(size) for size in args.sizes.split(",") if size.strip())
+    if not sizes or args.repeat < 1:
+        parser.error("give at least one size and --repeat 1 or more")
+    handlers = {signum: signal.signal(signum, _exit_on_terminate) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    results: list[VariantResult] = []
+    try:
+        for n in sizes:
+            profile = args.profile.resolve() if args.profile and n == sizes[-1] else None
+            results += measure(n, repeat=args.repeat, profile=profile)
+    except PlanFailed as failure:
+        sys.exit(f"error: {failure}")
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    print("\n".join(table(results)))
+    print()
+    print(json_line(results))
+    return results
+
+
+if __name__ == "__main__":
+    main()
