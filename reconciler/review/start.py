@@ -7,6 +7,11 @@ owners (users with role owner; a workspace with none goes to the fallback),
 or, with a team, one member per workspace in turn (workspaces in id order,
 members in the team's order) so the work is shared evenly.  Items are
 ordered by workspace id, then kind (users, then domains), then key.
+
+No one reviews their own access: a reviewer's own entry on a workspace goes
+to its other reviewers (the other owners), or, when there is none, to the
+one who stands in (with a team, its next member in turn; else the
+fallback).  An entry only its holder could review stops the start.
 """
 
 from __future__ import annotations
@@ -89,13 +94,23 @@ def start_campaign(desired: Desired, company: CompanyAccess, options: StartOptio
         by_workspace.setdefault(row.workspace_id, []).append(row)
     assigned = _reviewers(desired, company, sorted(by_workspace), options)
     per_reviewer: dict[str, list[ReviewItem]] = {}
+    reviewed: dict[str, list[str]] = {}  # reviewer -> the workspaces they review entries of, for a refusal
+    own_only: list[AccessRow] = []
     for workspace_id in sorted(by_workspace):
-        for reviewer in assigned[workspace_id]:
-            per_reviewer.setdefault(reviewer, []).extend(_item(options.name, reviewer, r)
-                                                         for r in by_workspace[workspace_id])
+        for row in by_workspace[workspace_id]:
+            deciders = _deciders(row, assigned[workspace_id])
+            if not deciders:
+                own_only.append(row)
+            for reviewer in deciders:
+                per_reviewer.setdefault(reviewer, []).append(_item(options.name, reviewer, row))
+                held = reviewed.setdefault(reviewer, [])
+                if not held or held[-1] != workspace_id:
+                    held.append(workspace_id)
+    if own_only:
+        _refuse_own_review(options.name, own_only)
     files: dict[str, str] = {}
     for reviewer in sorted(per_reviewer):
-        _refuse_unfit_reviewer(options.name, reviewer, assigned)
+        _refuse_unfit_reviewer(options.name, reviewer, reviewed[reviewer])
         files[f"{reviewer}.yaml"] = decisions_yaml(options.name, options.due, reviewer, per_reviewer[reviewer])
     assignment = {f"{reviewer}.yaml": items_digest((i.workspace, i.kind, i.key, i.role) for i in given)
                   for reviewer, given in per_reviewer.items()}
@@ -122,23 +137,53 @@ def reviewer_file_problem(address: str) -> str | None:
     return None
 
 
-def _refuse_unfit_reviewer(campaign: str, reviewer: str, assigned: dict[str, list[str]]) -> None:
+def _refuse_unfit_reviewer(campaign: str, reviewer: str, workspaces: list[str]) -> None:
     problem = reviewer_file_problem(reviewer)
     if problem is None:
         return
-    workspaces = [w for w, reviewers in assigned.items() if reviewer in reviewers]
     listed = ", ".join(printable(w) for w in workspaces[:10]) + (" ..." if len(workspaces) > 10 else "")
     raise ConfigError(f"review start {campaign}: {quoted(reviewer)}, the owner of {listed} and so its reviewer, "
                       f"cannot name a reviewer's file: {problem}. Nothing was written. Correct the owner in the "
                       "web app, or have the workspaces reviewed by a team (--reviewers team:NAME).")
 
 
+class WorkspaceReviewers(NamedTuple):
+    """Who reviews one workspace's entries, and who stands in for an entry only they hold."""
+
+    reviewers: tuple[str, ...]
+    stand_ins: tuple[str, ...] = ()  # in order: the first who does not hold the entry reviews it
+
+
+def _deciders(row: AccessRow, chosen: WorkspaceReviewers) -> list[str]:
+    """Who reviews ``row``: the workspace's reviewers but its holder, or the first stand-in who is not its
+    holder; none when only the holder could."""
+    holder = row.key if row.kind == "user" else None
+    found = [r for r in chosen.reviewers if r != holder]
+    if found:
+        return found
+    return [r for r in chosen.stand_ins if r != holder][:1]
+
+
+def _refuse_own_review(campaign: str, rows: list[AccessRow]) -> None:
+    listed = ", ".join(f"{printable(r.key)} on {printable(r.workspace_id)}" for r in rows[:10]) + (
+        " ..." if len(rows) > 10 else "")
+    raise ConfigError(f"review start {campaign}: {plural(len(rows), 'entry', 'entries')} in scope would be reviewed "
+                      f"only by the person who holds {'it' if len(rows) == 1 else 'them'} ({listed}), and no one "
+                      "reviews their own access. Give --fallback EMAIL, someone else, to review those. Nothing was "
+                      "written.")
+
+
 def _reviewers(desired: Desired, company: CompanyAccess, workspace_ids: list[str],
-               options: StartOptions) -> dict[str, list[str]]:
+               options: StartOptions) -> dict[str, WorkspaceReviewers]:
+    fallback = (options.fallback,) if options.fallback is not None else ()
     if options.reviewers.startswith("team:"):
         team = next(t for t in desired.teams if t.key == options.reviewers.partition(":")[2])
         members = team.emails()
-        return {w: [members[i % len(members)]] for i, w in enumerate(workspace_ids)}
+        # An entry of the workspace's member goes to the next member in turn.
+        return {w: WorkspaceReviewers((members[i % len(members)],),
+                                      tuple(members[(i + j) % len(members)] for j in range(1, len(members)))
+                                      + fallback)
+                for i, w in enumerate(workspace_ids)}
     # A person a rule revokes (someone leaving) reviews nothing: their workspaces go to the other owners,
     # or to the fallback.
     leaving = {r.key for rule in desired.rules for r in rule.revoke_users}
@@ -152,7 +197,8 @@ def _reviewers(desired: Desired, company: CompanyAccess, workspace_ids: list[str
         raise ConfigError(f"review start {options.name}: {plural(len(ownerless), 'workspace')} in scope "
                           f"{'has' if len(ownerless) == 1 else 'have'} no owner to review it ({listed}); "
                           "give --fallback EMAIL to review those.")
-    return {w: sorted(owners[w]) if owners.get(w) else [str(options.fallback)] for w in workspace_ids}
+    return {w: WorkspaceReviewers(tuple(sorted(owners[w])), fallback) if owners.get(w)
+            else WorkspaceReviewers(fallback) for w in workspace_ids}
 
 
 def _item(campaign: str, reviewer: str, row: AccessRow) -> ReviewItem:

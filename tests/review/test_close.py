@@ -96,7 +96,7 @@ def test_close_keeps_a_team_membership_unless_the_reviewer_asked_to_remove_it(st
     started.decide_on("jane@acme.com", {("ws_c", "dee@acme.com"): ("revoke", None)})
     code, out, _ = close(started)
     assert (started.root / "m.yaml").read_text() == MANIFEST
-    assert (f"Left as they are: {started.root}/reviews/q4/jane@acme.com.yaml:34: dee@acme.com on ws_c is granted "
+    assert (f"Left as they are: {started.root}/reviews/q4/jane@acme.com.yaml:26: dee@acme.com on ws_c is granted "
             f"by team partners ({started.root}/m.yaml:4); kept in the team (set removeFromTeam: true on the item to "
             "remove them from it)\n") in out
 
@@ -118,23 +118,23 @@ def test_a_revoke_of_a_team_grant_is_refused_naming_the_team_line(started: Compa
     assert code == 1
     assert err == (
         "Error: The plan cannot be made: a review revokes what the manifests grant.\n"
-        f"  {started.root}/reviews/q4/jane@acme.com.yaml:34: review q4 by jane@acme.com revokes user dee@acme.com "
+        f"  {started.root}/reviews/q4/jane@acme.com.yaml:26: review q4 by jane@acme.com revokes user dee@acme.com "
         f"on ws_c, which team partners grants as editor at {started.root}/m.yaml:22; set removeFromTeam: true on "
         "the item and run reconciler review close, or change the team, or decide keep.\n")
 
 
 def test_close_with_two_revokes_of_one_entry_makes_one_edit_and_one_note(started: Company) -> None:
-    # Both owners of gamma (ws_c) revoke jane there (an explicit line, m.yaml:20) and dee (granted by team
-    # partners, which close leaves as it is): one line removed and one note, from the first revoke (jane's file
-    # sorts first), not one of each per reviewer.
-    started.decide_on("jane@acme.com", {("ws_c", "dee@acme.com"): ("revoke", None), ("ws_c", "jane@acme.com"): ("revoke", None)})
+    # Both owners of gamma (ws_c) revoke dee (granted by team partners, which close leaves as it is): one note,
+    # from the first revoke (jane's file sorts first), not one per reviewer; joe revokes jane there (an explicit
+    # line, m.yaml:20, and jane's own entry, so joe's alone to decide): one line removed.
+    started.decide_on("jane@acme.com", {("ws_c", "dee@acme.com"): ("revoke", None)})
     started.decide_on("joe@acme.com", {("ws_c", "dee@acme.com"): ("revoke", None), ("ws_c", "jane@acme.com"): ("revoke", None)})
     code, out, err = close(started)
     assert code == 0, err
     assert out == (
         "Closed review q4 on 2027-01-15: 1 manifest line removed:\n"
-        f"  {started.root}/m.yaml:20: user jane@acme.com from workspace.gamma (revoked by jane@acme.com)\n"
-        f"Left as they are: {started.root}/reviews/q4/jane@acme.com.yaml:34: dee@acme.com on ws_c is granted by "
+        f"  {started.root}/m.yaml:20: user jane@acme.com from workspace.gamma (revoked by joe@acme.com)\n"
+        f"Left as they are: {started.root}/reviews/q4/jane@acme.com.yaml:26: dee@acme.com on ws_c is granted by "
         f"team partners ({started.root}/m.yaml:4); kept in the team (set removeFromTeam: true on the item to remove "
         "them from it)\n"
         "Commit the diff with the decisions; the next plan carries out the revocations.\n")
@@ -186,11 +186,11 @@ def test_close_edits_a_groups_list_for_its_homepage_and_its_members_and_notes_wh
     assert out == (
         "Closed review q4 on 2027-01-15: 1 manifest line removed:\n"
         f"  {company.root}/m.yaml:18: user bob@ext.com from group.portal (revoked by jane@acme.com)\n"
-        f"Left as they are: {reviews}/jane@acme.com.yaml:34: ext.com is ensured by rule baseline "
+        f"Left as they are: {reviews}/jane@acme.com.yaml:26: ext.com is ensured by rule baseline "
         f"({company.root}/m.yaml:8) wherever it matches; change the rule by hand if it should not reach ws_a\n"
-        f"Left as they are: {reviews}/jane@acme.com.yaml:58: joe@acme.com is ensured by rule baseline "
+        f"Left as they are: {reviews}/jane@acme.com.yaml:42: joe@acme.com is ensured by rule baseline "
         f"({company.root}/m.yaml:8) wherever it matches; change the rule by hand if it should not reach ws_c\n"
-        f"Left as they are: {reviews}/sec@acme.com.yaml:10: carl@acme.com on ws_b is granted by team partners "
+        f"Left as they are: {reviews}/sec@acme.com.yaml:18: carl@acme.com on ws_b is granted by team partners "
         f"({company.root}/m.yaml:4); kept in the team (set removeFromTeam: true on the item to remove them from "
         "it)\n"
         "Commit the diff with the decisions; the next plan carries out the revocations.\n")
@@ -240,7 +240,7 @@ def test_close_finds_a_template_members_list_by_the_id_the_state_recorded(
     assert code == 0, err
     assert out == (
         "Closed review q4 on 2027-01-15: 0 manifest lines removed.\n"
-        f"Left as they are: {company.root}/reviews/q4/sec@acme.com.yaml:10: carl@acme.com on ws_b is granted by "
+        f"Left as they are: {company.root}/reviews/q4/sec@acme.com.yaml:18: carl@acme.com on ws_b is granted by "
         f"team partners ({company.root}/m.yaml:4); kept in the team (set removeFromTeam: true on the item to remove "
         "them from it)\n"
         "Commit the diff with the decisions; the next plan carries out the revocations.\n")
@@ -337,8 +337,8 @@ def test_close_is_refused_while_items_are_undecided_and_nothing_changes(started:
     code, out, err = started.run("review", "close", "q4", str(started.root), service=False)
     assert (code, out) == (1, "")
     # An entry two owners hold (jane and joe both own ws_c) is one item to decide, counted in one file.
-    assert err == ("Error: review close q4: 6 items nobody decided yet (jane@acme.com.yaml: 5, sec@acme.com.yaml: "
-                   "1); a closed campaign acts on no later decision. Decide them, or close with --accept-undecided "
+    assert err == ("Error: review close q4: 6 items nobody decided yet (jane@acme.com.yaml: 3, joe@acme.com.yaml: "
+                   "1, sec@acme.com.yaml: 2); a closed campaign acts on no later decision. Decide them, or close with --accept-undecided "
                    "to record in campaign.yaml that they were left undecided. Nothing was changed.\n"), err
     assert ((started.root / "m.yaml").read_text(), started.file("campaign.yaml").read_text()) == (manifest, campaign)
 

@@ -30,14 +30,6 @@ items:
     reason: null
   - workspace: ws_a
     name: Alpha
-    kind: user
-    key: jane@acme.com
-    role: owner
-    why: "workspace.alpha at {root}/m.yaml:12"
-    decision: null
-    reason: null
-  - workspace: ws_a
-    name: Alpha
     kind: domain
     key: ext.com
     role: viewer
@@ -49,14 +41,6 @@ items:
     kind: user
     key: dee@acme.com
     role: editor
-    why: "not managed: granted in the web app"
-    decision: null
-    reason: null
-  - workspace: ws_c
-    name: Gamma
-    kind: user
-    key: jane@acme.com
-    role: owner
     why: "not managed: granted in the web app"
     decision: null
     reason: null
@@ -75,7 +59,8 @@ def start(company: Company, *extra: str) -> tuple[int, str, str]:
     return company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01", *extra)
 
 
-def test_start_writes_each_owners_items_ordered_by_workspace_kind_and_key(make_company: Callable[..., Company]) -> None:
+def test_start_writes_each_owners_items_ordered_by_workspace_kind_and_key_but_their_own(
+        make_company: Callable[..., Company]) -> None:
     company = make_company()
     code, out, err = start(company, "--fallback", "sec@acme.com")
     assert code == 0, err
@@ -86,8 +71,9 @@ def test_start_gives_a_workspace_without_owner_to_the_fallback(make_company: Cal
     company = make_company()
     start(company, "--fallback", "sec@acme.com")
     text = company.file("sec@acme.com.yaml").read_text()
+    # ws_b, which has no owner, and jane's own entry on ws_a, of which she is the only owner.
     assert [line for line in text.split("\n") if line.startswith(("  - ", "    key"))] == [
-        "  - workspace: ws_b", "    key: carl@acme.com"]
+        "  - workspace: ws_a", "    key: jane@acme.com", "  - workspace: ws_b", "    key: carl@acme.com"]
 
 
 def test_start_refuses_a_workspace_without_owner_and_no_fallback(make_company: Callable[..., Company]) -> None:
@@ -126,7 +112,7 @@ def test_start_reads_the_company_in_ceil_n_over_100_calls(make_company: Callable
                               "users": [{"email": "jane@acme.com", "role": "owner"}]} for i in range(200)]
     company = make_company(spaces)
     code, out, err = start(company, "--fallback", "sec@acme.com")
-    assert out == ("Started review q4 in " + str(company.root) + "/reviews/q4: 210 items on 203 workspaces for 3 "
+    assert out == ("Started review q4 in " + str(company.root) + "/reviews/q4: 208 items on 203 workspaces for 3 "
                    "reviewers, due 2027-02-01; the company was read in 3 calls.\n"), err
 
 
@@ -282,7 +268,8 @@ def test_start_refuses_an_owner_address_that_cannot_name_a_reviewers_file_and_wr
     """Issue 39 item 2: reviewer files were named after owner addresses as the service gave them; an owner
     address with a path in it wrote outside reviews/NAME/, over another campaign's files."""
     spaces = workspaces()
-    spaces[1]["users"] = [{"email": owner, "role": "owner"}]  # ws_b, as the service answers it
+    # ws_b, as the service answers it: the owner reviews carl (their own entry goes to the fallback)
+    spaces[1]["users"] = [{"email": owner, "role": "owner"}, {"email": "carl@acme.com", "role": "viewer"}]
     company = make_company(spaces)
     before = sorted(p for p in tmp_path.rglob("*"))
     code, out, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
@@ -365,3 +352,59 @@ def test_a_reviewers_file_added_by_hand_is_refused(make_company: Callable[..., C
     code, _, err = company.run("validate", str(company.root), service=False)
     assert code == 1
     assert f"{extra}:1: review start assigned no items to 'eve@acme.com.yaml'" in err, err
+
+
+def _held(company: Company, campaign: str = "q4") -> dict[str, list[tuple[str, str]]]:
+    """Reviewer -> (workspace id, email or domain) of each item of their file."""
+    return {path.name.removesuffix(".yaml"): company.entries(path.name.removesuffix(".yaml"), campaign)
+            for path in sorted(company.file("", campaign).glob("*@*.yaml"))}
+
+
+def test_no_one_reviews_their_own_access_another_owner_or_the_fallback_does(
+        make_company: Callable[..., Company]) -> None:
+    """Issue 39 item 4: owners were given their own owner entries to review."""
+    company = make_company()
+    code, _, err = start(company, "--fallback", "sec@acme.com")
+    assert code == 0, err
+    assert _held(company) == {
+        "jane@acme.com": [("ws_a", "bob@ext.com"), ("ws_a", "ext.com"), ("ws_c", "dee@acme.com"),
+                          ("ws_c", "joe@acme.com")],
+        "joe@acme.com": [("ws_c", "dee@acme.com"), ("ws_c", "jane@acme.com")],  # jane's entry on ws_c: joe's
+        "sec@acme.com": [("ws_a", "jane@acme.com"), ("ws_b", "carl@acme.com")],  # jane is ws_a's only owner
+    }
+    code, _, err = company.run("validate", str(company.root), service=False)
+    assert code == 0, err  # the assignment, as sealed, is the one the files hold
+
+
+def test_an_entry_only_its_holder_could_review_stops_the_start_without_a_fallback(
+        make_company: Callable[..., Company]) -> None:
+    spaces = [w for w in workspaces() if w["id"] != "ws_b"]  # every workspace has an owner
+    company = make_company(spaces)
+    code, out, err = start(company)
+    assert (code, out) == (1, "")
+    assert err == ("Error: review start q4: 1 entry in scope would be reviewed only by the person who holds it "
+                   "(jane@acme.com on ws_a), and no one reviews their own access. Give --fallback EMAIL, someone "
+                   "else, to review those. Nothing was written.\n")
+    assert not (company.root / "reviews").exists()
+
+
+def test_a_fallback_who_holds_the_entry_cannot_review_it_either(make_company: Callable[..., Company]) -> None:
+    spaces = [w for w in workspaces() if w["id"] != "ws_b"]
+    code, _, err = start(make_company(spaces), "--fallback", "jane@acme.com")
+    assert code == 1
+    assert err.startswith("Error: review start q4: 1 entry in scope would be reviewed only by the person who holds "
+                          "it (jane@acme.com on ws_a)"), err
+
+
+def test_with_a_team_a_members_own_entry_goes_to_the_next_member(make_company: Callable[..., Company]) -> None:
+    spaces = workspaces()
+    spaces[0]["users"].append({"email": "sam@acme.com", "role": "viewer"})  # ws_a is sam's to review
+    spaces[1]["users"].append({"email": "sam@acme.com", "role": "editor"})  # ws_b is sue's
+    company = make_company(spaces)
+    code, _, err = start(company, "--reviewers", "team:security")
+    assert code == 0, err
+    held = _held(company)
+    assert ("ws_a", "sam@acme.com") not in held["sam@acme.com"] and ("ws_a", "sam@acme.com") in held["sue@acme.com"]
+    assert ("ws_b", "sam@acme.com") in held["sue@acme.com"]
+    code, _, err = company.run("validate", str(company.root), service=False)
+    assert code == 0, err
