@@ -141,7 +141,8 @@ def close(name: str, path: Path, *, today: date, state_path: Path | str | None =
                           f"({campaign.location.file}).")
     undecided = _undecided(campaign)
     if undecided and not accept_undecided:
-        counted = ", ".join(f"{printable(Path(file).name)}: {n}" for file, n in sorted(undecided.items()))
+        counted = ", ".join(f"{printable(Path(file).name)}{'' if Path(file).exists() else ' (missing)'}: {n}"
+                            for file, n in sorted(undecided.items()))
         raise ConfigError(f"review close {name}: {plural(sum(undecided.values()), 'item')} nobody decided yet "
                           f"({counted}); a closed campaign acts on no later decision. Decide them, or close with "
                           "--accept-undecided to record in campaign.yaml that they were left undecided. Nothing was "

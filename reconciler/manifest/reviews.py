@@ -204,8 +204,10 @@ def _campaign(directory: Path, parsed: dict[str, tuple[Any, str]],
             f"closed (git checkout of {REVIEWS_DIR}/{directory.name}/), or start a new campaign for new decisions")))
     items: list[ReviewItem] = []
     reviewers: list[tuple[str, str]] = []
+    missing = None
     if spec is not None and spec.assignment is not None:
-        problems += _missing_reviewers(spec.assignment, parsed, name, document)
+        missing = _missing_reviewers(directory, spec.assignment, parsed, name, document)
+        problems += missing.problems
     for file_name, (doc, shown) in sorted(parsed.items()):
         decisions, found = _validated(DecisionsSpec, doc, shown)
         problems += found
@@ -224,19 +226,66 @@ def _campaign(directory: Path, parsed: dict[str, tuple[Any, str]],
             continue
         reviewers.append((decisions.reviewer, shown))
         items += _items(directory.name, decisions, doc, shown)
+    if missing is not None and missing.items:  # in reviewer (file) order, as if the files were there
+        items = sorted(items + missing.items, key=lambda i: (i.location.file, i.position))
+        reviewers = sorted(reviewers + missing.reviewers, key=lambda r: r[1])
     if spec is None or problems:
         return None, problems
     return _desired_campaign(spec, document, name, tuple(items), tuple(reviewers)), problems
 
 
-def _missing_reviewers(assignment: dict[str, str], parsed: dict[str, tuple[Any, str]], name: str,
-                       document: LineDict) -> list[Problem]:
-    """A reviewer's file review start wrote that is gone: its items are not fewer items, they are a problem."""
-    missing = sorted(set(assignment) - set(parsed))
-    return [Problem(SourceLocation(name, document.key_lines.get("assignment", 1)), (
-        f"the reviewer's file {quoted(file_name)} that review start wrote is missing: its items cannot go "
-        "unseen; put the file back (git checkout), or reassign its items by starting a new campaign"))
-        for file_name in missing]
+class _Missing(NamedTuple):
+    items: list[ReviewItem]
+    reviewers: list[tuple[str, str]]
+    problems: list[Problem]
+
+
+def _missing_reviewers(directory: Path, assignment: dict[str, str], parsed: dict[str, tuple[Any, str]], name: str,
+                       document: LineDict) -> _Missing:
+    """A reviewer's file review start wrote that is gone is not fewer items: its items, as the last copy git
+    holds (checked against the assignment's digest), are undecided, whatever that copy decided.  When git
+    holds no such copy, nothing can say what they were: a problem."""
+    found = _Missing([], [], [])
+    for file_name in sorted(set(assignment) - set(parsed)):
+        path = directory / file_name
+        if _plain_file_name(file_name) and (path.exists() or path.is_symlink()):
+            continue  # there but not read: its own problem says why
+        recovered, why = _recovered(directory, file_name, assignment[file_name]) if _plain_file_name(file_name) \
+            else (None, "it names no file of the campaign's folder")
+        if recovered is None:
+            found.problems.append(Problem(SourceLocation(name, document.key_lines.get("assignment", 1)), (
+                f"the reviewer's file {quoted(file_name)} that review start wrote is missing, and {why}: its items "
+                "cannot go unseen; put the file back (git checkout), or move its items to another reviewer with "
+                "reconciler review reassign")))
+            continue
+        found.reviewers.append((file_name.rsplit(".", 1)[0].lower(), str(path)))
+        found.items.extend(item._replace(decision=None, reason=None, remove_from_team=False) for item in recovered)
+    return found
+
+
+def _plain_file_name(file_name: str) -> bool:
+    return Path(file_name).name == file_name and not file_name.startswith(".") and "\\" not in file_name
+
+
+def _recovered(directory: Path, file_name: str, digest: str) -> tuple[list[ReviewItem] | None, str]:
+    """The items of the last committed copy of a missing reviewer's file, when they are the ones sealed."""
+    from reconciler.review.history import committed_copy
+
+    path = directory / file_name
+    copy = committed_copy(path)
+    if copy is None:
+        return None, "git holds no copy of it to read its items from"
+    commit, data = copy
+    try:
+        loaded = load_yaml(data.decode("utf-8"), str(path))
+    except UnicodeDecodeError:
+        loaded = None
+    decisions, found = _validated(DecisionsSpec, loaded.document, str(path)) if loaded and not loaded.fatal \
+        else (None, [])
+    if decisions is None or found or decisions.reviewer != file_name.rsplit(".", 1)[0].lower() or items_digest(
+            (i.workspace, i.kind, i.key, i.role) for i in decisions.items) != digest:
+        return None, f"its copy in git (commit {commit[:12]}) does not hold the items review start assigned it"
+    return _items(directory.name, decisions, loaded.document, str(path)), ""  # type: ignore[union-attr]
 
 
 def _unsealed(assignment: dict[str, str], file_name: str, decisions: DecisionsSpec, document: LineDict,

@@ -101,7 +101,9 @@ def git_blame(file: Path) -> dict[int, Blame] | None:
 def make_evidence(desired: Desired, campaign: DesiredCampaign, state: State | None,
                   today: datetime.date) -> Evidence:
     """The evidence of ``campaign`` on ``today``, decisions dated by git, revocations by ``state``."""
-    blames: dict[str, dict[int, Blame] | None] = {f: git_blame(Path(f)) for _, f in campaign.reviewer_files}
+    # A reviewer's file that is gone was read from git with every item undecided: nothing to blame.
+    blames: dict[str, dict[int, Blame] | None] = {f: git_blame(Path(f)) if Path(f).exists() else {}
+                                                  for _, f in campaign.reviewer_files}
     in_git = all(b is not None for b in blames.values()) and bool(blames)
     revoked = _revoked(desired, state) if state is not None else None
     overdue = campaign.overdue(today)

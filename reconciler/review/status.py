@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from datetime import date
+from pathlib import Path
 
 from reconciler.manifest.desired import DesiredCampaign, ReviewItem
 from reconciler.manifest.review_meaning import undecided_items
@@ -23,6 +24,7 @@ class ReviewerProgress(Frozen):
     decided: int
     kept: int
     revoked: int
+    missing: bool = False  # the file is gone: its items, as review start wrote them, are undecided
 
 
 class OpenItem(Frozen):
@@ -45,6 +47,7 @@ class CampaignStatus(Frozen):
     total: int
     decided: int
     reviewers: tuple[ReviewerProgress, ...] = ()
+    missing: tuple[OpenItem, ...] = ()  # the items of the reviewers' files that are gone, each undecided
     overdue: tuple[OpenItem, ...] = ()
 
     @property
@@ -58,17 +61,23 @@ def campaign_status(campaign: DesiredCampaign, today: date) -> CampaignStatus:
     for item in campaign.items:
         by_reviewer.setdefault(item.reviewer, []).append(item)
     files = dict(campaign.reviewer_files)
+    # The loader reads a reviewer's file that is gone from git, its items undecided (reconciler.manifest.reviews).
+    gone = {reviewer for reviewer, file in campaign.reviewer_files if not Path(file).exists()}
     progress = tuple(ReviewerProgress(
         reviewer=reviewer, file=files.get(reviewer, ""), total=len(items),
         decided=sum(1 for i in items if i.decision is not None),
-        kept=sum(1 for i in items if i.decision == "keep"), revoked=sum(1 for i in items if i.decision == "revoke"))
-        for reviewer, items in by_reviewer.items())
-    overdue = tuple(OpenItem(reviewer=i.reviewer, workspace=i.workspace, kind=i.kind, key=i.key, role=i.role,
-                             location=f"{i.location.file}:{i.location.line}")
-                    for i in undecided_items(campaign)) if campaign.overdue(today) else ()
+        kept=sum(1 for i in items if i.decision == "keep"), revoked=sum(1 for i in items if i.decision == "revoke"),
+        missing=reviewer in gone) for reviewer, items in by_reviewer.items())
+    overdue = tuple(_open(i) for i in undecided_items(campaign)) if campaign.overdue(today) else ()
     return CampaignStatus(campaign=campaign.name, due=campaign.due, on_due=campaign.on_due, today=today,
                           closed=campaign.closed, total=sum(p.total for p in progress),
-                          decided=sum(p.decided for p in progress), reviewers=progress, overdue=overdue)
+                          decided=sum(p.decided for p in progress), reviewers=progress,
+                          missing=tuple(_open(i) for i in campaign.items if i.reviewer in gone), overdue=overdue)
+
+
+def _open(item: ReviewItem) -> OpenItem:
+    return OpenItem(reviewer=item.reviewer, workspace=item.workspace, kind=item.kind, key=item.key, role=item.role,
+                    location=f"{item.location.file}:{item.location.line}")
 
 
 _ON_DUE = {"flag": "reconciler audit names them and exits 2", "revoke": "the plan revokes them",
@@ -84,7 +93,11 @@ def render_status(status: CampaignStatus, fmt: str) -> str:
     lines = [printable(_headline(status))]
     width = max((len(p.reviewer) for p in status.reviewers), default=0)
     lines += [printable(f"  {p.reviewer.ljust(width)}  {p.decided}/{p.total} decided ({p.kept} kept, "
-                        f"{p.revoked} revoked)") for p in status.reviewers]
+                        f"{p.revoked} revoked){', file missing' if p.missing else ''}") for p in status.reviewers]
+    if status.missing:
+        lines.append(_missing_head(status))
+        lines += [printable(f"  {o.location}: {o.kind} {o.key} ({o.role}) on {o.workspace}, {o.reviewer}")
+                  for o in status.missing]
     if status.overdue:
         lines.append(_overdue_head(status))
         lines += [printable(f"  {o.location}: {o.kind} {o.key} ({o.role}) on {o.workspace}, {o.reviewer}")
@@ -98,6 +111,13 @@ def _headline(status: CampaignStatus) -> str:
             f"{status.decided} of {plural(status.total, 'item')} decided.")
 
 
+def _missing_head(status: CampaignStatus) -> str:
+    files = sorted({Path(o.location.rpartition(":")[0]).name for o in status.missing})
+    return (f"Missing {plural(len(files), 'reviewer file')} ({', '.join(files)}): "
+            f"{plural(len(status.missing), 'item')} read from git as review start wrote them, each undecided "
+            "(put the file back, or reconciler review reassign them):")
+
+
 def _overdue_head(status: CampaignStatus) -> str:
     return (f"Overdue since {status.due.isoformat()}: {plural(len(status.overdue), 'item')} undecided "
             f"(onDue {status.on_due}: {_ON_DUE[status.on_due]}):")
@@ -105,7 +125,12 @@ def _overdue_head(status: CampaignStatus) -> str:
 
 def _markdown(status: CampaignStatus) -> str:
     lines = [f"### {md_text(_headline(status))}", "", "| Reviewer | Decided | Kept | Revoked |", "|---|---|---|---|"]
-    lines += [f"| {md_text(p.reviewer)} | {p.decided}/{p.total} | {p.kept} | {p.revoked} |" for p in status.reviewers]
+    lines += [f"| {md_text(p.reviewer)}{' (file missing)' if p.missing else ''} | {p.decided}/{p.total} | {p.kept} "
+              f"| {p.revoked} |" for p in status.reviewers]
+    if status.missing:
+        lines += ["", f"**{md_text(_missing_head(status))}**", ""]
+        lines += [f"- {md_code(o.location)}: {md_text(f'{o.kind} {o.key} ({o.role}) on {o.workspace}, {o.reviewer}')}"
+                  for o in status.missing]
     if status.overdue:
         lines += ["", f"**{md_text(_overdue_head(status))}**", ""]
         lines += [f"- {md_code(o.location)}: {md_text(f'{o.kind} {o.key} ({o.role}) on {o.workspace}, {o.reviewer}')}"

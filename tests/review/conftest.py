@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,6 +47,23 @@ def workspaces() -> list[dict[str, Any]]:
 def seed(spaces: list[dict[str, Any]]) -> dict[str, Any]:
     return {"companies": {"acme": {"token": "dev-token-acme", "verified": True, "plan": "paid", "credits": 10,
                                    "workspaces": spaces}}}
+
+
+def git(root: Path, *argv: str, email: str = "jane@acme.com", when: str = "2027-01-20T10:00:00Z") -> str:
+    """git in ``root``, as ``email`` at ``when`` (author and committer)."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": email.partition("@")[0], "GIT_AUTHOR_EMAIL": email,
+           "GIT_COMMITTER_NAME": email.partition("@")[0], "GIT_COMMITTER_EMAIL": email, "GIT_AUTHOR_DATE": when,
+           "GIT_COMMITTER_DATE": when}
+    return subprocess.run(["git", *argv], cwd=root, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def commit_all(root: Path, message: str, **who: str) -> str:
+    """Commit the manifests and the reviews (not the emulator's files); the commit's id."""
+    if not (root / ".git").exists():
+        git(root, "init", "-q")
+    git(root, "add", "-A", "--", "m.yaml", "reviews")
+    git(root, "commit", "-qm", message, **who)
+    return git(root, "rev-parse", "HEAD").strip()
 
 
 class Company:

@@ -5,21 +5,11 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
-import subprocess
-from pathlib import Path
 
 import pytest
 
-from tests.review.conftest import Company
-
-
-def git(root: Path, *argv: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Jane", "GIT_AUTHOR_EMAIL": "jane@acme.com", "GIT_COMMITTER_NAME": "Jane",
-           "GIT_COMMITTER_EMAIL": "jane@acme.com", "GIT_AUTHOR_DATE": "2027-01-20T10:00:00Z",
-           "GIT_COMMITTER_DATE": "2027-01-20T10:00:00Z"}
-    return subprocess.run(["git", *argv], cwd=root, env=env, check=True, capture_output=True, text=True).stdout
+from tests.review.conftest import Company, git
 
 
 def rows(company: Company) -> list[dict[str, str]]:

@@ -336,13 +336,16 @@ def test_an_item_moved_to_another_reviewers_file_is_refused_in_both(make_company
     assert err.count("these items are not the ones review start assigned to this file") == 2, err
 
 
-def test_a_deleted_reviewers_file_is_refused_not_read_as_fewer_items(make_company: Callable[..., Company]) -> None:
-    company = _started_and_decided(make_company)
+def test_a_deleted_reviewers_file_that_git_cannot_give_back_is_refused_not_read_as_fewer_items(
+        make_company: Callable[..., Company]) -> None:
+    company = _started_and_decided(make_company)  # not in git
     company.file("joe@acme.com.yaml").unlink()
     code, _, err = company.run("plan", str(company.root))
     assert code == 1
     assert (f"{company.file('campaign.yaml')}:11: the reviewer's file 'joe@acme.com.yaml' that review start wrote "
-            "is missing: its items cannot go unseen") in err, err
+            "is missing, and git holds no copy of it to read its items from: its items cannot go unseen; put the "
+            "file back (git checkout), or move its items to another reviewer with reconciler review reassign\n"
+            ) in err, err
 
 
 def test_a_reviewers_file_added_by_hand_is_refused(make_company: Callable[..., Company]) -> None:
