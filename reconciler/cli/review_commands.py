@@ -125,6 +125,34 @@ def review_close(name: str, path: Path, state_path: Path | str | None, accept_un
         suggestions=False)
 
 
+@review.command("reassign")
+@click.argument("name")
+@manifest_argument
+@click.option("--from", "source", required=True, metavar="EMAIL", help="The reviewer whose undecided items move.")
+@click.option("--to", "target", required=True, metavar="EMAIL", help="The reviewer who receives them.")
+@click.option("--reason", required=True, metavar="TEXT", help="Why they move; recorded in campaign.yaml.")
+@click.option("--by", metavar="EMAIL", help="Who reassigns, for the record (default: git config user.email).")
+def review_reassign(name: str, path: Path, source: str, target: str, reason: str, by: str | None) -> None:
+    """Move the undecided items of one reviewer of the review NAME to another (someone away, or leaving),
+    and record who did it, when (UTC), why and the new assignment under reassignments: in campaign.yaml.
+    Decided items stay with their reviewer. Refused after close, for a --to who is being offboarded, and
+    for items of --to's own access (no one reviews their own access).
+    Reads and writes the campaign's files only (no token, no network); commit the diff.
+
+    \b
+    Examples:
+      reconciler review reassign q3-2026 manifests --from joe@acme.com --to sec@acme.com --reason "joe left"
+    """
+    import datetime
+
+    from reconciler.commands.report import source_date
+    from reconciler.commands.review import reassign
+
+    now = source_date(os.environ) or datetime.datetime.now(datetime.UTC)
+    say(reassign(name, path, source=source, target=target, reason=reason, by=by, now=now), nl=False,
+        suggestions=False)
+
+
 @review.command("report")
 @click.argument("name")
 @manifest_argument

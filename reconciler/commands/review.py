@@ -8,10 +8,11 @@ files back (``reconciler.manifest.reviews``, through ``load_desired``).
 
 from __future__ import annotations
 
+import datetime
 import re
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from reconciler.errors import ConfigError
 from reconciler.text import plural, printable
@@ -173,6 +174,77 @@ def close(name: str, path: Path, *, today: date, state_path: Path | str | None =
     lines += [f"Left as they are: {printable(note)}" for note in closing.notes]
     lines.append("Commit the diff with the decisions; the next plan carries out the revocations.")
     return "\n".join(lines) + "\n"
+
+
+def reassign(name: str, path: Path, *, source: str, target: str, reason: str, by: str | None,
+             now: datetime.datetime) -> str:
+    """Move ``source``'s undecided items of campaign ``name`` to ``target`` and record it in campaign.yaml
+    (``reconciler.review.reassign``); return the summary.  The manifests are loaded again before anything is
+    kept: when they do not load, every file is put back and the problems are the error."""
+    from reconciler.errors import ManifestError
+    from reconciler.manifest import load_desired
+    from reconciler.owned_files import write_owned
+    from reconciler.review.reassign import plan_reassign
+
+    desired, campaign = load_campaign(name, path)
+    reason = reason.strip()
+    if not reason:
+        raise ConfigError(f"review reassign {name}: --reason is empty; say why the items move (it is recorded in "
+                          "campaign.yaml). Nothing was changed.")
+    who = _email_of(by if by is not None else _git_user_email(manifest_root(path)), name, "--by" if by else None)
+    source, target = (_email_of(source, name, "--from"), _email_of(target, name, "--to"))
+    folder = Path(campaign.location.file).parent
+    done = plan_reassign(desired, campaign, (folder / "campaign.yaml").read_text(encoding="utf-8"), source=source,
+                         target=target, reason=reason, by=who, at=now)
+    before = {file_name: (folder / file_name).read_bytes() if (folder / file_name).is_file() else None
+              for file_name in done.files}
+    _write_all(folder, done.files, write_owned)
+    try:
+        load_desired(path)
+    except ManifestError as exc:
+        _write_all(folder, {f: (d.decode("utf-8") if d is not None else None) for f, d in before.items()},
+                   write_owned)
+        raise ConfigError(f"review reassign {name}: the manifests would not load once reassigned, so nothing was "
+                          "changed:\n" + "\n".join(f"  {p}" for p in exc.problems)) from exc
+    already = (f"; {plural(done.held_already, 'item')} of an entry {printable(target)} reviews already left "
+               f"{printable(source)}'s file" if done.held_already else "")
+    return (f"Reassigned {plural(done.moved, 'undecided item')} of review {name} from {printable(source)} to "
+            f"{printable(target)}{already}; recorded in {folder / 'campaign.yaml'} (by {printable(who)}, "
+            f"{now.strftime('%Y-%m-%dT%H:%M:%SZ')}). Commit the diff.\n")
+
+
+def _write_all(folder: Path, files: dict[str, str | None], write_owned: Any) -> None:
+    for file_name, text in files.items():
+        if text is None:
+            (folder / file_name).unlink(missing_ok=True)
+        else:
+            write_owned(folder / file_name, text.encode("utf-8"), what="review file", error=ConfigError, mode=0o644)
+
+
+def _git_user_email(root: Path) -> str:
+    """Who runs the command, as git knows them (``git config user.email``), for the record."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "config", "user.email"], cwd=root, capture_output=True, text=True,
+                              check=False, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        done = None
+    if done is None or done.returncode != 0 or not done.stdout.strip():
+        raise ConfigError("review reassign: who reassigns is recorded in the campaign, and git config user.email "
+                          "is not set here: give --by EMAIL. Nothing was changed.")
+    return done.stdout.strip()
+
+
+def _email_of(value: str, name: str, option: str | None) -> str:
+    from reconciler.manifest.values import email_problem
+
+    problem = email_problem(value.strip())
+    if problem is not None:
+        given = option or "git config user.email"
+        raise ConfigError(f"review reassign {name}: {given} {printable(value)} is not an email address: {problem}. "
+                          "Nothing was changed.")
+    return value.strip().lower()
 
 
 def _undecided(campaign: DesiredCampaign) -> dict[str, int]:

@@ -49,6 +49,21 @@ class TeamReviewersSpec(_Spec):
     team: Key = Field(description="a key of the manifests' teams: its members review every workspace")
 
 
+class ReassignmentSpec(_Spec):
+    """One ``reconciler review reassign``: undecided items moved from one reviewer's file to another's."""
+
+    from_: Email = Field(alias="from", description="the reviewer whose undecided items were moved")
+    to: Email = Field(description="the reviewer who received them")
+    by: Email = Field(description="who reassigned them (--by, or git config user.email)")
+    at: Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")] = Field(
+        description="when, in UTC")
+    reason: Annotated[str, Field(min_length=1)]
+    items: int = Field(ge=1, description="how many undecided items left the first reviewer's file")
+    assignment: dict[str, Annotated[str, Field(pattern="^[0-9a-f]{64}$")] | None] = Field(description=(
+        "the digests this reassignment set in the campaign's assignment (null: the file was left with no items "
+        "and removed)"))
+
+
 class CampaignSpec(_Spec):
     """``reviews/<name>/campaign.yaml``: one access review campaign."""
 
@@ -66,6 +81,8 @@ class CampaignSpec(_Spec):
     assignment: dict[str, Annotated[str, Field(pattern="^[0-9a-f]{64}$")]] | None = Field(default=None, description=(
         "written by reconciler review start: each reviewer's file and the sha256 of the items it was given; the "
         "items are the campaign's snapshot, and only their decisions may be edited"))
+    reassignments: tuple[ReassignmentSpec, ...] = Field(default=(), description=(
+        "written by reconciler review reassign: who moved which reviewer's undecided items to whom, when and why"))
     closedDigest: str | None = Field(default=None, pattern="^[0-9a-f]{64}$", description=(
         "set by reconciler review close: sha256 of the reviewers' files as closed; a closed campaign whose "
         "files differ from it is refused"))
@@ -255,8 +272,8 @@ def _missing_reviewers(directory: Path, assignment: dict[str, str], parsed: dict
         if recovered is None:
             found.problems.append(Problem(SourceLocation(name, document.key_lines.get("assignment", 1)), (
                 f"the reviewer's file {quoted(file_name)} that review start wrote is missing, and {why}: its items "
-                "cannot go unseen; put the file back (git checkout), or move its items to another reviewer with "
-                "reconciler review reassign")))
+                "cannot go unseen; put the file back as it was written (git checkout, or a copy from the commit "
+                "that has it)")))
             continue
         found.reviewers.append((file_name.rsplit(".", 1)[0].lower(), str(path)))
         found.items.extend(item._replace(decision=None, reason=None, remove_from_team=False) for item in recovered)

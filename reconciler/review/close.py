@@ -115,7 +115,7 @@ def plan_close(desired: Desired, campaign: DesiredCampaign, state: State) -> Clo
     return Closing(list(edits.values()), notes)
 
 
-def _yaml() -> Any:
+def round_trip_yaml() -> Any:
     from ruamel.yaml import YAML
 
     yaml = YAML()  # round trip: comments, order, quotes and flow style kept
@@ -129,7 +129,7 @@ def _yaml() -> Any:
 
 def edited_texts(edits: list[Edit], read: Any = Path.read_text) -> dict[str, str]:
     """File -> its new text, with every edit of it made."""
-    yaml = _yaml()
+    yaml = round_trip_yaml()
     by_file: dict[str, list[Edit]] = {}
     for edit in edits:
         by_file.setdefault(edit.file, []).append(edit)
@@ -163,7 +163,7 @@ def closed_campaign_text(text: str, today: date, digest: str, undecided: int = 0
     """The campaign file with ``closed: <today>`` and ``closedDigest`` (the reviewers' files as closed) set,
     and ``closedUndecided: N`` when it was closed with ``undecided`` items nobody decided; every other line
     as it was."""
-    yaml = _yaml()
+    yaml = round_trip_yaml()
     document = yaml.load(text)
     document["closed"] = today
     if undecided:

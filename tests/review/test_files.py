@@ -76,7 +76,7 @@ def test_a_typod_decision_value_is_a_file_line_error(tmp_path: Path) -> None:
 def test_an_unknown_campaign_key_is_a_file_line_error(tmp_path: Path) -> None:
     found = problems(write(tmp_path, campaign=CAMPAIGN + "ondue: keep\n"))
     assert found == [f"{tmp_path}/reviews/q4/campaign.yaml:5: unknown key 'ondue'; allowed keys: campaign, started, "
-                     "due, onDue, scope, reviewers, fallback, closed, closedUndecided, assignment, closedDigest"]
+                     "due, onDue, scope, reviewers, fallback, closed, closedUndecided, assignment, reassignments, closedDigest"]
 
 
 def test_a_campaign_named_unlike_its_directory_is_refused(tmp_path: Path) -> None:

@@ -344,8 +344,7 @@ def test_a_deleted_reviewers_file_that_git_cannot_give_back_is_refused_not_read_
     assert code == 1
     assert (f"{company.file('campaign.yaml')}:11: the reviewer's file 'joe@acme.com.yaml' that review start wrote "
             "is missing, and git holds no copy of it to read its items from: its items cannot go unseen; put the "
-            "file back (git checkout), or move its items to another reviewer with reconciler review reassign\n"
-            ) in err, err
+            "file back as it was written (git checkout, or a copy from the commit that has it)\n") in err, err
 
 
 def test_a_reviewers_file_added_by_hand_is_refused(make_company: Callable[..., Company]) -> None:
