@@ -19,6 +19,7 @@ from reconciler.manifest.desired import (
     AssetMetadata,
     DealLink,
     DesiredAsset,
+    DesiredDirectory,
     DesiredGroup,
     DesiredMember,
     DesiredMove,
@@ -26,6 +27,8 @@ from reconciler.manifest.desired import (
     DesiredRule,
     DesiredTeam,
     DesiredWorkspace,
+    DirectoryGroupMembers,
+    DirectoryLeaver,
     DomainAccess,
     PolicyValue,
     RevokedEntry,
@@ -43,6 +46,7 @@ from reconciler.manifest.models import (
     AssetSpec,
     AudioAssetSpec,
     CompletedSpec,
+    DirectorySpec,
     EmbedAssetSpec,
     HiddenSpec,
     LinkAssetSpec,
@@ -53,6 +57,7 @@ from reconciler.manifest.models import (
     RuleRevokeSpec,
     RuleSpec,
     TeamEntrySpec,
+    TeamFromGroupSpec,
     VideoAssetSpec,
 )
 from reconciler.manifest.rules import guess_mime_type
@@ -69,6 +74,7 @@ class FileParts(NamedTuple):
     teams: tuple[DesiredTeam, ...] = ()
     rules: tuple[DesiredRule, ...] = ()
     moves: tuple[DesiredMove, ...] = ()
+    directory: DesiredDirectory | None = None
 
 
 class _Builder:
@@ -110,7 +116,9 @@ class _Builder:
         lines = self.items(parent, "teams")
         return tuple(TeamAccess(team=t.team, role=t.role, location=lines[i]) for i, t in enumerate(specs))
 
-    def team(self, key: str, emails: tuple[str, ...], teams: LineDict) -> DesiredTeam:
+    def team(self, key: str, emails: tuple[str, ...] | TeamFromGroupSpec, teams: LineDict) -> DesiredTeam:
+        if isinstance(emails, TeamFromGroupSpec):  # its members are the group's (manifest/directory.py)
+            return DesiredTeam(key=key, location=self.at(teams, key), directory_group=emails.directoryGroup)
         lines = self.items(teams, key)
         return DesiredTeam(key=key, location=self.at(teams, key),
                            members=tuple(TeamMember(email=e, location=lines[i]) for i, e in enumerate(emails)))
@@ -147,6 +155,25 @@ class _Builder:
                        if revoked.successor is not None else None),
             location=self.at(rules, key),
         )
+
+    def directory(self, spec: DirectorySpec | None, document: LineDict) -> DesiredDirectory | None:
+        if spec is None:
+            return None
+        raw = document["directory"] or LineDict()  # directory: null holds nothing
+        raw_groups, raw_leavers = raw.get("groups") or LineDict(), raw.get("deactivated") or LineDict()
+        groups = []
+        for (name, emails), written in zip(spec.groups.items(), raw_groups, strict=True):
+            lines = self.items(raw_groups, written)
+            groups.append(DirectoryGroupMembers(name=name, location=self.at(raw_groups, written), members=tuple(
+                TeamMember(email=e, location=lines[i]) for i, e in enumerate(emails))))
+        leavers = []
+        for written in raw_leavers:  # keys as written; the spec's are lower-cased (and once each: rules.py)
+            email = str(written).lower()
+            left = spec.deactivated[email]
+            at = self.at(raw_leavers, written)
+            successor = UserAccess(email=left.successor, role="owner", location=at) if left.successor else None
+            leavers.append(DirectoryLeaver(email=email, since=left.since, location=at, successor=successor))
+        return DesiredDirectory(location=self.at(document, "directory"), groups=tuple(groups), leavers=tuple(leavers))
 
     def policy(self, spec: PolicySpec | None, document: LineDict) -> DesiredPolicy | None:
         if spec is None:
@@ -277,4 +304,5 @@ def build_file(spec: ManifestSpec, document: LineDict, file: str, base_dir: Path
     rules = tuple(b.rule(key, r, rules_raw) for key, r in spec.rules.items())
     moves = tuple(DesiredMove(source=m.from_, destination=m.to, location=at)
                   for m, at in zip(spec.moved, b.items(document, "moved"), strict=False))  # a group or workspace piece has none
-    return FileParts(groups, workspaces, assets, b.policy(spec.policy, document), teams, rules, moves)
+    return FileParts(groups, workspaces, assets, b.policy(spec.policy, document), teams, rules, moves,
+                     b.directory(spec.directory, document))

@@ -215,11 +215,16 @@ class TeamMember(NamedTuple):
 
 
 class DesiredTeam(NamedTuple):
-    """A named list of people (``teams:``); access lists and rules name it."""
+    """A named list of people (``teams:``); access lists and rules name it.
+
+    A team from the directory (``{directoryGroup: NAME}``) has ``directory_group``;
+    its ``members`` are the group's, each at its line of the directory's file
+    (``reconciler.manifest.directory.with_directory`` fills them in)."""
 
     key: str
     location: SourceLocation
     members: tuple[TeamMember, ...] = ()
+    directory_group: str | None = None
 
     @property
     def address(self) -> str:
@@ -246,10 +251,14 @@ class RuleMatch(NamedTuple):
 
 
 class RevokedEntry(NamedTuple):
-    """An email or domain (lower-cased) a rule revokes, whatever its role."""
+    """An email or domain (lower-cased) a rule revokes, whatever its role.
+
+    ``since``: a leaver of the directory, deactivated on that day (the plan's
+    reason says so); None for a rule written in a manifest."""
 
     key: str
     location: SourceLocation
+    since: date | None = None
 
 
 class DesiredRule(NamedTuple):
@@ -266,10 +275,45 @@ class DesiredRule(NamedTuple):
     # revoke.successor: who becomes owner (role owner, at its line) where a
     # revoked owner was the last one: a handover, planned against the live list.
     successor: UserAccess | None = None
+    # Made from the directory's leavers (``DIRECTORY_RULE``), not written in a manifest.
+    from_directory: bool = False
 
     @property
     def address(self) -> str:
         return f"rule.{self.key}"
+
+
+# The key of the rules the directory's leavers make (one per successor); no manifest may define a rule of that name
+# while a ``directory:`` exists.
+DIRECTORY_RULE = "directory"
+
+
+class DirectoryLeaver(NamedTuple):
+    """A person under ``directory.deactivated``: revoked everywhere since ``since``; ``successor`` takes over."""
+
+    email: str
+    since: date
+    location: SourceLocation
+    successor: UserAccess | None = None  # role owner, at the leaver's line
+
+
+class DirectoryGroupMembers(NamedTuple):
+    """A group under ``directory.groups``: its name as the identity provider spells it, its members."""
+
+    name: str
+    location: SourceLocation
+    members: tuple[TeamMember, ...] = ()
+
+
+class DesiredDirectory(NamedTuple):
+    """The manifests' ``directory:`` (one file, written by ``reconciler directory sync``)."""
+
+    location: SourceLocation
+    groups: tuple[DirectoryGroupMembers, ...] = ()
+    leavers: tuple[DirectoryLeaver, ...] = ()
+
+    def group(self, name: str) -> DirectoryGroupMembers | None:
+        return next((g for g in self.groups if g.name == name), None)
 
 
 OnDue = Literal["revoke", "keep", "flag"]
@@ -351,6 +395,9 @@ class Desired(NamedTuple):
     files: tuple[Path, ...] = ()
     # Access review campaigns (reviews/<name>/: reconciler.manifest.reviews).
     reviews: tuple[DesiredCampaign, ...] = ()
+    # The directory's groups and leavers (``directory:``); its leavers are in ``rules`` as rules of
+    # their own (``DesiredRule.from_directory``), and its groups in the teams that name them.
+    directory: DesiredDirectory | None = None
 
     def addresses(self) -> list[str]:
         """Every group, member, standalone workspace and asset address, in manifest order."""

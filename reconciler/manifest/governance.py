@@ -76,12 +76,17 @@ def _rule_shape(rule: DesiredRule) -> list[tuple[SourceLocation, str]]:
     return found
 
 
+def _revoker(rule: DesiredRule) -> str:
+    return "the directory (deactivated)" if rule.from_directory else rule.address
+
+
 def _successor_problems(desired: Desired) -> list[tuple[SourceLocation, str]]:
-    revoked = {e.key: (rule.address, e.location) for rule in desired.rules for e in rule.revoke_users}
+    revoked = {e.key: (_revoker(rule), e.location) for rule in desired.rules for e in rule.revoke_users}
     found: list[tuple[SourceLocation, str]] = []
     for rule in desired.rules:
         successor = rule.successor
-        if successor is None:
+        # The directory's own successors are checked against its leavers (manifest/directory.py).
+        if successor is None or rule.from_directory:
             continue
         if not rule.revoke_users:
             found.append((successor.location, (
@@ -96,7 +101,7 @@ def _successor_problems(desired: Desired) -> list[tuple[SourceLocation, str]]:
 
 
 def _granted_and_revoked(desired: Desired) -> list[tuple[SourceLocation, str]]:
-    revoked_users = {e.key: (rule.address, e.location) for rule in desired.rules for e in rule.revoke_users}
+    revoked_users = {e.key: (_revoker(rule), e.location) for rule in desired.rules for e in rule.revoke_users}
     revoked_domains = {e.key: (rule.address, e.location) for rule in desired.rules for e in rule.revoke_domains}
     if not revoked_users and not revoked_domains:
         return []

@@ -21,6 +21,7 @@ from reconciler.gcpause import gc_paused
 from reconciler.errors import ManifestError
 from reconciler.manifest.build import FileParts, build_file
 from reconciler.manifest.desired import Desired
+from reconciler.manifest.directory import directory_problems, with_directory
 from reconciler.manifest.governance import governance_problems
 from reconciler.manifest.lint import lint
 from reconciler.manifest.policy import policy_problems
@@ -118,14 +119,18 @@ def load_desired(path: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, to
     if problems:
         raise ManifestError([str(p) for p in sorted(set(problems))])
     desired = _merge([part for f in read for part in f.parts], root, read, reviews)
+    problems_found = directory_problems(desired)
+    if problems_found:
+        raise ManifestError(problems_found)
+    desired = with_directory(desired, desired.directory)
     problems_found = governance_problems(desired) + policy_problems(desired) + moved_problems(desired)
     if problems_found:
         raise ManifestError(problems_found)
     if not lint_notes:
-        return desired
+        return desired._replace(notes=())  # the directory's own warnings are lint's too
     # Lint and grants already expired: warnings, not errors (validate --strict makes them errors).
     notes = lint(desired, today or datetime.datetime.now(datetime.UTC).date())
-    return desired._replace(notes=tuple(notes)) if notes else desired
+    return desired._replace(notes=(*desired.notes, *notes)) if notes else desired
 
 
 def decode_manifest(data: bytes) -> str | tuple[int, str]:
@@ -203,7 +208,10 @@ def _pieces(document: LineDict) -> Iterator[dict[str, Any]]:
     at a time, each piece as a file of its own (with the file's version, so that its
     checks hold)."""
     split = [key for key in _PIECEWISE if isinstance(document.get(key), dict)]
-    yield {key: value for key, value in document.items() if key not in split}
+    rest = {key: value for key, value in document.items() if key not in split}
+    # directory.yaml is written by `reconciler directory sync` with its one key, as the issue shows it:
+    # a file holding only directory: is of the one manifest format there is.
+    yield {"version": 1, **rest} if set(rest) == {"directory"} else rest
     for section in split:
         items = list(document[section].items())
         for start in range(0, len(items), PIECE_SIZE):
@@ -216,6 +224,11 @@ def _merge(parts: list[FileParts], root: Path, read: list[_ReadFile], reviews: L
     if len(policies) > 1:
         raise ManifestError([f"{later.location}: policy: already defined at {policies[0].location}; the policy "
                              "may be defined in one file only" for later in policies[1:]])
+    directories = [p.directory for p in parts if p.directory is not None]
+    if len(directories) > 1:
+        raise ManifestError([f"{later.location}: directory: already defined at {directories[0].location}; the "
+                             "directory is one file (reconciler directory sync writes directory.yaml): keep one"
+                             for later in directories[1:]])
     return Desired(
         version=1,
         groups=tuple(g for p in parts for g in p.groups),
@@ -228,6 +241,7 @@ def _merge(parts: list[FileParts], root: Path, read: list[_ReadFile], reviews: L
         files=tuple(f.path for f in read),
         root=root,
         reviews=reviews.campaigns,
+        directory=directories[0] if directories else None,
         # The reviewers' decisions are manifests too: a saved plan made before one changed is stale.
         digest=manifest_digest([(f.path.relative_to(root).as_posix(), f.data) for f in read] + reviews.files),
     )

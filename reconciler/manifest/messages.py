@@ -16,7 +16,7 @@ from typing import Any, get_args, get_origin, get_type_hints
 
 from typing_extensions import is_typeddict
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Tag
 from pydantic_core import ErrorDetails
 
 from reconciler.manifest.location import Problem, SourceLocation
@@ -128,10 +128,14 @@ def _unwrap(tp: Any) -> Any:
             return tp
 
 
-def _tagged_member(tp: Any, part: str | int) -> type[BaseModel] | None:
+def _tagged_member(tp: Any, part: str | int) -> Any:
     if get_origin(tp) not in (typing.Union, types.UnionType):
         return None
     for member in get_args(tp):
+        # A union told apart by a function (a team: a list of emails, or {directoryGroup:}): its Tag names the member.
+        if get_origin(member) is typing.Annotated and any(isinstance(m, Tag) and m.tag == part
+                                                          for m in member.__metadata__):
+            return member
         if isinstance(member, type) and issubclass(member, BaseModel) and "type" in member.model_fields:
             if part in get_args(member.model_fields["type"].annotation):
                 return member
@@ -180,6 +184,8 @@ def _key_message(path: tuple[str | int, ...], kind: str, ctx: dict[str, Any], ke
     The key is shown from the error's input, not its ``loc``: pydantic writes
     a key true as 1 there."""
     key = ctx["value"] if kind == "manifest_id" else _shown(key_value)
+    if kind == "manifest" and "what" in ctx:  # an email key (directory.deactivated), refused with its reason
+        return f"key {ctx['value']} is not {ctx['what']}" + (f"; {ctx['why']}" if ctx.get("why") else "")
     if kind == "string_type":
         return f"key {key} must be text"
     if ctx.get("pattern") == KEY_PATTERN:

@@ -22,6 +22,7 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Discriminator,
     Field,
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
@@ -29,6 +30,7 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     StringConstraints,
+    Tag,
     WithJsonSchema,
     with_config,
 )
@@ -447,6 +449,41 @@ class MovedSpec(_Spec):
     to: Address = Field(description="the address now, declared by a manifest")
 
 
+class TeamFromGroupSpec(_Spec):
+    """A team whose members are a group of the directory (``directory:``, written by ``reconciler directory sync``)."""
+
+    directoryGroup: Text = Field(description="the name of a group under directory.groups, as the identity provider spells it")
+
+
+class DeactivatedSpec(_Spec):
+    """A person deactivated or deleted in the identity provider: a leaver, revoked everywhere."""
+
+    since: IsoDate = Field(description="the day (UTC) the directory saw them deactivated or deleted")
+    successor: Email | None = Field(default=None, description=(
+        "becomes owner wherever the leaver was the last owner (their manager, when active in the directory)"))
+
+
+class DirectorySpec(_Spec):
+    """The company's directory as ``reconciler directory sync`` writes it (directory.yaml); at most one file holds it."""
+
+    groups: dict[Text, tuple[Email, ...]] = Field(
+        default_factory=dict, description="each group by name, its active members' emails")
+    deactivated: dict[Email, DeactivatedSpec] = Field(
+        default_factory=dict, description="every leaver by email: revoked from every workspace of the company")
+
+
+def _team_kind(value: Any) -> str:
+    # A mapping naming directoryGroup is a team from the directory; anything else is read (and refused)
+    # as a list of emails: "expected a list, got a mapping" says more about {email: ...} than the group's keys.
+    return "group" if isinstance(value, dict) and "directoryGroup" in value else "emails"
+
+
+TeamSpec = Annotated[
+    Annotated[tuple[Email, ...], Tag("emails")] | Annotated[TeamFromGroupSpec, Tag("group")],
+    Discriminator(_team_kind),
+]
+
+
 class ManifestSpec(_Spec):
     """One manifest file."""
 
@@ -457,9 +494,12 @@ class ManifestSpec(_Spec):
     )
     assets: dict[Key, AssetSpec] = Field(default_factory=dict)
     policy: PolicySpec | None = Field(default=None, description="access policy checked on every plan")
-    teams: dict[Key, tuple[Email, ...]] = Field(
-        default_factory=dict, description="named lists of people; an access list or rule may name a team")
+    teams: dict[Key, TeamSpec] = Field(
+        default_factory=dict, description=("named lists of people, or {directoryGroup: NAME} for a group of the "
+                                           "directory; an access list or rule may name a team"))
     rules: dict[Key, RuleSpec] = Field(
         default_factory=dict, description="entries ensured on or revoked from every matching workspace")
     moved: tuple[MovedSpec, ...] = Field(
         default=(), description="addresses renamed: the plan moves them in the state without any call")
+    directory: DirectorySpec | None = Field(default=None, description=(
+        "the identity provider's groups and leavers, written by reconciler directory sync; one file may hold it"))

@@ -86,6 +86,7 @@ def file_rules(document: Any, file: str, base_dir: Path, root: Path, *,
     for key, asset, line in _entries(document, "assets"):
         problems += _asset_rules(asset, f"assets.{_shown(key)}", line, file, base_dir, root, max_file_bytes)
     problems += _team_rules(document, file)
+    problems += _directory_rules(document, file)
     for key, rule, _ in _entries(document, "rules"):
         ensure = rule.get("ensure")
         if isinstance(ensure, LineDict):
@@ -106,6 +107,27 @@ def _team_rules(document: LineDict, file: str) -> list[Problem]:
             f"teams.{_shown(str(key))}[{index}]: {quoted(value)} is listed twice "
             f"(first at line {first}); keep one entry per person"))
             for index, value, line, first in _repeats(zip(members, members.item_lines, strict=True))]
+    return problems
+
+
+def _directory_rules(document: LineDict, file: str) -> list[Problem]:
+    """A group of the directory lists each member once; a leaver is deactivated once (case-insensitively)."""
+    directory = document.get("directory")
+    if not isinstance(directory, LineDict):
+        return []
+    problems: list[Problem] = []
+    groups = directory.get("groups")
+    for name, members in groups.items() if isinstance(groups, LineDict) else ():
+        if isinstance(members, LineList):
+            problems += [Problem(SourceLocation(file, line), (
+                f"directory.groups.{_shown(str(name))}[{index}]: {quoted(value)} is listed twice "
+                f"(first at line {first}); keep one entry per person"))
+                for index, value, line, first in _repeats(zip(members, members.item_lines, strict=True))]
+    leavers = directory.get("deactivated")
+    if isinstance(leavers, LineDict):
+        problems += [Problem(SourceLocation(file, line), (
+            f"directory.deactivated: {quoted(value)} is deactivated twice (first at line {first}); keep one"))
+            for _, value, line, first in _repeats((k, leavers.key_lines[k]) for k in leavers)]
     return problems
 
 

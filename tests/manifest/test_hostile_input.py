@@ -63,7 +63,7 @@ def test_block_mappings_nested_deeper_than_the_parser_allows_say_the_same(tmp_pa
 def test_nesting_just_deep_enough_is_read(tmp_path: Path, problems_of: Problems) -> None:
     # MAX_DEPTH levels in all, the top-level mapping included: an unknown key, not a loader failure.
     path = write_bytes(tmp_path, f"version: 1\nx: {'[' * (MAX_DEPTH - 1)}{']' * (MAX_DEPTH - 1)}\n".encode())
-    assert problems_of(path) == [f"{path}:2: unknown key 'x'; allowed keys: version, groups, workspaces, assets, policy, teams, rules, moved"]
+    assert problems_of(path) == [f"{path}:2: unknown key 'x'; allowed keys: version, groups, workspaces, assets, policy, teams, rules, moved, directory"]
 
 
 def test_nesting_one_level_too_deep_is_a_problem_at_that_level(tmp_path: Path, problems_of: Problems) -> None:

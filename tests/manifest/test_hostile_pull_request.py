@@ -429,9 +429,9 @@ def test_emails_real_mail_systems_issue_are_accepted(write_manifest: Write) -> N
 def test_a_manifest_that_is_not_a_mapping_names_every_top_level_key(write_manifest: Write, problems_of: Problems) -> None:
     path = write_manifest("- version: 1\n")
     assert problems_of(path) == [
-        f"{path}:1: a manifest must be a mapping with version, and optionally groups, workspaces, assets, policy, teams, rules and moved"
+        f"{path}:1: a manifest must be a mapping with version, and optionally groups, workspaces, assets, policy, teams, rules, moved and directory"
     ]
-    assert list(ManifestSpec.model_fields) == ["version", "groups", "workspaces", "assets", "policy", "teams", "rules", "moved"]
+    assert list(ManifestSpec.model_fields) == ["version", "groups", "workspaces", "assets", "policy", "teams", "rules", "moved", "directory"]
 
 
 @pytest.mark.parametrize("written", ["true", "yes", "True", "on"])

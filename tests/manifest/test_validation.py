@@ -42,7 +42,7 @@ def test_unknown_key_names_it_and_the_allowed_ones(write_manifest: Write, proble
 
 def test_unknown_top_level_key(write_manifest: Write, problems_of: Problems) -> None:
     path = write_manifest("version: 1\ngroup: {}\n")
-    assert problems_of(path) == [f"{path}:2: unknown key 'group'; allowed keys: version, groups, workspaces, assets, policy, teams, rules, moved"]
+    assert problems_of(path) == [f"{path}:2: unknown key 'group'; allowed keys: version, groups, workspaces, assets, policy, teams, rules, moved, directory"]
 
 
 def test_bad_role_lists_the_five_roles(write_manifest: Write, problems_of: Problems) -> None:
