@@ -197,7 +197,8 @@ class CompanyPlanner:
         # The header names the rules that act here, at the first one's line,
         # not every rule that matches (most have nothing to do on most workspaces).
         named = set(acting_rules(change))
-        acting = tuple(r.key for r in rules if r.key in named) or tuple(r.key for r in rules)
+        # dict.fromkeys: the directory's rules share one name.
+        acting = tuple(dict.fromkeys(r.key for r in rules if r.key in named)) or tuple(dict.fromkeys(r.key for r in rules))
         first = next((r for r in rules if r.key == acting[0]), None) if acting else None
         return change.model_copy(update={
             "governs": "rules",
@@ -295,7 +296,7 @@ class CompanyPlanner:
             return []
         spaces = list(self._live.workspaces.values())
         found: list[str] = []
-        for rule in self.rules:
+        for rule in (r for r in self.rules if not r.from_directory):  # all: true matches whatever there is
             unknown = _unknown_ids(rule, spaces)
             if unknown:
                 found += unknown
@@ -434,7 +435,7 @@ def _conflict(revocation: ReviewRevocation, grant: Grant) -> str:
 def entry_source(source: GrantSource) -> EntrySource:
     """The typed plan field for a grant's source."""
     return EntrySource(kind=source.kind, location=str(source.location), team=source.team, rule=source.rule,
-                       campaign=source.campaign, reviewer=source.reviewer, due=source.due)
+                       campaign=source.campaign, reviewer=source.reviewer, due=source.due, since=source.since)
 
 
 def _explained(change: AccessChange, expanded: ExpandedAccess, record: AccessRecord | None) -> AccessChange:
@@ -458,6 +459,12 @@ def _entry(entry: EntryChange, expanded: ExpandedAccess, via: Mapping[str, str])
     # What put the entry there comes first (the team someone left is why a
     # list loses them); a rule's revoke is why every other list does.
     origin = via.get(f"{entry.kind}:{entry.key}")
+    if origin is None and entry.key in revoked and revoked[entry.key].kind == "directory":
+        source = revoked[entry.key]
+        return entry.model_copy(update={
+            "source": entry_source(source),
+            "reason": f"deactivated in the directory on {source.since} ({source.location}): loses {entry.before} access",
+        })
     if origin is None and entry.key in revoked:
         source = revoked[entry.key]
         by = f"rule {source.rule}" if source.kind != "review" else (

@@ -72,6 +72,13 @@ def handover_entry(entry: EntryChange, change: AccessChange, rules: Sequence[Des
     rule = next(r for r in rules if r.successor is not None and r.successor.email == entry.key)
     gone = ", ".join(leaver.email for leaver in leavers(change, rules))
     assert rule.successor is not None  # found by it
+    if rule.from_directory:
+        return entry.model_copy(update={
+            "flags": (*entry.flags, "handover"),
+            "source": EntrySource(kind="directory", location=str(rule.successor.location), rule=rule.key),
+            "reason": (f"handover: {gone} left (deactivated in the directory), the last owner here; the successor the "
+                       f"directory names ({rule.successor.location}) becomes owner"),
+        })
     return entry.model_copy(update={
         "flags": (*entry.flags, "handover"),
         "source": EntrySource(kind="rule", location=str(rule.successor.location), rule=rule.key),
@@ -86,6 +93,10 @@ def _workspace(change: AccessChange) -> str:
 
 
 def _ways_out(leaver: Leaver, what: str) -> str:
+    if leaver.rule.from_directory:
+        return (f"give {leaver.email} an active manager in the identity provider (reconciler directory sync names "
+                f"them successor, who becomes owner wherever {leaver.email} was the last one), or give {what} an "
+                "owner in a manifest")
     return (f"name a successor under rule {leaver.rule.key}'s revoke (successor: EMAIL becomes owner wherever "
             f"{leaver.email} was the last one), or give {what} an owner in a manifest")
 
@@ -103,7 +114,7 @@ def ownerless_needs_person(change: AccessChange, rules: Sequence[DesiredRule]) -
     elif found:
         leaver = found[0]
         location = _revoke_line(leaver)
-        reason = (f"{leaver.email} is its only owner, and rule {leaver.rule.key} "
+        reason = (f"{leaver.email} is its only owner, and {_revoker(leaver)} "
                   f"({_revoke_line(leaver)}) revokes them; nothing is changed on it until then")
         check = _ways_out(leaver, "the workspace")[0].upper() + _ways_out(leaver, "the workspace")[1:]
     else:
@@ -121,7 +132,7 @@ def ownerless_needs_person(change: AccessChange, rules: Sequence[DesiredRule]) -
 def ownerless_problems(changes: Sequence[AccessChange], rules: Sequence[DesiredRule]) -> list[str]:
     """For a refusal: each manifest list left without an owner; a leaver's
     lists together, with the person, the rule and the ways out."""
-    by_leaver: dict[tuple[str, str], list[AccessChange]] = {}
+    by_leaver: dict[Leaver, list[AccessChange]] = {}
     problems = []
     for change in changes:
         found = leavers(change, rules)
@@ -129,16 +140,22 @@ def ownerless_problems(changes: Sequence[AccessChange], rules: Sequence[DesiredR
             problems.append(f"{change.location}: {change.address} ({change.workspace_id}) would have no user or "
                             "domain with role owner.")
             continue
-        by_leaver.setdefault((found[0].email, found[0].rule.key), []).append(change)
-    for (email, rule_key), lists in by_leaver.items():
-        leaver = Leaver(email, next(r for r in rules if r.key == rule_key))
+        by_leaver.setdefault(found[0], []).append(change)  # by the rule itself: the directory's share a name
+    for leaver, lists in by_leaver.items():
+        email = leaver.email
         # A group's list is on each of its workspaces: every one is named.
         names = ", ".join(f"{c.address} ({', '.join(c.reaches) if len(c.reaches) > 1 else _workspace(c)})"
                           for c in lists)
         problems.append(
-            f"{_revoke_line(leaver)}: rule {rule_key} revokes {email}, the only owner of "
+            f"{_revoke_line(leaver)}: {_revoker(leaver)} revokes {email}, the only owner of "
             f"{plural(len(lists), 'list')}: {names}; {_ways_out(leaver, 'these lists')}.")
     return problems
+
+
+def _revoker(leaver: Leaver) -> str:
+    """``rule offboarded``, or for a leaver of the directory ``the directory (deactivated on 2026-12-01)``."""
+    entry = next(e for e in leaver.rule.revoke_users if e.key == leaver.email)
+    return f"rule {leaver.rule.key}" if entry.since is None else f"the directory (deactivated on {entry.since})"
 
 
 def _revoke_line(leaver: Leaver) -> str:
@@ -149,6 +166,6 @@ def acting_rules(change: AccessChange) -> tuple[str, ...]:
     """The rules whose entries ``change`` adds, re-roles or removes, in the order first met."""
     found: dict[str, None] = {}
     for entry in change.entries:
-        if entry.source is not None and entry.source.kind == "rule" and entry.source.rule:
+        if entry.source is not None and entry.source.kind in ("rule", "directory") and entry.source.rule:
             found.setdefault(entry.source.rule)
     return tuple(found)

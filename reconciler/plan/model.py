@@ -77,7 +77,7 @@ EntryAction = Literal[Action.CREATE, Action.UPDATE, Action.DELETE]
 Subject = Literal["access", "workspace", "setting", "asset"]
 
 
-SourceKind = Literal["entry", "team", "rule", "review"]
+SourceKind = Literal["entry", "team", "rule", "review", "directory"]
 
 
 class EntrySource(Frozen):
@@ -90,6 +90,9 @@ class EntrySource(Frozen):
     had put it there, as the state recorded it (without a location).
     review: an access review's revoke (``campaign``, ``reviewer``, the
     decision's line; ``due`` when revoked for not being reviewed by then).
+    directory: a leaver of the directory (``since`` the day they were
+    deactivated, ``location`` their line under ``directory.deactivated``), or
+    the successor it names where they were the last owner.
     """
 
     kind: SourceKind
@@ -99,10 +102,14 @@ class EntrySource(Frozen):
     campaign: str | None = None
     reviewer: str | None = None
     due: str | None = None
+    # Written only when set: every plan's sources (and so its digest) stay what they were before leavers.
+    since: str | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @property
     def text(self) -> str:
         """``entry m.yaml:3``, ``team customer-success``, ``rule offboarded``, ``rule baseline (team cs)``."""
+        if self.kind == "directory":
+            return "the directory"
         if self.kind == "review":
             return f"review {self.campaign}"
         if self.kind == "rule":
@@ -158,6 +165,8 @@ class EntryChange(Frozen):
         if source is None:
             return None
         if self.action is Action.DELETE:
+            if source.kind == "directory":
+                return f"deactivated in the directory on {source.since}"
             if source.kind == "review":
                 return (f"revoked in review {source.campaign}: not reviewed by {source.due}" if source.due else
                         f"revoked in review {source.campaign} by {source.reviewer}")
@@ -165,7 +174,8 @@ class EntryChange(Frozen):
                 return f"revoked by rule {source.rule}"
             return f"left team {source.team}" if source.kind == "team" else f"no longer ensured by rule {source.rule}"
         if "handover" in self.flags:
-            return f"successor named by rule {source.rule}"
+            return ("successor named by the directory" if source.kind == "directory" else
+                    f"successor named by rule {source.rule}")
         over = f", over {', '.join(o.text for o in self.outranked)}" if self.outranked else ""
         if source.kind == "entry":
             return f"explicit entry{over}" if over else None
@@ -459,6 +469,24 @@ Change = Annotated[
 ]
 
 
+class DirectoryRead(Frozen):
+    """How a plan made with ``--directory live`` read the directory (None: the committed ``directory:`` alone)."""
+
+    mode: Literal["live"] = "live"
+    address: str = Field(description="The state's address the directory was read from (never a password).")
+    fingerprint: str = Field(description="sha256 of the live directory read: apply --plan refuses the plan once it moves.")
+    waiting: int = Field(description="Additions to the directory's groups the plan does not grant: they wait for "
+                                     "reconciler directory sync and a reviewed plan.")
+
+    @property
+    def text(self) -> str:
+        """The plan's note, in every view."""
+        waiting = (f"{self.waiting} addition{'' if self.waiting == 1 else 's'} to groups wait{'s' if self.waiting == 1 else ''}"
+                   " for reconciler directory sync and a reviewed plan" if self.waiting else "no addition to a group waits")
+        return (f"Made with the live directory of {self.address} (--directory live): its leavers and removals from "
+                f"groups apply, nothing is granted from it; {waiting}.")
+
+
 class Plan(Frozen):
     format_version: int = PLAN_FORMAT_VERSION
     changes: tuple[Change, ...] = ()  # in the order apply makes them
@@ -500,6 +528,8 @@ class Plan(Frozen):
     live_fingerprint: str = ""
     state_lineage: str = ""
     state_serial: int = 0
+    # plan --directory live: where the directory was read, and what of it waits for a sync.
+    directory: DirectoryRead | None = None
 
     @model_validator(mode="before")
     @classmethod

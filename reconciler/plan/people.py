@@ -20,6 +20,9 @@ from reconciler.vocabulary import Privilege, Role, privilege
 from reconciler.text import plural
 
 
+DEACTIVATED = "deactivated in the directory"  # a leaver's revocations: (deactivated in the directory on DAY)
+
+
 @dataclass(frozen=True)
 class PersonChange:
     """One workspace's change for one person."""
@@ -50,7 +53,8 @@ class Person:
             return None
         causes: dict[str, int] = {}
         for c in lost:
-            key = f"via {c.cause}" if c.cause else "not in the manifest"
+            key = (f"({c.cause})" if c.cause and c.cause.startswith(DEACTIVATED) else f"via {c.cause}" if c.cause
+                   else "not in the manifest")
             causes[key] = causes.get(key, 0) + 1
         parts = ", ".join(f"{n} {cause}" for cause, n in sorted(causes.items(), key=lambda kv: (-kv[1], kv[0])))
         return f"{self.key} loses access to {plural(len(lost), 'workspace')}: {parts}"
@@ -81,6 +85,8 @@ def _cause(entry: EntryChange | None) -> str | None:
     if source.kind == "review":
         return f"review {source.campaign}" + (f" (not reviewed by {source.due})" if source.due else
                                               f" by {source.reviewer}" if source.reviewer else "")
+    if source.kind == "directory":
+        return f"{DEACTIVATED} on {source.since}" if entry is not None and entry.after is None else "the directory"
     if source.kind == "rule":
         return f"rule {source.rule}"
     return f"team {source.team}" if source.kind == "team" and source.team else None

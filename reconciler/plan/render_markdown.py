@@ -59,7 +59,8 @@ def render_markdown(plan: Plan) -> str:
                 + _warning_block(plan))
     if not plan.has_changes:
         return (f"### reconciler plan: no changes\n\nThe service matches the manifests "
-                f"({checked_words(plan)}).\n\n{_digest(plan)}\n" + _left_alone_block(plan) + _warning_block(plan))
+                f"({checked_words(plan)}).\n\n{_digest(plan)}\n" + _directory_block(plan) + _left_alone_block(plan)
+                + _warning_block(plan))
     s = plan.summary
     lines = [
         "### reconciler plan",
@@ -76,6 +77,8 @@ def render_markdown(plan: Plan) -> str:
         lines += [f"> [!IMPORTANT]\n> Note: --target is in effect ({', '.join(md_code(t) for t in plan.targets)}): "
                   "this plan covers only those addresses; the rest of the manifests is neither planned nor applied.",
                   ""]
+    if plan.directory is not None:
+        lines += [f"> [!IMPORTANT]\n> {md_text(plan.directory.text)}", ""]
     lines += _needs_person_block(plan)
     lines += _adopted_block(plan)
     lines += _review_block(plan)
@@ -87,6 +90,10 @@ def render_markdown(plan: Plan) -> str:
     lines += [md_text(summary_line(plan)), "", md_text(cost_line(plan.cost)), "", _digest(plan), ""]
     lines += _people_block(plan)
     return "\n".join(printable(line, multiline=True) for line in lines) + _left_alone_block(plan) + _warning_block(plan)
+
+
+def _directory_block(plan: Plan) -> str:
+    return f"\n> [!IMPORTANT]\n> {md_text(plan.directory.text)}\n" if plan.directory is not None else ""
 
 
 def _digest(plan: Plan) -> str:

@@ -61,9 +61,11 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
         head = (f"Nothing else to change ({checked}).\n" if doubts else
                 f"No changes. The service matches the manifests ({checked}).\n")
         return "".join(line + "\n" for line in doubts) + head + "".join(
-            line + "\n" for line in unmanaged_lines(plan) + left_alone_lines(plan) + warning_lines(plan, paint))
+            line + "\n" for line in directory_notice(plan) + unmanaged_lines(plan) + left_alone_lines(plan)
+            + warning_lines(plan, paint))
     lines = [*doubts, "reconciler will make these changes:", ""]
     lines += target_notice(plan)
+    lines += [*directory_notice(plan), *([""] if plan.directory else [])]
     review = review_lines(plan, paint)
     if review:
         lines += [*review, ""]
@@ -121,6 +123,11 @@ def left_alone_lines(plan: Plan) -> list[str]:
             f"(if reconciler granted {'it' if n == 1 else 'any'} and the manifest dropped it, plan with the "
             "state to remove it):")
     return [printable(head), *(f"  {printable(e.text)}" for e in plan.left_alone)]
+
+
+def directory_notice(plan: Plan) -> list[str]:
+    """A plan made with the live directory says so, and how many additions to groups wait."""
+    return [printable(plan.directory.text)] if plan.directory is not None else []
 
 
 def target_notice(plan: Plan) -> list[str]:

@@ -52,11 +52,24 @@ def refuse_stale(saved: Plan, fresh: Plan, plan_label: str) -> None:
         reasons.append(f"The state moved on since it was made (serial {saved.state_serial}, now {fresh.state_serial}).")
     if saved.live_fingerprint != fresh.live_fingerprint:
         reasons.append("Access in the live service changed since it was made.")
+    reasons += _directory_reasons(saved, fresh)
     if reasons:
         raise ApplyError(
             f"The saved plan {plan_label} is stale, so nothing was changed. {' '.join(reasons)} "
             "Run 'reconciler plan --out' again and review the new plan."
         )
+
+
+def _directory_reasons(saved: Plan, fresh: Plan) -> list[str]:
+    """A plan made with ``--directory live`` is bound to the live directory it read, as to the live service."""
+    if (saved.directory is None) != (fresh.directory is None):
+        made, now = ("live", "committed") if saved.directory is not None else ("committed", "live")
+        return [f"It was made with --directory {made}, and this apply reads the {now} directory "
+                f"(give apply --directory {made}, or plan again)."]
+    if saved.directory is not None and fresh.directory is not None \
+            and saved.directory.fingerprint != fresh.directory.fingerprint:
+        return ["The live directory changed since it was made."]
+    return []
 
 
 def _lineage_reason(saved: str, fresh: str) -> str:

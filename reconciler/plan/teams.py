@@ -31,7 +31,7 @@ from reconciler.manifest.location import SourceLocation
 from reconciler.vocabulary import Role
 from reconciler.vocabulary import rank
 
-SourceKind = Literal["entry", "team", "rule", "review"]
+SourceKind = Literal["entry", "team", "rule", "review", "directory"]
 
 
 class GrantSource(NamedTuple):
@@ -53,8 +53,12 @@ class GrantSource(NamedTuple):
     campaign: str | None = None
     reviewer: str | None = None
     due: str | None = None
+    # directory: a leaver of the directory (its line under directory.deactivated), deactivated on this day.
+    since: str | None = None
 
     def __str__(self) -> str:
+        if self.kind == "directory":
+            return f"the directory ({self.location})"
         if self.kind == "review":
             return f"review {self.campaign} ({self.location})"
         if self.kind == "rule":
@@ -149,7 +153,9 @@ def expand_access(
         domains += [_Candidate(d.domain, d.role, GrantSource("rule", d.location, rule=rule.key), d.expires)
                     for d in rule.ensure_domains]
         for entry in rule.revoke_users:
-            revoked_users.setdefault(entry.key, GrantSource("rule", entry.location, rule=rule.key))
+            revoked_users.setdefault(entry.key, GrantSource("rule", entry.location, rule=rule.key) if entry.since is None
+                                     else GrantSource("directory", entry.location, rule=rule.key,
+                                                      since=entry.since.isoformat()))
         for entry in rule.revoke_domains:
             revoked_domains.setdefault(entry.key, GrantSource("rule", entry.location, rule=rule.key))
     return ExpandedAccess(
