@@ -39,13 +39,18 @@ if TYPE_CHECKING:
 @click.option("--by-person", is_flag=True,
               help="After the plan, list each user and domain with the workspaces it gains, loses or changes "
                    "role in (a group's list expanded to every workspace of the group).")
+@click.option("--directory", "directory", type=click.Choice(["committed", "live"]), default="committed",
+              show_default=True,
+              help="Where the directory's leavers and groups come from: committed (the manifests' directory.yaml) or "
+                   "live (the directory kept with --state, as the identity provider pushed it). live never grants: "
+                   "its leavers and removals from groups apply, additions wait for 'reconciler directory sync'.")
 @click.option("--detailed-exitcode", is_flag=True,
               help="Exit 0 when there are no changes, 1 on error, 2 when there are changes or resources "
                    "that need a person (an asset whose creation got no answer).")
 def plan(path: Path, service: Service, state_path: Path | str | None, targets: tuple[str, ...],
          max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, fmt: str,
          out: Path | None, expiry_warning_days: int, show_unmanaged: bool, by_person: bool,
-         detailed_exitcode: bool, require_state: bool) -> None:
+         detailed_exitcode: bool, require_state: bool, directory: str) -> None:
     """Show what differs between the manifests in PATH and the live service.
 
     \b
@@ -62,7 +67,7 @@ def plan(path: Path, service: Service, state_path: Path | str | None, targets: t
                                max_removals=max_removals, out=out, reassert=reassert,
                                max_file_bytes=max_file_mib * 2**20, show_unmanaged=show_unmanaged,
                                allow=parse_allow(allow), expiry_warning_days=expiry_warning_days,
-                               require_state=require_state)
+                               require_state=require_state, directory=directory)
     except PlanRefused as refused:
         # A refused plan is still shown, so the reviewer sees what was refused.
         say(render(refused.plan, fmt=fmt, color=color(), by_person=by_person), nl=False)  # type: ignore[arg-type]  # PlanRefused.plan is an object: errors.py imports nothing of plan/
@@ -107,11 +112,16 @@ def _saved_plan_notice(out: Path, path: Path, targets: tuple[str, ...], reassert
               help="Append one JSON line per HTTP call to FILE: time, address, method, path, status, privilege "
                    "class, and the CI commit, branch and pull request (and a line for a dead holder's lock "
                    "taken over). Never the token or an upload signature.")
+@click.option("--directory", "directory", type=click.Choice(["committed", "live"]), default="committed",
+              show_default=True,
+              help="Where the directory's leavers and groups come from: committed (the manifests' directory.yaml) or "
+                   "live (the directory kept with --state, as the identity provider pushed it). live never grants: "
+                   "its leavers and removals from groups apply, additions wait for 'reconciler directory sync'.")
 @lock_timeout_option
 def apply(path: Path | None, service: Service, state_path: Path | str | None, targets: tuple[str, ...],
           max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, wait: bool,
           plan_file: Path | None, auto_approve: bool, audit_log: Path | None, require_state: bool,
-          expect_digest: str | None, lock_timeout: float) -> None:
+          expect_digest: str | None, lock_timeout: float, directory: str) -> None:
     """Make the live service match the manifests in PATH (default: the current directory), after
     showing the plan. With --plan, PATH is required and must be the manifests the plan was made
     from, and --target and --reassert must be the ones it was made with: the file decides nothing.
@@ -150,7 +160,8 @@ def apply(path: Path | None, service: Service, state_path: Path | str | None, ta
                                      confirm=confirm, color=color(), progress=shown, reassert=reassert, wait=wait,
                                      allow=parse_allow(allow), require_state=require_state,
                                      expect_digest=given_digest(expect_digest, os.environ),
-                                     max_file_bytes=max_file_mib * 2**20, lock_timeout=lock_timeout)
+                                     max_file_bytes=max_file_mib * 2**20, lock_timeout=lock_timeout,
+                                     directory=directory)
         except PlanRefused as refused:
             # Shown before the refusal, as plan does: the reviewer sees what was refused.
             say(render(refused.plan, fmt="text", color=color()), nl=False)  # type: ignore[arg-type]  # as above

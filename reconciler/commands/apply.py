@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reconciler.commands.plan import check_safety, check_targets, command_paths, plan_desired
+from reconciler.commands.plan import check_safety, check_targets, command_paths, directory_for, plan_desired
 from reconciler.commands.saved_plan import load_plan_file
 from reconciler.errors import ApplyError, ConfigError
 from reconciler.manifest import load_desired
@@ -39,6 +39,7 @@ def apply(
     require_state: bool = False,
     expect_digest: str | None = None,
     lock_timeout: float = 0.0,
+    directory: str = "committed",
 ) -> str:
     """Plan, confirm, apply.  ``progress`` is an ``ApplyProgress`` (opened and
     closed by the caller) or a function given one line per change; an
@@ -56,7 +57,7 @@ def apply(
                              targets=targets, max_removals=max_removals, confirm=confirm, color=color,
                              progress=progress, reassert=reassert, wait=wait, max_file_bytes=max_file_bytes,
                              allow=allow, require_state=require_state, expected=expected,
-                             lock_timeout=lock_timeout)
+                             lock_timeout=lock_timeout, directory=directory)
     finally:
         store.close()
 
@@ -65,7 +66,7 @@ def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_f
                   state_path: Path | str | StateBackend | None, targets: tuple[str, ...], max_removals: int | None,
                   confirm: Callable[[str], bool], color: bool, progress: Callable[[str], None] | ApplyProgress,
                   reassert: bool, wait: bool, max_file_bytes: int, allow: Mapping[str, int] | None,
-                  require_state: bool, expected: str | None, lock_timeout: float) -> str:
+                  require_state: bool, expected: str | None, lock_timeout: float, directory: str) -> str:
     """``apply`` once the state's backend is open: the lock, the plan, the changes."""
     from reconciler.apply import apply_plan
     from reconciler.plan import render_text
@@ -79,8 +80,9 @@ def _apply_locked(path: Path, store: StateBackend, *, saved: Plan | None, plan_f
         state = store.load()
         desired = load_desired(path, max_file_bytes=max_file_bytes)
         check_targets(desired, targets)
+        desired, directory_read = directory_for(desired, directory, state_path, path)
         fresh = plan_desired(desired, service=service, state=state, targets=targets, reassert=reassert,
-                      paths=command_paths(path, state_path))
+                      paths=command_paths(path, state_path), directory=directory_read)
         if saved is not None:
             # The saved plan is an approval, never a program: what is applied,
             # checked for safety and shown is always the recomputed plan.

@@ -20,8 +20,10 @@ from reconciler.manifest.rules import DEFAULT_MAX_FILE_BYTES
 # use them, so `reconciler validate` and `--help` start fast (bench/README.md).
 if TYPE_CHECKING:
     from reconciler.api.client import WorkspaceClient
+    from reconciler.directory.model import Directory
     from reconciler.live import Live
     from reconciler.plan import Plan
+    from reconciler.plan.model import DirectoryRead
     from reconciler.plan.assets import CommandPaths
     from reconciler.state import State
     from reconciler.state.backend import StateBackend
@@ -43,11 +45,15 @@ def plan(
     today: date | None = None,
     expiry_warning_days: int = 14,
     require_state: bool = False,
+    directory: str = "committed",
 ) -> Plan:
+    """The plan of the manifests at ``path``; ``directory`` ``live`` reads the directory's leavers and
+    removals from groups from the store of the state (``directory_for``)."""
     from reconciler.state.backend import backend_for
 
     desired = load_desired(path, max_file_bytes=max_file_bytes)
     check_targets(desired, targets)
+    desired, directory_read = directory_for(desired, directory, state_path, path)
     store = backend_for(state_path, path)
     try:
         if require_state:
@@ -58,7 +64,7 @@ def plan(
         store.close()
     result = plan_desired(desired, service=service, state=state, targets=targets, reassert=reassert,
                    show_unmanaged=show_unmanaged, today=today, expiry_warning_days=expiry_warning_days,
-                   paths=command_paths(path, state_path))
+                   paths=command_paths(path, state_path), directory=directory_read)
     if stopped is not None:
         result = result.model_copy(update={"warnings": (stopped, *result.warnings)})
     check_safety(result, desired, max_removals=max_removals, allow=allow or {})
@@ -85,15 +91,85 @@ def parse_allow(values: Sequence[str]) -> dict[str, int]:
 
 def plan_desired(desired: Desired, *, service: Service, state: State, targets: tuple[str, ...],
           reassert: bool = False, show_unmanaged: bool = False, today: date | None = None,
-          expiry_warning_days: int = 14, paths: CommandPaths | None = None) -> Plan:
-    """Read ``service`` and plan ``desired`` against it and ``state``."""
+          expiry_warning_days: int = 14, paths: CommandPaths | None = None,
+          directory: DirectoryRead | None = None) -> Plan:
+    """Read ``service`` and plan ``desired`` against it and ``state``; ``directory``: how a live
+    directory was read into ``desired`` (``directory_for``), recorded in the plan."""
     from reconciler.service import open_client
 
     with open_client(service) as client:
         made = plan_with_client(client, desired, state, targets=targets, reassert=reassert,
                                 limits=service.limits().per_minute(), show_unmanaged=show_unmanaged, today=today,
                                 expiry_warning_days=expiry_warning_days, paths=paths)
-    return made.model_copy(update={"service": service.label()})
+    return made.model_copy(update={"service": service.label(), "directory": directory})
+
+
+DIRECTORY_MODES = ("committed", "live")
+
+
+def directory_for(desired: Desired, mode: str, state_path: Path | str | StateBackend | None,
+                  manifest_path: Path) -> tuple[Desired, DirectoryRead | None]:
+    """``desired`` as ``--directory`` says: ``committed`` (the manifests' ``directory:`` alone, as loaded),
+    or ``live``: the directory of the state's store, which never grants (see ``with_live_directory``)."""
+    if mode == "committed":
+        return desired, None
+    if mode != "live":
+        raise ConfigError(f"--directory {mode!r} is not one of {', '.join(DIRECTORY_MODES)}.")
+    from reconciler.directory.store import open_directory_store
+
+    with open_directory_store(_state_address(state_path, manifest_path)) as store:
+        return with_live_directory(desired, store.snapshot(), store.address)
+
+
+def _state_address(state_path: Path | str | StateBackend | None, manifest_path: Path) -> str:
+    """The state's address as given (a PostgreSQL URL keeps its password: the store connects with it)."""
+    if state_path is None:
+        from reconciler.state.file import default_state_path
+
+        return str(default_state_path(manifest_path))
+    return str(state_path) if isinstance(state_path, str | Path) else state_path.address
+
+
+def with_live_directory(desired: Desired, live: Directory, address: str) -> tuple[Desired, DirectoryRead]:
+    """``desired`` with the committed directory narrowed by ``live`` (``reconciler.manifest.directory.live_directory``:
+    the leavers of both, each group's committed members the live group still holds), checked as the
+    committed one is; and how it was read, for the plan.  An empty live directory is refused: it would
+    take every group's members away, which is never what an empty store means."""
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    from reconciler.errors import ManifestError
+    from reconciler.manifest.desired import DesiredDirectory
+    from reconciler.manifest.directory import LiveDirectory, live_directory, successor_problems, with_directory
+    from reconciler.manifest.governance import governance_problems
+    from reconciler.manifest.location import SourceLocation
+    from reconciler.manifest.policy import policy_problems
+    from reconciler.plan.model import DirectoryRead
+
+    if not live.people and not live.groups:
+        raise ConfigError(
+            f"The directory of the state {address} is empty, so plan --directory live would take every member "
+            "out of every team from a directory group. Let the identity provider provision it (reconciler "
+            "directory serve), or pull it (reconciler directory pull), or plan with --directory committed.")
+    committed = desired.directory or DesiredDirectory(location=SourceLocation(address, 1))
+    narrowed = live_directory(committed, LiveDirectory(
+        address=address, groups={g.name: frozenset(g.members) for g in live.groups},
+        leavers={p.email: p.since or _today() for p in live.leavers()}))
+    problems = [f"{where}: {text}" for where, text in sorted(successor_problems(narrowed.directory.leavers))]
+    if problems:
+        raise ManifestError(problems)
+    changed = with_directory(desired, narrowed.directory)
+    problems = governance_problems(changed) + policy_problems(changed)
+    if problems:
+        raise ManifestError(problems)
+    fingerprint = hashlib.sha256(json.dumps(asdict(live), sort_keys=True, default=str).encode("utf-8")).hexdigest()
+    return changed, DirectoryRead(address=address, fingerprint=fingerprint, waiting=narrowed.waiting)
+
+
+def _today() -> date:
+    # A leaver the store has no day for (a source that never said when): today, the day the plan saw them.
+    return utc_today()
 
 
 def plan_with_client(client: WorkspaceClient, desired: Desired, state: State, *, targets: Sequence[str] = (),
