@@ -2,9 +2,11 @@
 revocation was applied; as ``evidence.csv`` and one self-contained ``evidence.html``.
 
 When and in which commit an item was decided comes from git: ``git blame`` of each reviewer's file
-gives the commit that last wrote the item's ``decision:`` line (one call per file), so a decision
-changed twice shows its last word.  Outside a git repository the columns are empty and the page
-says so.  Whether a revocation was applied comes from the state: apply records each entry a review
+gives the commit that last wrote the item's ``decision:`` line, its author and author time (one call
+per file), so a decision changed twice shows its last word; ``git log -1`` of the file gives the
+commit that last changed it at all (one call per file).  The author is who git says made the
+commit: as much as git can tell without a network (a signed commit's signature is not checked
+here).  Outside a git repository the columns are empty and the page says so.  Whether a revocation was applied comes from the state: apply records each entry a review
 revoked on the list's record (``AccessRecord.revoked``: the date and the state serial that apply
 wrote).
 """
@@ -19,6 +21,7 @@ from typing import Literal, NamedTuple
 from reconciler.manifest.desired import Desired, DesiredCampaign
 from reconciler.manifest.review_meaning import deciding_items, entry_of
 from reconciler.models import Frozen
+from reconciler.review.history import last_commit
 from reconciler.state.model import RevokedByReview, State
 
 Applied = Literal["applied", "not applied", ""]
@@ -37,6 +40,11 @@ class EvidenceRow(Frozen):
     location: str
     decided_on: str | None = None  # YYYY-MM-DD of the commit
     decided_commit: str | None = None
+    decided_at: str | None = None  # the commit's author time, UTC (YYYY-MM-DDTHH:MM:SSZ)
+    decided_by: str | None = None  # the commit's author email
+    file_commit: str | None = None  # the commit that last changed the reviewer's file (git log -1)
+    file_committed_at: str | None = None
+    file_committed_by: str | None = None
     overdue: bool = False
     applied: Applied = ""  # for a revoke: whether an apply carried it out
     applied_on: str | None = None
@@ -73,7 +81,9 @@ class Evidence(Frozen):
 
 class Blame(NamedTuple):
     commit: str
-    date: str
+    date: str  # committer date, YYYY-MM-DD
+    at: str = ""  # author time, UTC, YYYY-MM-DDTHH:MM:SSZ
+    author: str = ""  # author email
 
 
 def git_blame(file: Path) -> dict[int, Blame] | None:
@@ -87,14 +97,18 @@ def git_blame(file: Path) -> dict[int, Blame] | None:
     if done.returncode != 0:
         return None
     found: dict[int, Blame] = {}
-    commit, line = "", 0
+    commit, line, author, at = "", 0, "", ""
     for text in done.stdout.split("\n"):
         parts = text.split(" ")
         if len(parts) >= 3 and len(parts[0]) == 40 and not text.startswith("\t"):
-            commit, line = parts[0], int(parts[2])
+            commit, line, author, at = parts[0], int(parts[2]), "", ""
+        elif text.startswith("author-mail "):
+            author = text.removeprefix("author-mail ").strip().removeprefix("<").removesuffix(">")
+        elif text.startswith("author-time ") and parts[1].isdigit():
+            at = datetime.datetime.fromtimestamp(int(parts[1]), datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         elif text.startswith("committer-time ") and commit.strip("0"):
             day = datetime.datetime.fromtimestamp(int(parts[1]), datetime.UTC).date().isoformat()
-            found[line] = Blame(commit, day)
+            found[line] = Blame(commit, day, at, author)
     return found
 
 
@@ -104,6 +118,7 @@ def make_evidence(desired: Desired, campaign: DesiredCampaign, state: State | No
     # A reviewer's file that is gone was read from git with every item undecided: nothing to blame.
     blames: dict[str, dict[int, Blame] | None] = {f: git_blame(Path(f)) if Path(f).exists() else {}
                                                   for _, f in campaign.reviewer_files}
+    changed = {f: last_commit(Path(f)) if Path(f).exists() else None for _, f in campaign.reviewer_files}
     in_git = all(b is not None for b in blames.values()) and bool(blames)
     revoked = _revoked(desired, state) if state is not None else None
     overdue = campaign.overdue(today)
@@ -116,11 +131,15 @@ def make_evidence(desired: Desired, campaign: DesiredCampaign, state: State | No
         if item.decision == "revoke" and revoked is not None:
             record = revoked.get((item.workspace, f"{item.kind}:{item.key}", campaign.name))
             applied = "applied" if record is not None else "not applied"
+        file = changed.get(item.file)
         rows.append(EvidenceRow(
             reviewer=item.reviewer, workspace_id=item.workspace, workspace_name=item.name, kind=item.kind,
             key=item.key, role=item.role, why=item.why, decision=item.decision or "", reason=item.reason,
             location=f"{item.location.file}:{item.location.line}",
             decided_on=blame.date if blame else None, decided_commit=blame.commit if blame else None,
+            decided_at=blame.at or None if blame else None, decided_by=blame.author or None if blame else None,
+            file_commit=file.sha if file else None, file_committed_at=file.when if file else None,
+            file_committed_by=file.author if file else None,
             overdue=overdue and deciding[entry_of(item)].decision is None, applied=applied,
             applied_on=record.applied if record else None, applied_serial=record.serial if record else None))
     git = ("Decision dates and commits are from git blame of each reviewer's file (the commit that last "
@@ -151,8 +170,9 @@ def _revoked(desired: Desired, state: State) -> dict[tuple[str, str, str], Revok
 
 
 CSV_HEADER = ("campaign", "reviewer", "workspace_id", "workspace_name", "kind", "email_or_domain", "role", "why",
-              "decision", "reason", "decided_on", "decided_commit", "overdue", "applied", "applied_on",
-              "applied_state_serial", "decision_line")
+              "decision", "reason", "decided_on", "decided_commit", "decided_at", "decided_by", "overdue", "applied",
+              "applied_on", "applied_state_serial", "campaign_closed", "file_last_commit", "file_last_commit_at",
+              "file_last_commit_by", "decision_line")
 
 
 def evidence_csv(evidence: Evidence) -> str:
@@ -161,8 +181,10 @@ def evidence_csv(evidence: Evidence) -> str:
 
     return csv_text(CSV_HEADER, ([
         evidence.campaign, r.reviewer, r.workspace_id, r.workspace_name, r.kind, r.key, r.role, r.why, r.decision,
-        r.reason, r.decided_on, r.decided_commit, "yes" if r.overdue else "", r.applied, r.applied_on,
-        str(r.applied_serial) if r.applied_serial is not None else None, r.location] for r in evidence.rows))
+        r.reason, r.decided_on, r.decided_commit, r.decided_at, r.decided_by, "yes" if r.overdue else "", r.applied,
+        r.applied_on, str(r.applied_serial) if r.applied_serial is not None else None,
+        evidence.closed.isoformat() if evidence.closed else None, r.file_commit, r.file_committed_at,
+        r.file_committed_by, r.location] for r in evidence.rows))
 
 
 _FIGURES = (("items", "items"), ("decided", "decided"), ("kept", "kept"), ("revoked", "revoked"),
@@ -178,13 +200,13 @@ def evidence_html(evidence: Evidence) -> str:
         f"<div class=\"figure{' alert' if key == 'overdue' and figures[key] else ''}\" "
         f"data-figure=\"{key.replace('_', '-')}\"><span class=\"value\">{figures[key]}</span>"
         f"<span class=\"label\">{text(label)}</span></div>" for key, label in _FIGURES)
-    header = ("Reviewer", "Workspace", "Entry", "Role", "Decision", "Reason", "Decided", "Commit", "Applied",
-              "Why it was there")
+    header = ("Reviewer", "Workspace", "Entry", "Role", "Decision", "Reason", "Decided", "Commit", "Committed by",
+              "Applied", "Why it was there")
     body = "".join(
         "<tr>" + "".join(f"<td>{text(v)}</td>" for v in (
             r.reviewer, f"{r.workspace_name or ''} {r.workspace_id}".strip(), f"{r.kind} {r.key}", r.role,
-            r.decision or ("overdue" if r.overdue else "open"), r.reason or "", r.decided_on or "",
-            (r.decided_commit or "")[:12],
+            r.decision or ("overdue" if r.overdue else "open"), r.reason or "", r.decided_at or r.decided_on or "",
+            (r.decided_commit or "")[:12], r.decided_by or "",
             f"{r.applied} {r.applied_on or ''} (serial {r.applied_serial})" if r.applied == "applied" else r.applied,
             r.why)) + "</tr>" for r in evidence.rows)
     closed = f", closed {evidence.closed.isoformat()}" if evidence.closed else ""

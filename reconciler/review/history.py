@@ -9,6 +9,7 @@ history, the callers say what is not known.
 from __future__ import annotations
 
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
@@ -16,7 +17,7 @@ _TIMEOUT = 30
 
 
 class Commit(NamedTuple):
-    """A commit that changed a file: its id, author time (ISO 8601, as git writes it) and author email."""
+    """A commit that changed a file: its id, author time (UTC, YYYY-MM-DDTHH:MM:SSZ) and author email."""
 
     sha: str
     when: str
@@ -39,7 +40,11 @@ def last_commit(path: Path) -> Commit | None:
     parts = out.decode("utf-8", "replace").strip().split("\t") if out else []
     if len(parts) != 3 or len(parts[0]) != 40:
         return None
-    return Commit(*parts)
+    try:
+        when = datetime.fromisoformat(parts[1]).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        return None
+    return Commit(parts[0], when, parts[2])
 
 
 def committed_copy(path: Path) -> tuple[str, bytes] | None:

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.review.conftest import Company, git
+from tests.review.conftest import Company, commit_all, git
 
 
 def rows(company: Company) -> list[dict[str, str]]:
@@ -78,3 +78,36 @@ def test_a_state_given_that_does_not_exist_is_refused_not_read_as_nothing_applie
                    "applied cannot be read from it. Give the state the applies use, or leave --state out to report "
                    "from the state beside the manifests (or without one). Nothing was written.\n")
     assert not (started.root / "out").exists()
+
+
+def test_the_evidence_says_who_decided_and_when_by_the_commits_and_when_the_campaign_closed(
+        started: Company) -> None:
+    """Issue 39 item 8: the evidence carried a date but not who decided and when."""
+    commit_all(started.root, "campaign q4 started", email="ops@acme.com", when="2027-01-15T09:00:00Z")
+    started.decide_on("joe@acme.com", {("ws_c", "jane@acme.com"): ("keep", "still the project lead")})
+    decided = commit_all(started.root, "joe decides", email="joe@acme.com", when="2027-01-18T14:30:00+02:00")
+    code, _, err = started.run("review", "close", "q4", str(started.root), "--accept-undecided", service=False)
+    assert code == 0, err
+    code, _, err = started.run("review", "report", "q4", str(started.root), "--out", str(started.root / "out"),
+                               service=False)
+    assert code == 0, err
+    joe = next(r for r in rows(started) if r["reviewer"] == "joe@acme.com" and r["email_or_domain"] == "jane@acme.com")
+    assert {k: joe[k] for k in ("decision", "decided_commit", "decided_at", "decided_by", "campaign_closed",
+                                "file_last_commit", "file_last_commit_at", "file_last_commit_by")} == {
+        "decision": "keep", "decided_commit": decided, "decided_at": "2027-01-18T12:30:00Z",
+        "decided_by": "joe@acme.com", "campaign_closed": "2027-01-15", "file_last_commit": decided,
+        "file_last_commit_at": "2027-01-18T12:30:00Z", "file_last_commit_by": "joe@acme.com"}
+    undecided = next(r for r in rows(started) if r["reviewer"] == "sec@acme.com")
+    assert (undecided["decided_by"], undecided["file_last_commit_by"]) == ("", "ops@acme.com")
+    page = (started.root / "out" / "evidence.html").read_text()
+    assert "<td>2027-01-18T12:30:00Z</td><td>" + decided[:12] + "</td><td>joe@acme.com</td>" in page
+
+
+def test_outside_git_the_columns_of_who_and_when_are_empty(started: Company) -> None:
+    started.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", None)})
+    code, _, err = started.run("review", "report", "q4", str(started.root), "--out", str(started.root / "out"),
+                               service=False)
+    assert code == 0, err
+    bob = next(r for r in rows(started) if r["email_or_domain"] == "bob@ext.com")
+    assert [bob[k] for k in ("decided_at", "decided_by", "campaign_closed", "file_last_commit",
+                             "file_last_commit_at", "file_last_commit_by")] == [""] * 6
