@@ -24,6 +24,7 @@ from __future__ import annotations
 
 # Importing each family registers its commands on ``cli``.
 from reconciler.cli import company, emulator_commands, manifests, plan_apply, review_commands, state_commands
+from reconciler.cli import directory_commands
 from reconciler.cli.group import COMMAND_SUMMARIES, cli
 from reconciler.cli.main import main
 from reconciler.cli.options import (
@@ -32,5 +33,6 @@ from reconciler.cli.options import (
 )
 
 __all__ = ["COMMAND_SUMMARIES", "EXIT_CHANGES", "EXIT_ERROR", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK",
-           "EXIT_TERMINATED", "DurationType", "StateAddressType", "cli", "company", "emulator_commands", "main",
+           "EXIT_TERMINATED", "DurationType", "StateAddressType", "cli", "company", "directory_commands",
+           "emulator_commands", "main",
            "manifests", "plan_apply", "review_commands", "state_commands"]

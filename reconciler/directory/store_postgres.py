@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg import sql
 
-from reconciler.directory.store import DirectoryDocument, DirectoryStoreError, GROUP, USER
+from reconciler.directory.store_document import GROUP, USER, DirectoryDocument, DirectoryStoreError
 from reconciler.errors import StateError
 from reconciler.state.address import postgres_url
 from reconciler.state.postgres import LOCK_CLASS, PostgresBackend
