@@ -59,3 +59,63 @@ def directory_serve(state_path: Path | str, host: str, port: int, token_file: Pa
     serve_directory(state=state_path, host=host, port=port, token_file=token_file,
                     forwarded_allow_ips=forwarded_allow_ips, announce=lambda line: click.echo(line),
                     warn=lambda line: click.echo(line, err=True))
+
+
+# --- directory pull and directory sync (issue 42 items 2 and 3) --------------------------------------------
+# Added in this one block by the helper that writes reconciler/commands/directory.py; the rest of the file is
+# directory serve's.
+
+from reconciler.cli.options import say, state_option  # noqa: E402 - kept inside this block
+
+
+@directory.command("pull")
+@click.argument("url", metavar="URL")
+@click.option("--state", "state_path", type=StateAddressType(), metavar="FILE|URL", envvar="RECONCILER_STATE",
+              required=True,
+              help="The state whose directory is filled (env RECONCILER_STATE): a state file (the directory is "
+                   "FILE.directory.json beside it), or postgresql://USER@HOST:PORT/DB?schema=NAME&key=NAME, the "
+                   "password from PGPASSWORD, ~/.pgpass or a service file (never in the address).")
+@click.option("--token-file", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="File holding the SCIM service's bearer token (else env RECONCILER_DIRECTORY_PULL_TOKEN; "
+                   "never on the command line).")
+def directory_pull(url: str, state_path: Path | str, token_file: Path | None) -> None:
+    """Read every User and Group of the SCIM 2.0 service at URL into the directory of the state.
+
+    URL is the SCIM base address, the part before /Users (https://, or http:// to this
+    machine only). Pages are read with startIndex and count, rate-limited, and retried after a
+    429 (Retry-After) or a 5xx. Everything is read before anything is written: on any error
+    the directory is left as it was. A user the service no longer lists, or lists inactive,
+    is a leaver from the day of the pull. Then run 'reconciler directory sync'.
+
+    \b
+    Examples:
+      reconciler directory pull https://idp.example.com/scim/v2 --state reconciler.state.json --token-file scim-token
+      reconciler directory pull https://idp.example.com/scim/v2 --state 'postgresql://ci@db/reconciler?key=acme'
+    """
+    from reconciler.commands.directory import directory_pull as pull
+
+    say(pull(url=url, state_path=state_path, token_file=token_file), nl=False, suggestions=False)
+
+
+@directory.command("sync")
+@click.argument("manifests", metavar="MANIFESTS_DIR", type=click.Path(path_type=Path, file_okay=False))
+@state_option
+def directory_sync(manifests: Path, state_path: Path | str | None) -> None:
+    """Write MANIFESTS_DIR/directory.yaml from the directory of the state, for review.
+
+    The file lists every group's active members and every leaver (deactivated or deleted)
+    with the day they left and their successor (their manager, while active), sorted, so a
+    change of the directory is a change of the file in a pull request. It is written only
+    when it changes; the lines printed say what changed, or "no changes".
+
+    \b
+    Examples:
+      reconciler directory sync manifests
+      reconciler directory sync manifests --state 'postgresql://ci@db/reconciler?key=acme'
+    """
+    from reconciler.commands.directory import directory_sync as sync
+
+    report = sync(manifests=manifests, state_path=state_path)
+    for line in report.warnings():
+        click.echo(line, err=True)
+    say(report.text(), nl=False, suggestions=False)
