@@ -286,7 +286,7 @@ def _plain_file_name(file_name: str) -> bool:
 
 def _recovered(directory: Path, file_name: str, digest: str) -> tuple[list[ReviewItem] | None, str]:
     """The items of the last committed copy of a missing reviewer's file, when they are the ones sealed."""
-    from reconciler.review.history import committed_copy
+    from reconciler.manifest.git_history import committed_copy
 
     path = directory / file_name
     copy = committed_copy(path)

@@ -21,7 +21,7 @@ from typing import Literal, NamedTuple
 from reconciler.manifest.desired import Desired, DesiredCampaign
 from reconciler.manifest.review_meaning import deciding_items, entry_of
 from reconciler.models import Frozen
-from reconciler.review.history import last_commit
+from reconciler.manifest.git_history import last_commit
 from reconciler.state.model import RevokedByReview, State
 
 Applied = Literal["applied", "not applied", ""]
