@@ -58,3 +58,31 @@ def scim_user(user_id: str, email: str, *, active: bool = True, manager: str | N
 def scim_group(group_id: str, name: str, *member_ids: str) -> dict[str, Any]:
     return {"schemas": ["urn:ietf:params:scim:schemas:core:2.0:Group"], "id": group_id, "displayName": name,
             "members": [{"value": m} for m in member_ids]}
+
+
+TOKEN = "scim-tok-5be1c0d2-never-printed"
+
+
+class Served:
+    """``directory_app`` over real HTTP on 127.0.0.1: its base URL, a client with the token, its store."""
+
+    def __init__(self, base_url: str, store: DirectoryStore) -> None:
+        import httpx
+
+        self.base_url = base_url
+        self.store = store
+        self.http = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
+
+
+@pytest.fixture
+def served(store: DirectoryStore) -> Iterator[Served]:
+    from reconciler.directory.server import directory_app
+    from reconciler.directory.server_run import background_server
+
+    url, stop = background_server(directory_app(store, TOKEN, max_body_bytes=64 * 1024))
+    server = Served(f"{url}/scim/v2", store)
+    try:
+        yield server
+    finally:
+        server.http.close()
+        stop()
