@@ -36,11 +36,13 @@ def served(tmp_path: Path) -> Iterator[ServedDirectory]:
 
 
 def test_okta_creates_a_user_its_username_lookup_did_not_find(served: ServedDirectory) -> None:
-    replayed = replay(served, "okta", ["get-user-ana-by-username", "create-user-ana", "get-user-ana-by-username"])
-    before, _, after = (a.json() for a in replayed.answers)
+    # Bo is there first: a lookup that ignored its filter would find him.
+    replayed = replay(served, "okta", ["create-user-bo", "get-user-ana-by-username", "create-user-ana",
+                                       "get-user-ana-by-username"])
+    _, before, _, after = (a.json() for a in replayed.answers)
     assert (before["totalResults"], before.get("Resources", [])) == (0, [])
     assert (after["totalResults"], [r["id"] for r in after["Resources"]]) == (1, [replayed.ids["ana"]])
-    assert served.snapshot() == Directory(people=(DirectoryPerson(ANA),))
+    assert served.snapshot() == Directory(people=(DirectoryPerson(ANA), DirectoryPerson(BO)))
 
 
 def test_okta_put_of_the_whole_user_renames_the_person(served: ServedDirectory) -> None:
@@ -75,6 +77,13 @@ def test_okta_pushes_a_group_its_displayname_lookup_did_not_find_with_its_member
     assert replayed.answers[2].json()["totalResults"] == 0
     assert served.snapshot() == Directory(people=(DirectoryPerson(ANA), DirectoryPerson(BO)),
                                           groups=(DirectoryGroup("Engineering", (ANA, BO)),))
+
+
+def test_okta_looks_a_group_up_by_its_displayname_only(served: ServedDirectory) -> None:
+    replayed = replay(served, "okta", [*PEOPLE_AND_GROUP, "rename-group-engineering", "create-group-engineering",
+                                       "get-group-engineering-by-displayname"])
+    found = replayed.answers[-1].json()
+    assert [r["id"] for r in found["Resources"]] == [replayed.answers[-2].json()["id"]]
 
 
 def test_okta_removes_a_member_by_a_value_filter_path(served: ServedDirectory) -> None:
