@@ -66,7 +66,8 @@ def test_the_examples_with_a_modeline_are_the_quickstart_onboarding_and_company(
     assert with_modeline == {"examples/quickstart/manifest.yaml", "examples/onboarding/assets.yaml",
                              "examples/onboarding/groups.yaml", "examples/onboarding/workspaces.yaml",
                              "examples/company/customers.yaml", "examples/company/rules.yaml",
-                             "examples/company/teams.yaml"}
+                             "examples/company/teams.yaml", "examples/directory/manifests/customers.yaml",
+                             "examples/directory/manifests/rules.yaml", "examples/directory/manifests/teams.yaml"}
 
 
 def test_schema_prints_the_manifest_schema_by_default(capsys: pytest.CaptureFixture[str]) -> None:
@@ -181,5 +182,5 @@ def test_demo_of_an_unknown_name_lists_the_examples(tmp_path: Path, capsys: pyte
     code, out, err = run_cli(["demo", "compnay"], capsys)
     assert (code, out) == (1, "")
     assert err == ("Error: compnay: no such file or directory, and no example of reconciler is named so. The examples "
-                   "shipped are company, gitops, onboarding, quickstart, review ('reconciler demo NAME' runs one from any "
+                   "shipped are company, directory, gitops, onboarding, quickstart, review ('reconciler demo NAME' runs one from any "
                    "directory); or give the path of your own manifests.\n")

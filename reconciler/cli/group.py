@@ -17,7 +17,8 @@ COMMAND_SUMMARIES: dict[str, str] = {
     "plan": "show what differs from the live service",
     "apply": "make the service match the manifests",
     "demo": "validate, plan, apply and re-plan an example (company, gitops, onboarding, quickstart) or PATH "
-            "on the embedded emulator; 'demo review' runs an access review",
+            "on the embedded emulator; 'demo review' runs an access review, 'demo directory' people from an "
+            "identity provider",
     "schema": "print the JSON Schema of a manifest (for editors), a JSON plan, a report or a review (--list)",
     "import": "bind a manifest address to an existing workspace",
     "state": "list, show, move or forget what the state records; push or pull it",
@@ -27,6 +28,7 @@ COMMAND_SUMMARIES: dict[str, str] = {
     "audit": "check every workspace of the company against the policy and the rules",
     "report": "the access review: access.csv, access.json and one HTML page",
     "review": "access review campaigns kept in git: start, status, close, evidence, the reviewers' page",
+    "directory": "people and teams from the identity provider (SCIM 2.0): serve, pull, sync into directory.yaml",
     "emulator": "run the service emulator as a local HTTP server",
 }
 

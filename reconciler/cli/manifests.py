@@ -77,8 +77,8 @@ def fmt(path: Path, check: bool) -> None:
 def demo(path: Path | None) -> None:
     """Validate, plan, apply and plan again PATH on the embedded emulator.
 
-    NAME is one of the examples shipped with reconciler (company, gitops, onboarding, quickstart,
-    review), found from any directory: 'reconciler demo company'. Without NAME or PATH: examples/quickstart
+    NAME is one of the examples shipped with reconciler (company, directory, gitops, onboarding,
+    quickstart, review), found from any directory: 'reconciler demo company'. Without NAME or PATH: examples/quickstart
     when the current directory has it (a checkout of reconciler), else the shipped quickstart.
     Then someone changes access in the web app
     (straight on the emulator), and the plan shows that drift and the apply repairs it. Uses a fresh
@@ -90,10 +90,16 @@ def demo(path: Path | None) -> None:
     the revocations, the evidence, and a last plan with no changes. Its directory is kept, not
     removed: the review page and the evidence it writes are there to open, and its last lines say where.
 
+    directory (examples/directory, a directory with directory-demo.yaml beside its manifests/) plays an
+    identity provider against 'reconciler directory serve' over SCIM: twenty people and three groups,
+    directory sync, then one person deactivated and one added to a group; the live plan revokes at once
+    and grants nothing, the synced and reviewed plan revokes and grants, and the last plan is clean.
+
     \b
     Examples:
       reconciler demo
       reconciler demo company
+      reconciler demo directory
     """
     from reconciler.commands.demo import demo as run_demo
 

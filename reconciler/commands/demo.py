@@ -73,6 +73,10 @@ def demo(*, path: Path | None, color: bool, show_title: Callable[[str], None], s
 
     path = demo_path(path)
     review = (path / REVIEW_DEMO_FILE).is_file()  # examples/review: an access review over another example
+    # examples/directory: the identity provider's people and teams; its script sits beside its manifests/.
+    if path.name == "manifests" and (path.parent / DIRECTORY_DEMO_FILE).is_file():
+        _directory_demo(path.parent, color=color, show_title=show_title, show=show)
+        return
     workdir = Path(tempfile.mkdtemp(prefix="reconciler-review-demo-" if review else "reconciler-demo-"))
     kept = False
     try:
@@ -118,6 +122,29 @@ def demo_steps(path: Path, *, service: Service, state_path: Path, color: bool) -
 
 
 REVIEW_DEMO_FILE = "review-demo.yaml"  # reconciler.commands.review_demo reads it
+DIRECTORY_DEMO_FILE = "directory-demo.yaml"  # reconciler.commands.directory_demo reads it
+
+
+def _directory_demo(path: Path, *, color: bool, show_title: Callable[[str], None], show: Callable[[str], None]
+                    ) -> None:
+    """The directory demo's steps on a fresh emulator, state and directory server, in a temporary
+    directory removed afterwards (the server is stopped first)."""
+    import shutil
+    import tempfile
+    from contextlib import ExitStack
+
+    from reconciler.commands.directory_demo import directory_demo_steps
+    from reconciler.service import Service
+
+    workdir = Path(tempfile.mkdtemp(prefix="reconciler-directory-demo-"))
+    try:
+        with ExitStack() as stack:
+            service = Service(emulator_file=workdir / "emulator.yaml", emulator_seed=_seed(path), env={})
+            for title, step in directory_demo_steps(path, workdir, service=service, color=color, stack=stack):
+                show_title(title)
+                show(step())
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 WEB_APP_NEWCOMER = "added.in.web.app@example.com"
 
 
