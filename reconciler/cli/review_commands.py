@@ -178,12 +178,17 @@ def review_report(name: str, path: Path, state_path: Path | str | None, out_dir:
 @review.command("page")
 @click.argument("name")
 @manifest_argument
+@connection_options
+@state_option
 @click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
               help="Directory to write review.html to (created when missing).")
-def review_page(name: str, path: Path, out_dir: Path) -> None:
+def review_page(name: str, path: Path, service: Service, state_path: Path | str | None, out_dir: Path) -> None:
     """Write review.html to DIR: one self-contained page (no server, no network) where a reviewer of
     NAME filters their items, marks keep or revoke with a reason, sees their progress, and downloads
-    their decisions as the YAML file to commit.
+    their decisions as the YAML file to commit. The browser keeps the decisions made on the page
+    until they are forgotten. Each item says what its decision does (the workspaces sharing its list,
+    a rule that ensures it, a domain's reach): the company is read once for it (ceil(N/100) listing
+    calls, nothing written to the service).
 
     \b
     Examples:
@@ -191,4 +196,4 @@ def review_page(name: str, path: Path, out_dir: Path) -> None:
     """
     from reconciler.commands.review import page
 
-    say(page(name, path, out=out_dir), nl=False, suggestions=False)
+    say(page(name, path, out=out_dir, service=service, state_path=state_path), nl=False, suggestions=False)

@@ -300,17 +300,26 @@ def _refuse_a_missing_state(name: str, state_path: Path | str | None, path: Path
                       "report from the state beside the manifests (or without one). Nothing was written.")
 
 
-def page(name: str, path: Path, *, out: Path) -> str:
-    """Write review.html, the reviewers' page, to ``out``; return the summary."""
+def page(name: str, path: Path, *, out: Path, service: Service, state_path: Path | str | None = None) -> str:
+    """Write review.html, the reviewers' page, to ``out``; return the summary.  The company is read once (as
+    ``review start`` reads it: ceil(N/100) listing calls, nothing written) for what each decision will do."""
     from reconciler.commands.report import check_out_dir
+    from reconciler.company.read import load_and_read
+    from reconciler.live import one_list_each
     from reconciler.owned_files import write_owned
-    from reconciler.review.page import render_review_page
+    from reconciler.review.page import consequences, render_review_page
 
     check_out_dir(out)
-    _, campaign = load_campaign(name, path)
+    load_campaign(name, path)  # before any call: a campaign that is not there is refused without one
+    read = load_and_read(path, service=service, state_path=state_path)
+    campaign = next(c for c in read.desired.reviews if c.name == name)
+    joined = [(w.id, w.group_homepage) for w in read.company.workspaces
+              if w.group_homepage is not None and w.group_homepage != w.id]
+    found = consequences(read.desired, read.company, one_list_each(read.live.workspaces.values(), joined))
     out.mkdir(parents=True, exist_ok=True)
-    write_owned(out / "review.html", render_review_page(campaign).encode("utf-8"), what="review page",
+    write_owned(out / "review.html", render_review_page(campaign, found).encode("utf-8"), what="review page",
                 error=ConfigError, mode=0o644)
     return (f"Wrote review.html to {out}: {plural(len(campaign.items), 'item')} for "
-            f"{plural(len(campaign.reviewer_files), 'reviewer')}. Open it, decide, download your file and commit "
-            f"it as reviews/{name}/<your email>.yaml.\n")
+            f"{plural(len(campaign.reviewer_files), 'reviewer')}; the company was read in "
+            f"{plural(read.company.calls, 'call')} for what each decision does. Open it, decide, download your "
+            f"file and commit it as reviews/{name}/<your email>.yaml.\n")

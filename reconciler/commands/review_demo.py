@@ -79,8 +79,9 @@ def review_demo_steps(example: Path, workdir: Path, *, service: Service, color: 
                                 reviewers=script.reviewers, state_path=state_path))
     for reviewer, decided in script.decisions.items():
         if decided.via == "page":
-            yield (f"reconciler review page {script.campaign} {manifests} --out {workdir / 'page'}",
-                   lambda: review.page(script.campaign, manifests, out=workdir / "page"))
+            yield (f"reconciler review page {script.campaign} {manifests} --out {workdir / 'page'} {where}",
+                   lambda: review.page(script.campaign, manifests, out=workdir / "page", service=service,
+                                       state_path=state_path))
             title = (f"# {reviewer} decides on the page and commits the file it downloads "
                      f"(reviews/{script.campaign}/{reviewer}.yaml)")
         else:

@@ -85,9 +85,19 @@ class DevTools:
         return result["result"].get("value")
 
     def open(self, page: Path) -> None:
-        self.call("Page.navigate", self.session, url=page.resolve().as_uri())
-        wait_until(lambda: self.evaluate("document.readyState") == "complete", deadline=TIMEOUT_SECONDS, every=0.05,
-                   what=lambda: f"{page} did not load: document.readyState is {self.evaluate('document.readyState')!r}")
+        url = page.resolve().as_uri()
+        self.call("Page.navigate", self.session, url=url)
+        # The page's own document, loaded: the one before it (about:blank) is "complete" too.
+        wait_until(lambda: self.loaded(f"location.href === {json.dumps(url)}"), deadline=TIMEOUT_SECONDS,
+                   every=0.05, what=lambda: f"{page} did not load: document.readyState is "
+                                            f"{self.evaluate('document.readyState')!r}")
+
+    def loaded(self, condition: str) -> bool:
+        """Whether the document is loaded and ``condition`` holds in it; False while a navigation replaces it."""
+        try:
+            return bool(self.evaluate(f"document.readyState === 'complete' && ({condition})"))
+        except RuntimeError:  # the document went away while asked
+            return False
 
     def close(self) -> None:
         try:
