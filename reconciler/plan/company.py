@@ -457,9 +457,12 @@ def _entry(entry: EntryChange, expanded: ExpandedAccess, via: Mapping[str, str])
             "reason": _grant_reason(entry, grant) + drift,
         })
     # What put the entry there comes first (the team someone left is why a
-    # list loses them); a rule's revoke is why every other list does.
+    # list loses them); a rule's revoke is why every other list does.  A leaver
+    # of the directory is the exception: the deactivation is why they left
+    # their teams too (a synced group holds active members only), so it is the
+    # reason on every list.
     origin = via.get(f"{entry.kind}:{entry.key}")
-    if origin is None and entry.key in revoked and revoked[entry.key].kind == "directory":
+    if entry.key in revoked and revoked[entry.key].kind == "directory":
         source = revoked[entry.key]
         return entry.model_copy(update={
             "source": entry_source(source),
