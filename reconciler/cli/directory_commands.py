@@ -7,7 +7,15 @@ from pathlib import Path
 import click
 
 from reconciler.cli.group import cli
-from reconciler.cli.options import StateAddressType
+from reconciler.cli.options import StateAddressType, say, state_option
+
+# serve and pull have no manifests to find a state beside: the state is required.
+_required_state = click.option(
+    "--state", "state_path", type=StateAddressType(), metavar="FILE|URL", envvar="RECONCILER_STATE", required=True,
+    help="The state the directory is kept with (env RECONCILER_STATE): a state file (the directory is "
+         "FILE.directory.json beside it), or postgresql://USER@HOST:PORT/DB?schema=NAME&key=NAME (the table "
+         "directory in that schema), the password from PGPASSWORD, ~/.pgpass or a service file (never in the "
+         "address).")
 
 
 @cli.group()
@@ -20,15 +28,13 @@ def directory() -> None:
     \b
     Examples:
       reconciler directory serve --state reconciler.state.json --token-file scim-token
+      reconciler directory sync manifests
+      reconciler plan manifests --directory live
     """
 
 
 @directory.command("serve")
-@click.option("--state", "state_path", type=StateAddressType(), metavar="FILE|URL", envvar="RECONCILER_STATE",
-              required=True,
-              help="The state the directory is kept with (env RECONCILER_STATE): a state file (the directory is "
-                   "FILE.directory.json beside it), or postgresql://USER@HOST:PORT/DB?schema=NAME&key=NAME (the "
-                   "table directory in that schema), the password from PGPASSWORD, ~/.pgpass or a service file.")
+@_required_state
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on: loopback by default; put a TLS proxy in front rather than exposing it.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8766, show_default=True,
@@ -61,20 +67,9 @@ def directory_serve(state_path: Path | str, host: str, port: int, token_file: Pa
                     warn=lambda line: click.echo(line, err=True))
 
 
-# --- directory pull and directory sync (issue 42 items 2 and 3) --------------------------------------------
-# Added in this one block by the helper that writes reconciler/commands/directory.py; the rest of the file is
-# directory serve's.
-
-from reconciler.cli.options import say, state_option  # noqa: E402 - kept inside this block
-
-
 @directory.command("pull")
 @click.argument("url", metavar="URL")
-@click.option("--state", "state_path", type=StateAddressType(), metavar="FILE|URL", envvar="RECONCILER_STATE",
-              required=True,
-              help="The state whose directory is filled (env RECONCILER_STATE): a state file (the directory is "
-                   "FILE.directory.json beside it), or postgresql://USER@HOST:PORT/DB?schema=NAME&key=NAME, the "
-                   "password from PGPASSWORD, ~/.pgpass or a service file (never in the address).")
+@_required_state
 @click.option("--token-file", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="File holding the SCIM service's bearer token (else env RECONCILER_DIRECTORY_PULL_TOKEN; "
                    "never on the command line).")
