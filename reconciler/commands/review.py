@@ -150,6 +150,11 @@ def close(name: str, path: Path, *, today: date, state_path: Path | str | None =
                           "changed.")
     state = read_state(state_path, path)
     closing = plan_close(desired, campaign, state)
+    if closing.conflicts:
+        raise ConfigError(f"review close {name}: a removal from a team would override another reviewer's keep:\n"
+                          + "\n".join(f"  {printable(c)}" for c in closing.conflicts)
+                          + "\nNeither is carried out: decide one of them again (keep on both, revoke on both, or "
+                          "revoke without removeFromTeam). Nothing was changed.")
     texts = edited_texts(closing.edits)
     campaign_file = Path(campaign.location.file)
     reviewer_files = [(p.name, p.read_bytes()) for p in campaign_files(campaign_file.parent)

@@ -7,7 +7,9 @@ so the pull request's diff is itself the record of what the review changed:
 - an explicit ``users:``/``domains:`` entry of the list the workspace holds is removed;
 - a team membership is removed only where the reviewer chose so
   (``removeFromTeam: true`` on the item): leaving a team takes the person off
-  every list that names it, which is more than the one item decided;
+  every list that names it, which is more than the one item decided; and
+  never over another reviewer's ``keep`` of that person on another list the
+  team grants them: close names both decisions and changes nothing;
 - a rule's ``ensure`` is never edited (it reaches every matching workspace):
   the summary names the line to change by hand.
 
@@ -46,6 +48,7 @@ class Edit(NamedTuple):
 class Closing(NamedTuple):
     edits: list[Edit]
     notes: list[str]  # grants close does not edit, with the line to change
+    conflicts: list[str] = []  # a team removal against another reviewer's keep: close refuses, naming both
 
 
 def effective_revokes(campaign: DesiredCampaign) -> list[ReviewItem]:
@@ -80,6 +83,7 @@ def plan_close(desired: Desired, campaign: DesiredCampaign, state: State) -> Clo
     teams = {t.key: t for t in desired.teams}
     edits: dict[tuple[str, tuple[str, ...], str], Edit] = {}
     notes: list[str] = []
+    conflicts: list[str] = []
     for item in effective_revokes(campaign):
         reach = lists.get(item.workspace)
         if reach is not None:
@@ -98,6 +102,11 @@ def plan_close(desired: Desired, campaign: DesiredCampaign, state: State) -> Clo
                 if member is None:
                     continue
                 if item.remove_from_team:
+                    kept = _kept_elsewhere(campaign, lists, item, ref.team, address)
+                    if kept:
+                        conflicts += [_team_conflict(item, ref.team, member.location, other, where)
+                                      for other, where in kept]
+                        continue
                     edit = Edit(member.location.file, ("teams", ref.team), None, item.key, member.location, item,
                                 f"{item.key} from team {ref.team}")
                     edits.setdefault((edit.file, edit.path, item.key), edit)
@@ -112,7 +121,31 @@ def plan_close(desired: Desired, campaign: DesiredCampaign, state: State) -> Clo
                     notes.append(f"{item.location}: {item.key} is ensured by rule {rule.key} ({entry.location}) "
                                  "wherever it matches; change the rule by hand if it should not reach "
                                  f"{item.workspace}")
-    return Closing(list(edits.values()), notes)
+    return Closing(list(edits.values()), notes, conflicts)
+
+
+def _kept_elsewhere(campaign: DesiredCampaign, lists: dict[str, tuple[str, tuple[str, ...], AccessList]],
+                    item: ReviewItem, team: str, address: str) -> list[tuple[ReviewItem, str]]:
+    """The keeps, by another reviewer, of ``item``'s person on another list that has them through ``team``
+    (not by an entry of its own): taking them out of the team would take them off those lists too."""
+    found = []
+    for other in deciding_items(campaign.items).values():
+        if (other.decision != "keep" or other.kind != "user" or other.key != item.key
+                or other.reviewer == item.reviewer or other.workspace not in lists):
+            continue
+        other_address, _, access = lists[other.workspace]
+        if other_address == address or not any(ref.team == team for ref in access.teams):
+            continue
+        if any(entry.email == item.key for entry in access.users):
+            continue  # an entry of that list keeps them there whatever the team holds
+        found.append((other, other_address))
+    return found
+
+
+def _team_conflict(item: ReviewItem, team: str, at: SourceLocation, other: ReviewItem, where: str) -> str:
+    return (f"{item.location}: {item.reviewer} revokes user {item.key} on {item.workspace} with removeFromTeam: "
+            f"true, which takes them out of team {team} ({at}) and so off {where} too, where {other.reviewer} "
+            f"decided keep on {other.workspace} ({other.location})")
 
 
 def round_trip_yaml() -> Any:

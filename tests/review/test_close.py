@@ -374,3 +374,47 @@ def test_a_closed_campaign_whose_decisions_are_edited_afterwards_is_refused_at_i
     assert (f"{campaign}:{line}: the campaign was closed on 2027-01-15 and its reviewers' files have changed since "
             "(closedDigest no longer matches them): a closed campaign's decisions are final. Put the files back as "
             "they were closed (git checkout of reviews/q4/), or start a new campaign for new decisions") in err, err
+
+
+TEAM_ON_TWO_LISTS = MANIFEST + """  beta:
+    id: ws_b
+    access:
+      authoritative: false
+      teams:
+        - {team: partners, role: editor}
+"""
+
+
+def test_a_removal_from_a_team_never_overrides_another_reviewers_keep_on_another_list(
+        make_company: Callable[..., Company]) -> None:
+    # Team partners grants dee on gamma (ws_c: jane and joe review it) and on beta (ws_b: sec reviews it). Jane
+    # revokes dee with removeFromTeam: true, sec keeps dee on beta: taking dee out of the team would take them off
+    # beta too. Close names both decisions and changes nothing (it used to remove dee from the team).
+    spaces = workspaces()
+    spaces[1]["users"].append({"email": "dee@acme.com", "role": "editor"})
+    company = make_company(spaces, manifest=TEAM_ON_TWO_LISTS)
+    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
+                               "--fallback", "sec@acme.com")
+    assert code == 0, err
+    company.decide_on("jane@acme.com", {("ws_c", "dee@acme.com"): ("revoke", None)})
+    path = company.file("jane@acme.com.yaml")
+    path.write_text(path.read_text().replace("    decision: revoke\n", "    decision: revoke\n    removeFromTeam: true\n"))
+    company.decide_on("sec@acme.com", {("ws_b", "dee@acme.com"): ("keep", "helps the customer")})
+    reviews = company.root / "reviews" / "q4"
+    campaign = (reviews / "campaign.yaml").read_text()
+    code, out, err = close(company)
+    assert (code, out) == (1, "")
+    assert err == (
+        "Error: review close q4: a removal from a team would override another reviewer's keep:\n"
+        f"  {reviews}/jane@acme.com.yaml:26: jane@acme.com revokes user dee@acme.com on ws_c with removeFromTeam: "
+        f"true, which takes them out of team partners ({company.root}/m.yaml:4) and so off workspace.beta too, "
+        f"where sec@acme.com decided keep on ws_b ({reviews}/sec@acme.com.yaml:26)\n"
+        "Neither is carried out: decide one of them again (keep on both, revoke on both, or revoke without "
+        "removeFromTeam). Nothing was changed.\n")
+    assert (company.root / "m.yaml").read_text() == TEAM_ON_TWO_LISTS
+    assert (reviews / "campaign.yaml").read_text() == campaign
+    # Revoked on both: no one's keep is overridden, and close takes dee out of the team.
+    company.decide_on("sec@acme.com", {("ws_b", "dee@acme.com"): ("revoke", None)})
+    code, out, err = close(company)
+    assert code == 0, err
+    assert f"  {company.root}/m.yaml:4: dee@acme.com from team partners (revoked by jane@acme.com)\n" in out
