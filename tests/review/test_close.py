@@ -418,3 +418,26 @@ def test_a_removal_from_a_team_never_overrides_another_reviewers_keep_on_another
     code, out, err = close(company)
     assert code == 0, err
     assert f"  {company.root}/m.yaml:4: dee@acme.com from team partners (revoked by jane@acme.com)\n" in out
+
+
+def test_a_keep_on_a_list_the_team_does_not_grant_is_no_conflict_for_a_removal_from_the_team(
+        make_company: Callable[..., Company]) -> None:
+    # Beta's list names another team (helpers, dee among them): sec's keep of dee there stands whatever team
+    # partners holds, so jane's removal of dee from partners overrides no one.
+    spaces = workspaces()
+    spaces[1]["users"].append({"email": "dee@acme.com", "role": "editor"})
+    manifest = TEAM_ON_TWO_LISTS.replace("  partners: [dee@acme.com, carl@acme.com]  # who helps customers\n",
+                                         "  partners: [dee@acme.com, carl@acme.com]  # who helps customers\n"
+                                         "  helpers: [dee@acme.com]\n")
+    manifest = manifest[:manifest.rindex("{team: partners, role: editor}")] + "{team: helpers, role: editor}\n"
+    company = make_company(spaces, manifest=manifest)
+    code, _, err = company.run("review", "start", "q4", str(company.root), "--due", "2027-02-01",
+                               "--fallback", "sec@acme.com")
+    assert code == 0, err
+    company.decide_on("jane@acme.com", {("ws_c", "dee@acme.com"): ("revoke", None)})
+    path = company.file("jane@acme.com.yaml")
+    path.write_text(path.read_text().replace("    decision: revoke\n", "    decision: revoke\n    removeFromTeam: true\n"))
+    company.decide_on("sec@acme.com", {("ws_b", "dee@acme.com"): ("keep", None)})
+    code, out, err = close(company)
+    assert code == 0, err
+    assert f"  {company.root}/m.yaml:4: dee@acme.com from team partners (revoked by jane@acme.com)\n" in out
