@@ -5,89 +5,72 @@ tmp_path, and scim2-tester's ``check_server`` runs every check it has against it
 A check scim2-tester skips by itself (a feature the ServiceProviderConfig says the server does not
 support: bulk, sort, changePassword, ...) is no failure; every other check must pass.
 
-This module also holds what the recorded-IdP and bad-input tests share (``served_directory``,
-``ServedDirectory``): tests/directory/conftest.py is the SERVER helper's, and these four files are one suite.
+This module also holds what the recorded-IdP and bad-input tests share (``replay`` of the recorded
+requests, ``served_directory`` with a body limit of the test's choosing): tests/directory/conftest.py is
+the SERVER helper's, and these four files are one suite.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from scim2_client import BaseSyncSCIMClient, RequestNetworkException
 from scim2_tester import CheckResult, Status, check_server
 
 from reconciler.directory.model import Directory
 from reconciler.directory.server import directory_app
+from reconciler.directory.server_run import background_server
 from reconciler.directory.store import open_directory_store
-from tests.waiting import wait_until
+from tests.directory.conftest import FixedClock
 
 TOKEN = "conformance-suite-token-4b1d"
-# The day the store's clock shows unless a test moves it: every leaver's day is exact.
+# The day the store's clock shows unless a test moves it (FixedClock's): every leaver's day is exact.
 DAY = date(2026, 12, 1)
 PASSED = {Status.SUCCESS, Status.COMPLIANT, Status.ACCEPTABLE}
 
 
-class StoreClock:
-    """The served store's clock: a fixed hour of ``day``, which a test may move between requests."""
-
-    def __init__(self) -> None:
-        self.day = DAY
-
-    def __call__(self) -> datetime:
-        return datetime.combine(self.day, time(9, 30), tzinfo=UTC)
-
-
 @dataclass(frozen=True)
 class ServedDirectory:
-    """``directory_app`` listening on 127.0.0.1: its SCIM base URL, and the state its store keeps."""
+    """``directory_app`` listening on 127.0.0.1: its SCIM base URL, the state its store keeps, its clock."""
 
     base_url: str
     state: str
-    clock: StoreClock
+    clock: FixedClock
 
     def client(self) -> httpx.Client:
         return httpx.Client(base_url=self.base_url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)
 
     def snapshot(self) -> Directory:
-        """The directory as a reader of the state sees it: a store opened anew, not the server's."""
-        with open_directory_store(self.state) as store:
-            return store.snapshot()
+        return snapshot_of(self.state)
+
+
+def snapshot_of(state: str) -> Directory:
+    """The directory as a reader of the state sees it: a store opened anew, not the server's."""
+    with open_directory_store(state) as store:
+        return store.snapshot()
 
 
 @contextmanager
 def served_directory(tmp_path: Path, **app_options: Any) -> Iterator[ServedDirectory]:
+    """``directory_app`` on a file state in ``tmp_path``, served as ``directory serve`` serves it;
+    ``app_options`` (``max_body_bytes``) as the caller wants them, unlike conftest's ``served``."""
     state = str(tmp_path / "reconciler.state.json")
-    clock = StoreClock()
-    store = open_directory_store(state, now=clock)
-    app = directory_app(store, TOKEN, **app_options)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
-                              name="directory-serve-under-test")
-    thread.start()
-    try:
-        wait_until(lambda: server.started or not thread.is_alive(), what=lambda: "the server never started")
-        assert thread.is_alive(), "the directory server stopped while starting"
-        port = sock.getsockname()[1]
-        yield ServedDirectory(base_url=f"http://127.0.0.1:{port}/scim/v2", state=state, clock=clock)
-    finally:
-        server.should_exit = True
-        thread.join(30)
-        sock.close()
-        store.close()
+    clock = FixedClock()
+    with open_directory_store(state, now=clock) as store:
+        url, stop = background_server(directory_app(store, TOKEN, **app_options))
+        try:
+            yield ServedDirectory(base_url=f"{url}/scim/v2", state=state, clock=clock)
+        finally:
+            stop()
 
 
 RECORDED = Path(__file__).parent / "recorded"
@@ -133,23 +116,22 @@ class Replayed:
     ids: dict[str, str]  # the ids the server gave, by the requests' saveIdAs
 
 
-def replay(served: ServedDirectory, vendor: str, names: list[str], *, ids: dict[str, str] | None = None) -> Replayed:
-    """Send the recorded requests in order, as the vendor does (``application/scim+json``); every answer
-    must be the success the vendor expects, or the sequence stops there naming the request. ``ids``: those
-    of an earlier replay, to go on with its resources."""
+def replay(http: httpx.Client, vendor: str, names: list[str], *, ids: dict[str, str] | None = None) -> Replayed:
+    """Send the recorded requests in order through ``http`` (the base URL and the token), as the vendor does
+    (``application/scim+json``); every answer must be the success the vendor expects, or the sequence stops
+    there naming the request. ``ids``: those of an earlier replay, to go on with its resources."""
     ids = dict(ids or {})
     answers = []
-    with served.client() as http:
-        for name in names:
-            request = RecordedRequest.load(vendor, name)
-            content = None if request.body is None else json.dumps(_with_ids(request.body, ids))
-            headers = {"Content-Type": "application/scim+json; charset=utf-8"} if content is not None else {}
-            answer = http.request(request.method, _with_ids(request.path, ids), content=content, headers=headers)
-            assert answer.status_code in SUCCESS[request.method], (
-                f"{vendor}/{name}.json: {answer.status_code} {answer.text}")
-            if request.save_id_as:
-                ids[request.save_id_as] = answer.json()["id"]
-            answers.append(answer)
+    for name in names:
+        request = RecordedRequest.load(vendor, name)
+        content = None if request.body is None else json.dumps(_with_ids(request.body, ids))
+        headers = {"Content-Type": "application/scim+json; charset=utf-8"} if content is not None else {}
+        answer = http.request(request.method, _with_ids(request.path, ids), content=content, headers=headers)
+        assert answer.status_code in SUCCESS[request.method], (
+            f"{vendor}/{name}.json: {answer.status_code} {answer.text}")
+        if request.save_id_as:
+            ids[request.save_id_as] = answer.json()["id"]
+        answers.append(answer)
     return Replayed(answers=answers, ids=ids)
 
 
