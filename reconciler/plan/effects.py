@@ -50,6 +50,7 @@ from reconciler.plan.model import (
     AccessChange,
     AccessSnapshot,
     AccessView,
+    AccessViews,
     Action,
     Change,
     ConnectChange,
@@ -137,17 +138,24 @@ def effects(sim: Simulation, live: Live) -> tuple[Effect, ...]:
     """Every workspace whose users or domains differ after the apply from
     what the service reports now: the live ones by id, then the new ones in
     plan order."""
+    # Shared, not copied (issue 40): every workspace holding one list holds one view of it after, and a
+    # view after holds the very entries of the views before wherever they are the same (``AccessViews``).
+    views = AccessViews()
+    after_views: dict[int, AccessView] = {}
     found: list[Effect] = []
     for workspace in sim.because:  # a workspace no change touched keeps its list
         list_id = sim.holder[workspace]
         new = workspace.startswith(_NEW)
-        before = AccessSnapshot() if new else _snapshot(live, workspace)
+        users, domains = ({}, {}) if new else _roles(live, workspace)
         after = sim.lists[list_id]
-        if before == after:  # a new workspace always differs: its list has an owner, it had nothing
-            continue
+        if users == after.users and domains == after.domains:
+            continue  # a new workspace always differs: its list has an owner, it had nothing
+        after_view = after_views.get(list_id)
+        if after_view is None:
+            after_view = after_views[list_id] = views.of(after.users, after.domains)
         found.append(Effect(workspace=None if new else workspace, name=sim.names.get(workspace),
                             creates=workspace[len(_NEW):] if new else None,
-                            before=AccessView.of(before), after=AccessView.of(after),
+                            before=views.of(users, domains), after=after_view,
                             because=tuple(sim.because.get(workspace, ()))))
     return tuple(sorted(found, key=lambda e: (e.workspace is None, e.workspace or "")))
 
@@ -213,6 +221,12 @@ def _create(sim: Simulation, change: CreateChange) -> None:
     sim.names[workspace] = change.name
     sim.hold(workspace, list_id)
     _add(sim.because, workspace, change.address)
+
+
+def _roles(live: Live, workspace_id: str) -> tuple[dict[str, Role], dict[str, Role]]:
+    """A live workspace's (users, domains) as ``key -> role``."""
+    ws = live.workspaces[workspace_id]
+    return {k: e.role for k, e in ws.users.items()}, {k: e.role for k, e in ws.domains.items()}
 
 
 def _snapshot(live: Live, workspace_id: str) -> AccessSnapshot:

@@ -167,3 +167,16 @@ def test_a_connect_to_a_list_holding_what_the_workspace_holds_is_not_a_cause_of_
                                   (added("bo@acme.com", "viewer"),))], live)
     found = {e.workspace: e.because for e in effects(sim, live)}
     assert found == {"ws_h": ("workspace.ws_h",), "ws_j": ("workspace.ws_h",)}
+
+
+def test_workspaces_holding_one_list_share_one_view_of_it_and_their_entries() -> None:
+    """Shared, not copied (issue 40): one view after per list, and an entry unchanged by the plan is the very
+    object of the view before."""
+    live = live_of(shared("ws_h", {"jane@acme.com": "owner"}), shared("ws_m", {"jane@acme.com": "owner"}))
+    sim = simulate([post("ws_m", {"jane@acme.com": "owner", "bo@acme.com": "viewer"},
+                         (added("bo@acme.com", "viewer"),))], live)
+    found = {e.workspace: e for e in effects(sim, live)}
+    assert found["ws_h"].after is found["ws_m"].after
+    assert found["ws_h"].after.users[1] is found["ws_h"].before.users[0] is found["ws_m"].before.users[0]
+    assert [(u.email, u.role) for u in found["ws_h"].after.users] == [("bo@acme.com", "viewer"),
+                                                                      ("jane@acme.com", "owner")]
