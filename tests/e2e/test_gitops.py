@@ -139,10 +139,15 @@ def test_the_readme_runs_the_workflows_validate_plan_and_apply(workflow: dict[An
 
 # --- the workflow -------------------------------------------------------------
 
-def test_workflow_runs_on_pull_requests_on_pushes_to_main_nightly_monthly_and_by_hand(workflow: dict[Any, Any]) -> None:
-    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+def test_workflow_runs_on_pull_requests_on_pushes_to_main_nightly_monthly_hourly_and_by_hand(
+        workflow: dict[Any, Any]) -> None:
+    triggers: dict[Any, Any] = workflow["on"] if "on" in workflow else workflow[True]  # YAML 1.1 reads a bare `on` as true
     assert set(triggers) == {"pull_request", "push", "schedule", "workflow_dispatch"}
-    assert triggers["schedule"] == [{"cron": "17 3 * * *"}, {"cron": "41 4 1 * *"}, {"cron": "23 6 * * 1"}]
+    assert triggers["schedule"] == [{"cron": "17 3 * * *"}, {"cron": "41 4 1 * *"}, {"cron": "23 6 * * 1"},
+                                    {"cron": "29 * * * *"}]
+    # By hand: the report unless the directory job is asked for.
+    assert triggers["workflow_dispatch"]["inputs"]["job"] == {
+        "description": "What to run now", "type": "choice", "options": ["report", "directory"], "default": "report"}
     assert triggers["push"]["branches"] == ["main"]
     assert triggers["pull_request"]["branches"] == ["main"]
 
@@ -150,11 +155,12 @@ def test_workflow_runs_on_pull_requests_on_pushes_to_main_nightly_monthly_and_by
 def test_workflow_jobs_plan_comment_on_pull_requests_apply_on_push_audit_nightly_report_monthly(
         workflow: dict[Any, Any]) -> None:
     jobs = workflow["jobs"]
-    assert set(jobs) == {"plan", "comment", "apply", "audit", "report", "review-status"}
-    # Each schedule runs its own job: the nightly cron the audit, the monthly one (or a run by hand) the report.
+    assert set(jobs) == {"plan", "comment", "apply", "audit", "report", "review-status", "directory"}
+    # Each schedule runs its own job: the nightly cron the audit, the monthly one (or a run by hand) the report,
+    # the hourly one the directory (tests/e2e/test_gitops_directory.py).
     assert jobs["audit"]["if"] == "github.event_name == 'schedule' && github.event.schedule == '17 3 * * *'"
     assert jobs["report"]["if"] == ("(github.event_name == 'schedule' && github.event.schedule == '41 4 1 * *') "
-                                    "|| github.event_name == 'workflow_dispatch'")
+                                    "|| (github.event_name == 'workflow_dispatch' && inputs.job != 'directory')")
     assert "pull_request" in jobs["plan"]["if"]
     assert "pull_request" in jobs["comment"]["if"] and jobs["comment"]["needs"] == "plan"
     assert jobs["apply"]["if"] == "github.event_name == 'push'"
@@ -168,9 +174,11 @@ def test_workflow_asks_for_the_least_permissions(workflow: dict[Any, Any]) -> No
     assert jobs["apply"]["permissions"] == {"contents": "write", "actions": "read", "pull-requests": "read"}
     assert jobs["audit"]["permissions"] == {"contents": "read"}
     assert jobs["report"]["permissions"] == {"contents": "read", "actions": "read"}
-    writers = {job_id: scope for job_id, job in jobs.items() for scope, level in job["permissions"].items()
+    assert jobs["directory"]["permissions"] == {"contents": "write", "pull-requests": "write"}
+    writers = {(job_id, scope) for job_id, job in jobs.items() for scope, level in job["permissions"].items()
                if level == "write"}
-    assert writers == {"comment": "pull-requests", "apply": "contents"}
+    assert writers == {("comment", "pull-requests"), ("apply", "contents"), ("directory", "contents"),
+                       ("directory", "pull-requests")}
 
 
 def test_applies_are_serialized_per_state_file_and_never_cancelled(workflow: dict[Any, Any]) -> None:
@@ -185,14 +193,18 @@ def test_every_reconciler_call_is_a_documented_command(workflow: dict[Any, Any])
     for job_id, step in run_steps(workflow):
         calls.setdefault(job_id, []).extend(reconciler_commands(step["run"]))
     every = [c for commands in calls.values() for c in commands]
-    assert {c[1] for c in every} == {"validate", "plan", "apply", "audit", "report", "review"}
+    assert {c[1] for c in every} == {"validate", "plan", "apply", "audit", "report", "review", "directory"}
     for command in every:
         if command[1] == "plan":
             assert "--format" in command and command[command.index("--format") + 1] == "markdown", command
             assert "--out" in command and command[command.index("--out") + 1].endswith("plan.json"), command
-        if command[1] == "apply":
-            assert command[2] == "--plan" and command[3].endswith("plan.json") and command[4] == "manifests", command
-    assert [c[1] for c in calls["apply"]] == ["apply"]
+    apply = calls["apply"]
+    assert len(apply) == 1 and apply[0][2] == "--plan" and apply[0][3].endswith("plan.json"), apply
+    assert apply[0][4] == "manifests", apply
+    # Without a pull request only the live directory's removals, which grant nothing (rule 4).
+    assert calls["directory"] == [["reconciler", "directory", "pull", "$PULL_URL"],
+                                  ["reconciler", "apply", "manifests", "--directory", "live", "--auto-approve"],
+                                  ["reconciler", "directory", "sync", "manifests"]]
     assert calls["audit"] == [["reconciler", "audit", "manifests", "--format", "markdown"]]
     assert calls["report"] == [["reconciler", "report", "manifests", "--out", "$RUNNER_TEMP/access-report",
                                 "${SINCE:+--since", "$SINCE}"]]
@@ -210,15 +222,26 @@ def test_the_comment_is_found_again_by_its_marker_and_edited(workflow: dict[Any,
 
 
 def test_the_token_reaches_only_reconciler_steps_and_is_never_echoed(workflow: dict[Any, Any]) -> None:
+    with_service_token = []
     for job_id, step in run_steps(workflow):
         assert "secrets." not in step["run"], (job_id, step.get("name"))
         assert "RECONCILER_TOKEN" not in step["run"], (job_id, step.get("name"))
-        uses_secret = any("secrets." in str(v) for v in step.get("env", {}).values())
-        if uses_secret:
-            assert reconciler_commands(step["run"]), (job_id, step.get("name"))
+        secrets = {name for name, value in step.get("env", {}).items() if "secrets." in str(value)}
+        if "RECONCILER_TOKEN" in secrets:
+            with_service_token.append((job_id, step["name"]))
+            assert [c[1] for c in reconciler_commands(step["run"])] in (["plan"], ["apply"], ["audit"], ["report"])
             # The PostgreSQL password of the state (read-only in the plan job), and the approved digest.
             assert {"RECONCILER_TOKEN", "RECONCILER_BASE_URL"} <= set(step["env"]) <= {
                 "RECONCILER_TOKEN", "RECONCILER_BASE_URL", "PGPASSWORD", "RECONCILER_EXPECT_DIGEST"}
+        elif secrets == {"SYNC_TOKEN"}:  # the git token of the directory's pull request: no reconciler there
+            assert (job_id, step["name"]) == ("directory", "Push directory.yaml and open its pull request")
+            assert not reconciler_commands(step["run"])
+        elif secrets:  # the directory's own: its state's password, the token of the SCIM service pulled from
+            assert reconciler_commands(step["run"]), (job_id, step.get("name"))
+            assert secrets <= {"PGPASSWORD", "RECONCILER_DIRECTORY_PULL_TOKEN"}, (job_id, step.get("name"))
+    assert with_service_token == [("plan", "Plan"), ("apply", "Apply the reviewed plan"),
+                                  ("audit", "Audit the whole company"), ("report", "Write the access report"),
+                                  ("directory", "Apply the directory's removals")]
     assert "secrets." not in str(workflow.get("env", {}))
 
 

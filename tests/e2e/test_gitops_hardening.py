@@ -67,19 +67,19 @@ def test_zizmor_as_run_here_does_report_an_unpinned_action(tmp_path: Path) -> No
 def test_every_action_is_pinned_to_a_commit_with_its_version_in_a_comment() -> None:
     uses = [line.split("uses:", 1)[1].strip() for line in WORKFLOW.read_text(encoding="utf-8").splitlines()
             if re.match(r"\s*(- )?uses:", line)]
-    assert len(uses) == 14
+    assert len(uses) == 16
     assert [u for u in uses if not PINNED.match(u)] == []
 
 
 def test_every_checkout_keeps_no_git_credential(workflow: dict[Any, Any]) -> None:
     checkouts = [step for job in workflow["jobs"].values() for step in job["steps"]
                  if step.get("uses", "").startswith("actions/checkout@")]
-    assert len(checkouts) == 5
+    assert len(checkouts) == 6
     assert all(step["with"]["persist-credentials"] is False for step in checkouts)
 
 
 def test_pip_is_installed_before_the_checkout_from_the_runners_temp(workflow: dict[Any, Any]) -> None:
-    for job_id in ("plan", "apply", "audit"):
+    for job_id in ("plan", "apply", "audit", "review-status", "report", "directory"):
         steps = workflow["jobs"][job_id]["steps"]
         install = next(i for i, s in enumerate(steps) if "pip install" in s.get("run", ""))
         checkout = next(i for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/checkout@"))
@@ -122,7 +122,7 @@ def test_the_apply_job_takes_a_plan_only_from_this_workflows_run_on_the_merged_h
 
 
 def test_the_state_is_required_once_main_has_one(workflow: dict[Any, Any]) -> None:
-    for job_id in ("plan", "apply"):
+    for job_id in ("plan", "apply", "directory"):
         steps = workflow["jobs"][job_id]["steps"]
         decide = next(i for i, s in enumerate(steps) if "RECONCILER_REQUIRE_STATE=1" in s.get("run", ""))
         runs = next(i for i, s in enumerate(steps) if re.search(r"^reconciler (plan|apply)", s.get("run", ""), re.M))

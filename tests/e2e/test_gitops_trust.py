@@ -105,7 +105,7 @@ def test_a_pull_request_that_changes_the_state_fails_the_check(tmp_path: Path, r
     done = run(_step("plan", name=TRUSTED)["run"], repo, POSTGRES_STATE="")
 
     assert done.returncode == 1
-    assert (f"::error::This pull request changes {STATE}. Only the apply job writes the state, after a merge; a "
+    assert (f"::error::This pull request changes {STATE}. Only the apply and directory jobs write the state; a "
             "pull request cannot change it (the plan would trust what it says). Revert the change to "
             f"{STATE}.") in done.stdout
     assert "RECONCILER_STATE" not in run.exported()
@@ -118,6 +118,22 @@ def test_a_pull_request_that_deletes_the_state_fails_the_check(tmp_path: Path, r
 
     assert done.returncode == 1
     assert f"This pull request changes {STATE}." in done.stdout
+
+
+def test_a_pull_request_that_changes_the_directory_beside_the_state_fails_the_check(tmp_path: Path,
+                                                                                   run: Run) -> None:
+    """The directory the directory job pulls is state: a user a pull request adds to it, and the identity
+    provider does not list, would be a leaver at the next pull, revoked everywhere without a review."""
+    def add_a_user(repo: Path) -> None:
+        (repo / f"{STATE}.directory.json").write_text('{"users": [{"userName": "raj@customer.com"}]}\n')
+
+    repo = merged_pull_request(tmp_path, add_a_user)
+
+    done = run(_step("plan", name=TRUSTED)["run"], repo, POSTGRES_STATE="")
+
+    assert done.returncode == 1
+    assert f"::error::This pull request changes {STATE}.directory.json. Only the apply and directory jobs" in done.stdout
+    assert "RECONCILER_STATE" not in run.exported()
 
 
 def test_the_plan_reads_the_base_branchs_state_outside_the_checkout(tmp_path: Path, run: Run) -> None:
@@ -249,6 +265,17 @@ def test_the_apply_job_refuses_when_the_last_plan_was_refused(tmp_path: Path, ru
     assert "digest" not in run.outputs()
 
 
+def test_the_apply_job_refuses_a_merge_that_changed_the_directory_beside_the_state(tmp_path: Path,
+                                                                                   run: Run) -> None:
+    repo = merged_pull_request(tmp_path, lambda r: (r / f"{STATE}.directory.json").write_text("{}\n"))
+
+    done = run(_step("apply", name="Require the state once an apply has committed one")["run"], repo,
+               GITHUB_SHA=_git(repo, "rev-parse", "HEAD"), POSTGRES_STATE="")
+
+    assert done.returncode == 1
+    assert f"changes {STATE}.directory.json; only the apply and directory jobs write the state." in done.stdout
+
+
 def test_the_apply_job_refuses_a_merge_that_changed_the_state(tmp_path: Path, run: Run) -> None:
     """A pull request merged over its failed check: the apply job refuses it too."""
     repo = merged_pull_request(tmp_path, lambda r: (r / STATE).write_text('{"lineage": "main", "serial": 9}\n'))
@@ -257,4 +284,4 @@ def test_the_apply_job_refuses_a_merge_that_changed_the_state(tmp_path: Path, ru
                GITHUB_SHA=_git(repo, "rev-parse", "HEAD"), POSTGRES_STATE="")
 
     assert done.returncode == 1
-    assert f"changes {STATE}; only the apply job writes the state. Nothing was applied." in done.stdout
+    assert f"changes {STATE}; only the apply and directory jobs write the state. Nothing was applied." in done.stdout
