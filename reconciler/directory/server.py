@@ -54,6 +54,7 @@ from scim2_server.responses import ScimResponse
 from scim2_server.service import ScimService
 from scim2_server.utils import load_default_resource_types, load_default_schemas
 
+from reconciler.directory.server_compat import entra_compatible
 from reconciler.directory.store import DirectoryStore
 from reconciler.directory.store_scim import AsyncDirectoryScimStorage, DirectoryScimStorage
 from reconciler.errors import ReconcilerError
@@ -168,6 +169,7 @@ class DirectoryApplication(ASGIApplication):
         if len(request.body) > self.max_body_bytes:
             raise PayloadTooLargeException(detail=f"The request body is over {self.max_body_bytes:,} bytes, the "
                                                   "most this service reads; nothing was stored.")
+        request.body = entra_compatible(request.method, request.body)
         request.subject = self.get_subject(request)
         return await self.handler.handle(request)
 
