@@ -1,18 +1,21 @@
-"""Issue 42's done-when: a user deactivated in the store has no access anywhere in a company of 1,000
-workspaces after ``plan --directory live`` + apply, in ceil(N/100) listing calls + one write per list,
-and that plan grants nothing (a new member of the group waits for a reviewed ``directory sync``)."""
+"""Issue 42's done-when: a user deactivated through SCIM (``directory serve``'s application over HTTP on
+127.0.0.1, as an identity provider sends it) has no access anywhere in a company of 1,000 workspaces after
+``plan --directory live`` + apply, in ceil(N/100) listing calls + one write per list, and that plan grants
+nothing (a new member of the group waits for a reviewed ``directory sync``)."""
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from datetime import date
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from reconciler.apply import apply_plan
 from reconciler.clock import VirtualClock
 from reconciler.commands.plan import directory_for, plan_with_client
+from reconciler.directory.server import directory_app
+from reconciler.directory.server_run import background_server
 from reconciler.directory.store import open_directory_store
 from reconciler.emulator import Emulator
 from reconciler.manifest import load_desired
@@ -44,18 +47,39 @@ def _seed() -> dict[str, Any]:
         "templates": [], "workspaces": workspaces}}}
 
 
-def test_a_user_deactivated_in_the_store_has_no_access_anywhere_after_a_live_plan_and_apply(tmp_path: Path) -> None:
+def _provision_then_switch_ana_off_and_add_dee(state_path: Path) -> None:
+    """What the identity provider sends over SCIM: four people and Engineering; then Ana is switched off
+    (PATCH active: false) and Dee joins Engineering (PATCH members add)."""
+    import httpx
+
+    token = "scim-test-token"
+    with open_directory_store(str(state_path), now=lambda: datetime(2026, 12, 1, 9, tzinfo=UTC)) as store:
+        url, stop = background_server(directory_app(store, token))
+        try:
+            with httpx.Client(base_url=f"{url}/scim/v2", headers={"Authorization": f"Bearer {token}"}) as idp:
+                ids = {email: idp.post("/Users", json={
+                    "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": email,
+                }).raise_for_status().json()["id"] for email in ("ana@acme.com", "bo@acme.com", "dee@acme.com",
+                                                                  "jane@acme.com")}
+                group = idp.post("/Groups", json={"schemas": ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+                                                  "displayName": "Engineering",
+                                                  "members": [{"value": ids["bo@acme.com"]}]}).raise_for_status()
+                patch = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+                idp.patch(f"/Users/{ids['ana@acme.com']}", json={"schemas": [patch], "Operations": [
+                    {"op": "replace", "value": {"active": False}}]}).raise_for_status()
+                idp.patch(f"/Groups/{group.json()['id']}", json={"schemas": [patch], "Operations": [
+                    {"op": "add", "path": "members", "value": [{"value": ids["dee@acme.com"]}]}]}).raise_for_status()
+        finally:
+            stop()
+
+
+def test_a_user_deactivated_through_scim_has_no_access_anywhere_after_a_live_plan_and_apply(tmp_path: Path) -> None:
     clock = VirtualClock()
     emulator = Emulator.from_seed(_seed(), clock=clock)
     (tmp_path / "manifest.yaml").write_text(MANIFEST, encoding="utf-8")
     (tmp_path / "directory.yaml").write_text(DIRECTORY, encoding="utf-8")
     state_path = tmp_path / "reconciler.state.json"
-    with open_directory_store(str(state_path)) as store:  # as the identity provider left it: Ana switched off, Dee new
-        store.mirror([{"id": "u1", "userName": "ana@acme.com", "active": False},
-                      {"id": "u2", "userName": "bo@acme.com"}, {"id": "u3", "userName": "dee@acme.com"},
-                      {"id": "u4", "userName": "jane@acme.com"}],
-                     [{"id": "g1", "displayName": "Engineering", "members": [{"value": "u2"}, {"value": "u3"}]}],
-                     today=date(2026, 12, 1))
+    _provision_then_switch_ana_off_and_add_dee(state_path)
     desired, read = directory_for(load_desired(tmp_path), "live", state_path, tmp_path)
     client = client_for(emulator, clock)
     plan = plan_with_client(client, desired, load_state(state_path)).model_copy(update={"directory": read})
