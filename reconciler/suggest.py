@@ -30,6 +30,8 @@ class Invocation:
     base_url: str | None = None  # only when given on the command line (the environment carries it anyway)
     token_file: Path | None = None
     state_path: Path | str | None = None
+    # plan/apply --directory live: a plan or apply suggested again must read the same directory.
+    directory_live: bool = False
 
     def connection_words(self) -> list[str]:
         words: list[str] = []
@@ -69,7 +71,8 @@ def complete(text: str, invocation: Invocation | None) -> str:
         if command in ("plan", "apply"):
             if rest[-1:] == ["--out"]:
                 rest.append("plan.json")
-            words = [*invocation.path_words(), *connection, *state, *rest]
+            directory = ["--directory", "live"] if invocation.directory_live and "--directory" not in rest else []
+            words = [*invocation.path_words(), *connection, *state, *directory, *rest]
         else:
             words = [*rest, *invocation.path_words(), *state, *(connection if command in _NEEDS_SERVICE else [])]
         line = shlex.join(["reconciler", *command.split(), *words])

@@ -41,3 +41,14 @@ def test_text_without_a_quoted_command_is_left_as_it_is() -> None:
 def test_a_path_the_shell_must_quote_keeps_the_suggestion_whole() -> None:
     run = Invocation(path=Path("my project"))
     assert complete("Run 'reconciler plan'.", run) == "Run \"reconciler plan 'my project'\"."
+
+
+def test_a_plan_suggested_by_a_live_directory_run_reads_the_live_directory_again() -> None:
+    live = Invocation(path=Path("manifests"), state_path=Path("s.json"), directory_live=True)
+    assert complete("Run 'reconciler plan --out' again.", live) == (
+        "Run 'reconciler plan manifests --state s.json --directory live --out plan.json' again.")
+
+
+def test_an_import_suggested_by_a_live_directory_run_takes_no_directory() -> None:
+    live = Invocation(path=Path("manifests"), directory_live=True)
+    assert complete("'reconciler import asset.deck ID'", live) == "'reconciler import asset.deck ID manifests'"

@@ -118,7 +118,8 @@ def _remember_invocation(params: dict[str, Any]) -> None:
     _INVOCATION = Invocation(path=path if isinstance(path, Path) else None,
                              emulator_file=params.get("emulator_file"),
                              base_url=params.get("base_url") if from_command_line else None,
-                             token_file=params.get("token_file"), state_path=params.get("state_path"))
+                             token_file=params.get("token_file"), state_path=params.get("state_path"),
+                             directory_live=params.get("directory") == "live")
 
 
 def invocation() -> Invocation | None:
