@@ -11,8 +11,15 @@ this module): any pydantic model with the plan's fields will do.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
+import enum
+import hashlib
 import json
-from collections.abc import Iterator
+import types
+import typing
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
@@ -31,11 +38,13 @@ APPROVED_FIELDS = ("changes", "managed", "forgotten", "unchanged", "addresses", 
 # on the directory plan ran in) and why a change is made.
 DISPLAY_ONLY = frozenset({"location", "reason"})
 
+# The canonical JSON's encoder: keys sorted, no spaces, UTF-8 as it is.
+_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+
 
 def approved(plan: BaseModel) -> dict[str, Any]:
-    """The part of a plan that a review approves, as plain JSON values."""
-    found: dict[str, Any] = _without_display(plan.model_dump(mode="json", include=set(APPROVED_FIELDS)))
-    return found
+    """The part of a plan that a review approves, as plain JSON values (its fields in the plan's order)."""
+    return {name: _approved_value(getattr(plan, name)) for name in type(plan).model_fields if name in APPROVED_FIELDS}
 
 
 def plan_digest(plan: BaseModel) -> str:
@@ -48,8 +57,6 @@ def plan_digest(plan: BaseModel) -> str:
     to sha256 a field and a list item at a time (``canonical_chunks``), never
     built whole: at 10,000 changes the whole text and its copy of the plan
     doubled the memory of the plan (issue 40)."""
-    import hashlib
-
     digest = hashlib.sha256()
     for chunk in canonical_chunks(plan):
         digest.update(chunk.encode("utf-8"))
@@ -61,37 +68,108 @@ def canonical_chunks(plan: BaseModel) -> Iterator[str]:
     is exactly ``json.dumps(approved(plan), sort_keys=True, separators=(",",
     ":"), ensure_ascii=False)``: the fields in sorted order, a list's items
     one at a time (each dumped on its own: JSON with sorted keys and no spaces
-    is the concatenation of its parts)."""
+    is the concatenation of its parts).
+
+    Each item is serialised once, by pydantic, with the display-only fields
+    left out as it goes (``display_exclusion``), then encoded: no copy of the
+    plan without them is made (issue 40)."""
     yield "{"
     for number, name in enumerate(sorted(APPROVED_FIELDS)):
-        yield ("," if number else "") + _dumps(name) + ":"
+        yield ("," if number else "") + _encode(name) + ":"
         value = getattr(plan, name)
         if isinstance(value, (list, tuple)):
             yield "["
             for index, item in enumerate(value):
-                yield ("," if index else "") + _dumps(_without_display(_json_value(item)))
+                if index:
+                    yield ","
+                yield _encode(_approved_value(item))
             yield "]"
         else:
-            yield _dumps(_without_display(_json_value(value)))
+            yield _encode(_approved_value(value))
     yield "}"
 
 
-def _json_value(value: Any) -> Any:
-    """``value`` as ``model_dump(mode="json")`` gives it inside the plan."""
+def _approved_value(value: Any) -> Any:
+    """``value`` as ``model_dump(mode="json")`` gives it inside the plan, without its display-only fields at
+    any depth."""
     if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
+        return value.model_dump(mode="json", exclude=display_exclusion(type(value)))
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    return TypeAdapter(type(value)).dump_python(value, mode="json")
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    if isinstance(value, (list, tuple)) and all(isinstance(item, BaseModel) for item in value):
+        return [_approved_value(item) for item in value]
+    return _without_display(TypeAdapter(type(value)).dump_python(value, mode="json"))
 
 
 def _without_display(value: Any) -> Any:
+    """For a value of no declared type (none of the plan's fields): the display-only keys left out at any depth."""
     if isinstance(value, dict):
         return {k: _without_display(v) for k, v in value.items() if k not in DISPLAY_ONLY}
     if isinstance(value, list):
         return [_without_display(v) for v in value]
     return value
+
+
+# pydantic's ``exclude``: field name (or dict key) -> True (left out) or the exclusion of its value;
+# ``__all__``: of every item of a list or every value of a dict.
+Exclusion = dict[Any, Any]
+# Keys in the data of a dict (emails, asset fields): a display-only one would be left out like a field.
+_DATA_KEYS: Exclusion = dict.fromkeys(DISPLAY_ONLY, True)
+
+
+@cache
+def display_exclusion(model: type[BaseModel]) -> Exclusion | None:
+    """The display-only fields of ``model`` at every depth, read from its declared fields' types (a field,
+    a dict key, in a list's items, in any model of a union), as pydantic's ``exclude`` takes them; None when
+    it holds none. A type it cannot read is refused rather than guessed (TypeError)."""
+    found: Exclusion = {}
+    for name, info in model.model_fields.items():
+        inner = True if name in DISPLAY_ONLY else _exclusion(info.annotation)
+        if inner is not None:
+            found[name] = inner
+    for name, computed in model.model_computed_fields.items():
+        inner = True if name in DISPLAY_ONLY else _exclusion(computed.return_type)
+        if inner is not None:
+            found[name] = inner
+    return found or None
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _exclusion(annotation: Any) -> Exclusion | None:
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _exclusion(args[0])
+    if origin is typing.Literal:
+        return None
+    if origin in (typing.Union, types.UnionType):
+        return _merged([_exclusion(arg) for arg in args])
+    if origin in (tuple, list, set, frozenset, Sequence):
+        inner = _merged([_exclusion(arg) for arg in args if arg is not Ellipsis])
+        return {"__all__": inner} if inner is not None else None
+    if origin in (dict, Mapping):
+        inner = _exclusion(args[1]) if len(args) == 2 else None
+        return {**_DATA_KEYS, "__all__": inner} if inner is not None else dict(_DATA_KEYS)
+    if isinstance(annotation, type):
+        if issubclass(annotation, BaseModel):
+            return display_exclusion(annotation)
+        if dataclasses.is_dataclass(annotation):
+            hints = typing.get_type_hints(annotation)
+            found = {f.name: True if f.name in DISPLAY_ONLY else _exclusion(hints[f.name])
+                     for f in dataclasses.fields(annotation)}
+            return {k: v for k, v in found.items() if v is not None} or None
+        if issubclass(annotation, (*_PLAIN, enum.Enum, datetime.date)):
+            return None
+    raise TypeError(f"the plan digest cannot tell the display-only fields of {annotation!r}")
+
+
+def _merged(found: Sequence[Exclusion | None]) -> Exclusion | None:
+    """One exclusion for a value that may be any of several types (a union): every field any of them leaves out."""
+    merged: Exclusion = {}
+    for exclusion in found:
+        for key, inner in (exclusion or {}).items():
+            before = merged.get(key)
+            merged[key] = (True if before is True or inner is True else
+                           inner if before is None else _merged([before, inner]))
+    return merged or None

@@ -94,3 +94,33 @@ def test_a_change_to_an_approved_field_changes_the_digest_and_a_display_field_do
     assert with_entry(reason="said otherwise").plan_digest == plan.plan_digest
     assert plan.model_copy(update={"reassert": not plan.reassert}).plan_digest != plan.plan_digest
     assert plan.model_copy(update={"warnings": ("a new warning",)}).plan_digest == plan.plan_digest
+
+
+def test_display_fields_are_left_out_at_every_depth_as_the_documented_form_says() -> None:
+    """The digest leaves display fields out as pydantic writes (issue 40), from the models' declared types:
+    a change's and an entry's, a source's in ``outranked``, and a data key of that name in a dict."""
+    from reconciler.plan.model import AccessSnapshot, AssetChange, EntryChange, EntrySource
+
+    source = EntrySource(kind="team", location="m.yaml:3", team="cs")
+    entry = EntryChange(kind="user", key="bo@acme.com", action="create", after="viewer",  # type: ignore[arg-type]
+                        location="m.yaml:9", reason="listed", source=source, outranked=(source,))
+    access = AccessChange(address="workspace.a", location="m.yaml:1", reason="why", workspace_id="ws_1",
+                          strategy="replace", entries=(entry,), before=AccessSnapshot(),
+                          after=AccessSnapshot(users={"reason": "viewer", "bo@acme.com": "viewer"}))  # type: ignore[dict-item]
+    asset = AssetChange(address="asset.a", action="update", asset_type="link",  # type: ignore[arg-type]
+                        before={"location": "old", "name": "deck"}, metadata={"reason": 1.5, "width": 2.0})
+    plan = Plan(changes=(access, asset))
+    canonical = "".join(canonical_chunks(plan)).encode("utf-8")
+    assert canonical == documented_canonical_form(plan)
+    assert b"m.yaml" not in canonical and b'"reason"' not in canonical and b'"location"' not in canonical
+
+
+def test_a_field_type_the_digest_cannot_read_is_refused_not_guessed() -> None:
+    from reconciler.models import Frozen
+    from reconciler.plan.digest import display_exclusion
+
+    class Opaque(Frozen):
+        value: object
+
+    with pytest.raises(TypeError, match="display-only"):
+        display_exclusion(Opaque)
