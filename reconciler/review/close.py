@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 from reconciler.manifest.desired import AccessList, Desired, DesiredCampaign, ReviewItem
 from reconciler.manifest.location import SourceLocation
-from reconciler.manifest.review_meaning import deciding_items, entry_of
+from reconciler.manifest.review_meaning import deciding_items, entry_of, keeps_against_leaving
 from reconciler.state.model import State
 
 
@@ -84,6 +84,8 @@ def plan_close(desired: Desired, campaign: DesiredCampaign, state: State) -> Clo
     edits: dict[tuple[str, tuple[str, ...], str], Edit] = {}
     notes: list[str] = []
     conflicts: list[str] = []
+    deciding = deciding_items(campaign.items)
+    named = {workspace: (address, access) for workspace, (address, _, access) in lists.items()}
     for item in effective_revokes(campaign):
         reach = lists.get(item.workspace)
         if reach is not None:
@@ -102,7 +104,7 @@ def plan_close(desired: Desired, campaign: DesiredCampaign, state: State) -> Clo
                 if member is None:
                     continue
                 if item.remove_from_team:
-                    kept = _kept_elsewhere(campaign, lists, item, ref.team, address)
+                    kept = keeps_against_leaving(item, ref.team, deciding, named)
                     if kept:
                         conflicts += [_team_conflict(item, ref.team, member.location, other, where)
                                       for other, where in kept]
@@ -122,24 +124,6 @@ def plan_close(desired: Desired, campaign: DesiredCampaign, state: State) -> Clo
                                  "wherever it matches; change the rule by hand if it should not reach "
                                  f"{item.workspace}")
     return Closing(list(edits.values()), notes, conflicts)
-
-
-def _kept_elsewhere(campaign: DesiredCampaign, lists: dict[str, tuple[str, tuple[str, ...], AccessList]],
-                    item: ReviewItem, team: str, address: str) -> list[tuple[ReviewItem, str]]:
-    """The keeps, by another reviewer, of ``item``'s person on another list that has them through ``team``
-    (not by an entry of its own): taking them out of the team would take them off those lists too."""
-    found = []
-    for other in deciding_items(campaign.items).values():
-        if (other.decision != "keep" or other.kind != "user" or other.key != item.key
-                or other.reviewer == item.reviewer or other.workspace not in lists):
-            continue
-        other_address, _, access = lists[other.workspace]
-        if other_address == address or not any(ref.team == team for ref in access.teams):
-            continue
-        if any(entry.email == item.key for entry in access.users):
-            continue  # an entry of that list keeps them there whatever the team holds
-        found.append((other, other_address))
-    return found
 
 
 def _team_conflict(item: ReviewItem, team: str, at: SourceLocation, other: ReviewItem, where: str) -> str:
