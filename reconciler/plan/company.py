@@ -51,10 +51,11 @@ from reconciler.plan.model import (
     ManagedAccess,
     NeedsPerson,
 )
-from reconciler.plan.reviews import ReviewRevocation, review_outcome
+from reconciler.plan.reviews import ReviewRevocation, named_lists, review_outcome
 from reconciler.plan.rules import rule_matches
-from reconciler.plan.teams import ExpandedAccess, Grant, GrantSource, expand_access
+from reconciler.plan.teams import Alternative, ExpandedAccess, Grant, GrantSource, expand_access
 from reconciler.state.model import AccessRecord, State
+from reconciler.vocabulary import rank
 
 class CompanyPlanner:
     """Governance for one plan: built once, asked per list, then for the rest of the company."""
@@ -73,8 +74,10 @@ class CompanyPlanner:
         self._expanded: dict[str, ExpandedAccess] = {}
         self.unmanaged_managed: list[ManagedAccess] = []
         # Access reviews' revocations (plan/reviews.py), merged into the list each workspace holds.
-        self._reviews = review_outcome(desired.reviews, live, today) if desired.reviews else None
+        self._reviews = (review_outcome(desired.reviews, live, today, named_lists(desired, member_id), self.teams)
+                         if desired.reviews else None)
         self._review_conflicts: list[str] = []
+        self._team_kept: list[str] = []  # a reviewer's revoke of what a team grants, without removeFromTeam: kept
         self._overdue_kept: list[str] = []  # overdue items onDue would revoke that the manifests grant: kept
         self.checked = 0  # lists of workspaces no manifest's list governs, checked against the rules
 
@@ -209,10 +212,13 @@ class CompanyPlanner:
     # --- access reviews ---------------------------------------------------------------------
 
     def _with_reviews(self, expanded: ExpandedAccess, spaces: Iterable[LiveWorkspace]) -> ExpandedAccess:
-        """``expanded`` with the reviews' revocations on ``spaces`` added as revoked entries, as a rule's
-        revoke scoped to those workspaces; one that the manifests grant on the list is a conflict instead."""
+        """``expanded`` without the grants of the teams a review takes people out of (``removeFromTeam``),
+        and with the reviews' revocations on ``spaces`` added as revoked entries, as a rule's revoke scoped
+        to those workspaces; one that the manifests still grant on the list is a conflict instead."""
         if self._reviews is None:
             return expanded
+        if self._reviews.leaving:
+            expanded = expanded._replace(users=_without_leavers(expanded.users, self._reviews.leaving))
         found = [r for ws in spaces for r in self._reviews.revocations.get(ws.id, ())]
         if not found:
             return expanded
@@ -221,20 +227,27 @@ class CompanyPlanner:
             grant = (expanded.users if revocation.kind == "user" else expanded.domains).get(revocation.key)
             if grant is not None:
                 # Nobody decided an overdue item: what the manifests grant stands, said, and the plan goes on
-                # (an overdue campaign blocked every plan). A reviewer's decision against a grant is refused.
-                (self._overdue_kept if revocation.source.due is not None else self._review_conflicts).append(
-                    _conflict(revocation, grant))
+                # (an overdue campaign blocked every plan). A reviewer's revoke of what a team grants, without
+                # removeFromTeam, is kept and said too: close keeps the team as it is, so a refusal would block
+                # every plan for good. A revoke of an explicit entry or a rule's is refused until close or an
+                # edit of the rule.
+                kept = (self._overdue_kept if revocation.source.due is not None else
+                        self._team_kept if grant.source.kind == "team" else self._review_conflicts)
+                kept.append(_conflict(revocation, grant))
                 continue
             (users if revocation.kind == "user" else domains).setdefault(revocation.key, revocation.source)
         return expanded._replace(revoked_users=users, revoked_domains=domains)
 
     def review_warnings(self) -> list[str]:
-        """The stale decisions; ``PlanError`` when a review revokes what a manifest line grants."""
+        """The stale decisions, removals from a team against a keep, revokes of what a team grants without
+        removeFromTeam, overdue items the manifests grant; ``PlanError`` when a reviewer's revoke is of what an
+        explicit entry or a rule grants."""
         if self._review_conflicts:
             raise PlanError("\n".join(["The plan cannot be made: a review revokes what the manifests grant.",
                                         *(f"  {c}" for c in sorted(set(self._review_conflicts)))]))
         stale = list(self._reviews.stale) if self._reviews is not None else []
-        return stale + sorted(set(self._overdue_kept))
+        conflicts = list(self._reviews.conflicts) if self._reviews is not None else []
+        return stale + conflicts + sorted(set(self._team_kept)) + sorted(set(self._overdue_kept))
 
     def _planned(self, address: str, workspace_id: str, access: AccessList, expanded: ExpandedAccess,
                  rules: tuple[DesiredRule, ...]) -> AccessChange | None:
@@ -424,9 +437,13 @@ def _conflict(revocation: ReviewRevocation, grant: Grant) -> str:
                 f"{revocation.workspace} was not reviewed by {source.due} (onDue: revoke), but {how} grants it as "
                 f"{grant.role} at {grant.source.location}: kept, as the manifests say. Decide it in the review, or "
                 "change what grants it.")
-    fix = {"entry": "run reconciler review close to remove that line",
-           "team": "set removeFromTeam: true on the item and run reconciler review close, or change the team"
-           }.get(grant.source.kind, "change the rule")
+    if grant.source.kind == "team":
+        return (f"{source.location}: review {source.campaign} by {source.reviewer} revokes {revocation.kind} "
+                f"{revocation.key} on {revocation.workspace}, which {how} grants as {grant.role} at "
+                f"{grant.source.location}: not carried out, and kept (a revoke takes no one out of a team by "
+                "itself). To carry it out, set removeFromTeam: true on the item (before review close), or change "
+                "the team.")
+    fix = "run reconciler review close to remove that line" if grant.source.kind == "entry" else "change the rule"
     return (f"{source.location}: review {source.campaign} by {source.reviewer} revokes {revocation.kind} "
             f"{revocation.key} on {revocation.workspace}, which {how} grants as {grant.role} at "
             f"{grant.source.location}; {fix}, or decide keep.")
@@ -443,6 +460,29 @@ def _explained(change: AccessChange, expanded: ExpandedAccess, record: AccessRec
     via = (record.via or {}) if record is not None else {}
     entries = tuple(_entry(e, expanded, via) for e in change.entries)
     return change.model_copy(update={"entries": entries})
+
+
+def _without_leavers(grants: dict[str, Grant], leaving: Mapping[tuple[str, str], GrantSource]) -> dict[str, Grant]:
+    """``grants`` without what a team grants a person a review takes out of it (directly or through a rule
+    naming the team), as the list will read once review close has removed them: a person the list has only
+    through such teams loses the grant, another source of theirs decides again (the highest role)."""
+    found = grants
+    for key in dict.fromkeys(person for person, _ in leaving):
+        grant = found.get(key)
+        if grant is None:
+            continue
+        sources = [Alternative(grant.role, grant.source), *grant.also]
+        rest = [a for a in sources if a.source.team is None or (key, a.source.team) not in leaving]
+        if len(rest) == len(sources):
+            continue
+        found = dict(found) if found is grants else found
+        if not rest:
+            del found[key]
+            continue
+        first = max(rest, key=lambda a: rank(a.role))  # the first of the highest role, as expand_access decides
+        found[key] = Grant(key, first.role, first.source, grant.expires if first.source == grant.source else None,
+                           tuple(a for a in rest if a is not first))
+    return found
 
 
 def _entry(entry: EntryChange, expanded: ExpandedAccess, via: Mapping[str, str]) -> EntryChange:

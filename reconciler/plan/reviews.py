@@ -16,17 +16,26 @@ nothing more for a revoke, and a keep of it is reported while the campaign is
 open.  The result is, per workspace, revocations shaped as a rule's
 ``revoke`` scoped to that one workspace (``GrantSource`` kind ``review``),
 which ``reconciler.plan.company`` merges into the list the workspace holds.
+
+A revoke with ``removeFromTeam: true`` of an entry a team of the
+workspace's list grants takes the person out of that team (``review close``
+removes them from it): ``leaving`` records each (person, team) with the
+review as the source, and the company planner drops that team's grant of
+them on every list, before close as after.  Where another reviewer kept the
+person on another list through that team, neither decision is carried out
+and the conflict is named (``review close`` refuses it the same way:
+``reconciler.manifest.review_meaning.keeps_against_leaving``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import NamedTuple
 
 from reconciler.live import Live
-from reconciler.manifest.desired import DesiredCampaign, ReviewItem
-from reconciler.manifest.review_meaning import deciding_items
+from reconciler.manifest.desired import AccessList, Desired, DesiredCampaign, DesiredTeam, ReviewItem
+from reconciler.manifest.review_meaning import Entry, deciding_items, keeps_against_leaving
 from reconciler.plan.teams import GrantSource
 
 
@@ -42,15 +51,45 @@ class ReviewRevocation(NamedTuple):
 class ReviewOutcome(NamedTuple):
     revocations: dict[str, list[ReviewRevocation]]  # workspace id -> what the reviews revoke there
     stale: list[str]  # warnings, each at the decision's line
+    # (email, team) -> the review (campaign, reviewer, the decision's line) that takes the person out of the team
+    leaving: dict[tuple[str, str], GrantSource]
+    conflicts: list[str]  # a removal from a team against another reviewer's keep: warnings, neither carried out
 
 
-def review_outcome(campaigns: Sequence[DesiredCampaign], live: Live, today: date | None) -> ReviewOutcome:
-    """What every campaign's decisions do to ``live`` (a complete listing) on ``today`` (UTC)."""
+# Workspace id -> (address, list) of every list a manifest names.
+Lists = Mapping[str, tuple[str, AccessList]]
+
+
+def named_lists(desired: Desired, member_id: Callable[[str], str | None]) -> dict[str, tuple[str, AccessList]]:
+    """Workspace id -> (address, list) of every list a manifest names: a group's on its homepage and each
+    member (``member_id``: a member's address -> its recorded workspace id), a standalone workspace's."""
+    found: dict[str, tuple[str, AccessList]] = {}
+    for group in desired.groups:
+        if group.access is None:
+            continue
+        found[group.homepage] = (group.address, group.access)
+        for member in group.members:
+            workspace_id = member.id or member_id(member.address)
+            if workspace_id:
+                found[workspace_id] = (group.address, group.access)
+    for ws in desired.workspaces:
+        if ws.access is not None:
+            found[ws.id] = (ws.address, ws.access)
+    return found
+
+
+def review_outcome(campaigns: Sequence[DesiredCampaign], live: Live, today: date | None, lists: Lists | None = None,
+                   teams: Mapping[str, DesiredTeam] | None = None) -> ReviewOutcome:
+    """What every campaign's decisions do to ``live`` (a complete listing) on ``today`` (UTC); ``lists``
+    (``named_lists``) and ``teams`` to read what a ``removeFromTeam`` revoke takes the person out of."""
     revocations: dict[str, list[ReviewRevocation]] = {}
     stale: list[str] = []
+    leaving: dict[tuple[str, str], GrantSource] = {}
+    conflicts: list[str] = []
     for campaign in campaigns:
         overdue = today is not None and campaign.overdue(today)
-        for item in deciding_items(campaign.items).values():
+        deciding = deciding_items(campaign.items)
+        for item in deciding.values():
             due: str | None = None
             if item.decision is None:
                 if not overdue or campaign.on_due != "revoke":
@@ -61,15 +100,54 @@ def review_outcome(campaigns: Sequence[DesiredCampaign], live: Live, today: date
                 if problem is not None and campaign.closed is None:
                     stale.append(_stale_text(item, problem, acted=False))
                 continue
-            if problem == _GONE:
-                continue
-            if problem is not None:
+            if problem is not None and problem != _GONE:
                 stale.append(_stale_text(item, problem, acted=True))
                 continue
             source = GrantSource("review", item.location, campaign=campaign.name, reviewer=item.reviewer, due=due)
+            if item.remove_from_team and item.decision == "revoke" and lists:
+                left, clashes = _teams_left(item, campaign, deciding, lists, teams or {})
+                if clashes:
+                    conflicts += clashes  # neither decision is carried out, the team's grant stays
+                    continue
+                for team in left:
+                    leaving.setdefault((item.key, team), source)
+            if problem == _GONE:
+                continue
             revocations.setdefault(item.workspace, []).append(
                 ReviewRevocation(item.workspace, item.kind, item.key, source))
-    return ReviewOutcome(revocations, stale)
+    return ReviewOutcome(revocations, stale, leaving, conflicts)
+
+
+def _teams_left(item: ReviewItem, campaign: DesiredCampaign, deciding: Mapping[Entry, ReviewItem], lists: Lists,
+                teams: Mapping[str, DesiredTeam]) -> tuple[list[str], list[str]]:
+    """The teams of the item's list that ``removeFromTeam`` takes its person out of, as ``review close`` reads
+    them: those holding them while the campaign is open, those that no longer do once it is closed (close took
+    them out); none when an entry of the list names them (close removes that line instead).  And the
+    conflicts with another reviewer's keep that stop it (open campaign)."""
+    if item.kind != "user" or item.workspace not in lists:
+        return [], []
+    _, access = lists[item.workspace]
+    if any(entry.email == item.key for entry in access.users):
+        return [], []
+    left: list[str] = []
+    clashes: list[str] = []
+    for ref in access.teams:
+        team = teams.get(ref.team)
+        member = next((m for m in team.members if m.email == item.key), None) if team is not None else None
+        if campaign.closed is not None:
+            if team is not None and member is None:
+                left.append(ref.team)
+            continue
+        if member is None:
+            continue
+        kept = keeps_against_leaving(item, ref.team, deciding, lists)
+        clashes += [f"{item.location}: review {item.campaign}: {item.reviewer} revokes user {item.key} on "
+                    f"{item.workspace} with removeFromTeam: true, which takes them out of team {ref.team} "
+                    f"({member.location}) and so off {where} too, where {other.reviewer} decided keep on "
+                    f"{other.workspace} ({other.location}): neither is carried out; decide one of them again "
+                    "(keep on both, or revoke on both)" for other, where in kept]
+        left.append(ref.team)
+    return left, clashes
 
 
 _GONE = "gone"
