@@ -254,6 +254,7 @@ class CompanyPlanner:
         """The change of one list, each entry explained; where a revoked owner
         was the last one and the rule names a successor, the handover."""
         record = self._state.access_record(address)
+        leaving = self._reviews.leaving if self._reviews is not None else {}
         change = plan_access(address, workspace_id, _flat(access, expanded), self._live, self._state,
                              self._today, revoked=(expanded.revoked_users, expanded.revoked_domains))
         if change is None:
@@ -262,11 +263,11 @@ class CompanyPlanner:
         # brings its owner, and the state would not keep a successor there.
         handed = hand_over(change, expanded, rules) if not access.authoritative else None
         if handed is None:
-            return _explained(change, expanded, record)
+            return _explained(change, expanded, record, leaving)
         change = plan_access(address, workspace_id, _flat(access, handed), self._live, self._state,
                              self._today, revoked=(handed.revoked_users, handed.revoked_domains))
         assert change is not None  # the handover adds an owner: never no change
-        change = _explained(change, handed, record)
+        change = _explained(change, handed, record, leaving)
         successors = {r.successor.email for r in rules if r.successor is not None}
         return change.model_copy(update={"entries": tuple(
             handover_entry(e, change, rules) if e.key in successors and e.kind == "user" and e.after == "owner"
@@ -455,10 +456,11 @@ def entry_source(source: GrantSource) -> EntrySource:
                        campaign=source.campaign, reviewer=source.reviewer, due=source.due, since=source.since)
 
 
-def _explained(change: AccessChange, expanded: ExpandedAccess, record: AccessRecord | None) -> AccessChange:
+def _explained(change: AccessChange, expanded: ExpandedAccess, record: AccessRecord | None,
+               leaving: Mapping[tuple[str, str], GrantSource]) -> AccessChange:
     """Each entry with its source and a reason that names it."""
     via = (record.via or {}) if record is not None else {}
-    entries = tuple(_entry(e, expanded, via) for e in change.entries)
+    entries = tuple(_entry(e, expanded, via, leaving) for e in change.entries)
     return change.model_copy(update={"entries": entries})
 
 
@@ -485,7 +487,8 @@ def _without_leavers(grants: dict[str, Grant], leaving: Mapping[tuple[str, str],
     return found
 
 
-def _entry(entry: EntryChange, expanded: ExpandedAccess, via: Mapping[str, str]) -> EntryChange:
+def _entry(entry: EntryChange, expanded: ExpandedAccess, via: Mapping[str, str],
+           leaving: Mapping[tuple[str, str], GrantSource]) -> EntryChange:
     grants = expanded.users if entry.kind == "user" else expanded.domains
     revoked = expanded.revoked_users if entry.kind == "user" else expanded.revoked_domains
     drift = "; changed outside reconciler since its last apply" if "drift" in entry.flags else ""
@@ -508,7 +511,8 @@ def _entry(entry: EntryChange, expanded: ExpandedAccess, via: Mapping[str, str])
             "source": entry_source(source),
             "reason": f"deactivated in the directory on {source.since} ({source.location}): loses {entry.before} access",
         })
-    if origin is None and entry.key in revoked:
+    # A reviewer's revoke is why their workspace's list loses the entry, whatever had put it there.
+    if entry.key in revoked and (origin is None or revoked[entry.key].kind == "review"):
         source = revoked[entry.key]
         by = f"rule {source.rule}" if source.kind != "review" else (
             f"review {source.campaign} (not reviewed by {source.due})" if source.due else
@@ -523,6 +527,14 @@ def _entry(entry: EntryChange, expanded: ExpandedAccess, via: Mapping[str, str])
     if origin is None or "expired" in entry.flags:
         return entry
     kind, _, key = origin.partition(" ")
+    # A team a review takes the person out of (removeFromTeam): the review is why, not "left team".
+    review = leaving.get((entry.key, key)) if kind == "team" and entry.kind == "user" else None
+    if review is not None:
+        return entry.model_copy(update={
+            "source": entry_source(review._replace(team=key)),
+            "reason": f"revoked by review {review.campaign} by {review.reviewer} ({review.location}), which takes "
+                      f"them out of team {key}: loses {entry.before} access{drift}",
+        })
     gone = ("no longer lists them" if kind == "team" and entry.kind == "user" else
             "no longer ensures it here")
     return entry.model_copy(update={

@@ -161,3 +161,34 @@ def test_a_revoke_of_a_team_grant_without_remove_from_team_is_kept_and_named_and
         "team by itself). To carry it out, set removeFromTeam: true on the item (before review close), or change "
         "the team."]
 
+
+def explained(document: dict[str, Any]) -> list[tuple[str, str, str, str, dict[str, Any]]]:
+    """(address, key, action, reason, source) of every entry change."""
+    return [(c["address"], e["key"], e["action"], e["reason"], e["source"]) for c in document["changes"]
+            if c["kind"] == "access" for e in c["entries"]]
+
+
+def test_the_removal_from_the_team_is_the_reviews_before_and_after_close_never_left_team(company: Company) -> None:
+    """After close the team no longer lists dee, and every list the team put dee on read 'left team partners':
+    the consequence, not the review that caused it."""
+    company.decide_on("jane@acme.com", {("ws_c", "dee@acme.com"): ("revoke", None)})
+    remove_from_team(company, "jane@acme.com")
+    before = explained(plan_json(company))
+    code, out, err = company.run("review", "close", "q4", str(company.root), "--accept-undecided", service=False)
+    assert code == 0, err
+    assert f"{company.root}/m.yaml:3: dee@acme.com from team partners (revoked by jane@acme.com)" in out
+    after = explained(plan_json(company))
+    assert after == before
+    review = {"kind": "review", "location": jane_line(company), "team": None, "rule": None, "campaign": "q4",
+              "reviewer": "jane@acme.com", "due": None}
+    assert after == [
+        ("workspace.gamma", "dee@acme.com", "delete",
+         f"revoked by review q4 by jane@acme.com ({jane_line(company)}): loses editor access", review),
+        ("workspace.beta", "dee@acme.com", "delete",
+         f"revoked by review q4 by jane@acme.com ({jane_line(company)}), which takes them out of team partners: "
+         "loses editor access", {**review, "team": "partners"})]
+    code, out, err = company.run("plan", str(company.root))
+    assert code == 0, err
+    assert out.count("REMOVED: loses access (left the manifest; listed since") == 2
+    assert out.count("(revoked in review q4 by jane@acme.com)\n") == 2
+    assert "left team" not in out
