@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 from reconciler.company.model import CompanyAccess
 from reconciler.manifest.desired import Desired, DesiredCampaign, DesiredRule
+from reconciler.manifest.review_meaning import Entry, entry_of
 from reconciler.manifest.reviews import items_digest
 
 
@@ -38,7 +39,7 @@ class Consequences(NamedTuple):
 
     lists: list[list[str]]  # each list two or more workspaces hold: their labels (``ws_1 "Name"``), in id order
     list_of: dict[str, int]  # workspace id -> index into ``lists``
-    ensured: dict[tuple[str, str, str], list[str]]  # (workspace id, kind, key) -> the rules ensuring it there
+    ensured: dict[Entry, list[str]]  # (workspace id, kind, key) -> the rules ensuring it there
 
 
 def consequences(desired: Desired, company: CompanyAccess, shared: Sequence[Sequence[str]]) -> Consequences:
@@ -96,7 +97,7 @@ def page_data(campaign: DesiredCampaign, found: Consequences | None = None) -> d
             "workspace": item.workspace, "name": item.name, "kind": item.kind, "key": item.key, "role": item.role,
             "why": item.why, "decision": item.decision, "reason": item.reason,
             "removeFromTeam": item.remove_from_team, "list": found.list_of.get(item.workspace),
-            "ensured": found.ensured.get((item.workspace, item.kind, item.key), [])})
+            "ensured": found.ensured.get(entry_of(item), [])})
     return {"campaign": campaign.name, "due": campaign.due.isoformat(), "seal": seal(campaign),
             "lists": found.lists, "reviewers": [{"reviewer": r, "items": items} for r, items in reviewers.items()]}
 
