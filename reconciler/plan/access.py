@@ -22,7 +22,9 @@ from typing import Literal
 
 from reconciler.live import Live, LiveEntry, LiveWorkspace
 from reconciler.manifest import AccessList
-from reconciler.plan.model import AccessChange, AccessSnapshot, Action, ApiCall, EntryAction, EntryChange, EntryKind
+from reconciler.plan.model import (
+    AccessChange, AccessSnapshot, Action, ApiCall, EntryAction, EntryChange, EntryKind, made,
+)
 from reconciler.state.model import AccessRecord, State
 from reconciler.vocabulary import Role, privilege
 
@@ -62,7 +64,9 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
     patch = all(e.action is Action.UPDATE for e in entries)
     if patch:
         entries = patch_order(entries)
-    return AccessChange(
+    # Made, not validated again (issue 40): every value here comes from validated manifests and listings.
+    return made(
+        AccessChange,
         address=address,
         workspace_id=workspace_id,
         workspace_name=ws.name,
@@ -70,8 +74,8 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
         authoritative=access.authoritative,
         strategy="patch" if patch else "replace",
         entries=tuple(entries),
-        before=AccessSnapshot(users=live_users, domains=live_domains),
-        after=AccessSnapshot(users=users, domains=domains),
+        before=made(AccessSnapshot, users=live_users, domains=live_domains),
+        after=made(AccessSnapshot, users=users, domains=domains),
         notify=access.notify,
         message=access.message,
         notified=tuple(e.key for e in entries if access.notify and e.kind == "user" and e.action is Action.CREATE),
@@ -90,9 +94,9 @@ def _entries(access: AccessList, ws: LiveWorkspace, users: Mapping[str, Role], d
     """The entry changes from the live list to the target, removals first,
     each flagged when it undoes drift or removes an expired grant."""
     since = record.since if record is not None and not access.authoritative else None
-    entries = diff_entries("user", ws.users, users, {u.email: str(u.location) for u in access.users}, since)
-    entries += diff_entries("domain", ws.domains, domains, {d.domain: str(d.location) for d in access.domains},
-                            since)
+    # The locations as they are: only a changed entry's is written out (most of a list's entries do not change).
+    entries = diff_entries("user", ws.users, users, {u.email: u.location for u in access.users}, since)
+    entries += diff_entries("domain", ws.domains, domains, {d.domain: d.location for d in access.domains}, since)
     if record is not None:
         entries = [_mark_drift(e, record.users if e.kind == "user" else record.domains) for e in entries]
     if expired:
@@ -146,8 +150,8 @@ def patch_order(entries: Iterable[EntryChange]) -> list[EntryChange]:
 def _calls(patch: bool, workspace_id: str, entries: list[EntryChange]) -> list[ApiCall]:
     """One PATCH per entry, in the entries' order, or one POST of the whole list."""
     if not patch:
-        return [ApiCall(method="POST", path=f"/workspaces/{workspace_id}/access")]
-    return [ApiCall(method="PATCH", path=f"/workspace-{e.kind}s/{e.entry_id}") for e in entries]
+        return [made(ApiCall, method="POST", path=f"/workspaces/{workspace_id}/access")]
+    return [made(ApiCall, method="PATCH", path=f"/workspace-{e.kind}s/{e.entry_id}") for e in entries]
 
 
 def roles(entries: Mapping[str, LiveEntry]) -> dict[str, Role]:
@@ -180,10 +184,11 @@ def diff_entries(
     kind: EntryKind,
     live: Mapping[str, LiveEntry],
     target: Mapping[str, Role],
-    locations: Mapping[str, str],
+    locations: Mapping[str, object],
     since: Mapping[str, str] | None = None,
 ) -> list[EntryChange]:
-    """The entry changes that turn ``live`` into ``target``, removals first."""
+    """The entry changes that turn ``live`` into ``target``, removals first; ``locations``: key -> where the
+    manifest lists it (written with ``str``)."""
     found: list[tuple[str, EntryAction]] = [
         (key, Action.DELETE if key not in target else Action.UPDATE)
         for key, entry in live.items()
@@ -193,15 +198,17 @@ def diff_entries(
     changes: list[EntryChange] = []
     for key, action in found:
         entry = live.get(key)
+        location = locations.get(key)
         changes.append(
-            EntryChange(
+            made(
+                EntryChange,
                 kind=kind,
                 key=key,
                 action=action,
                 before=entry.role if entry else None,
                 after=target.get(key),
                 entry_id=entry.id if entry else None,
-                location=locations.get(key),
+                location=None if location is None else str(location),
                 managed_since=(since or {}).get(f"{kind}:{key}") if action is Action.DELETE else None,
                 reason=_reason(action, kind, entry, target.get(key)),
                 privilege=privilege(entry.role if entry else None, target.get(key)),

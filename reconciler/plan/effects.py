@@ -57,6 +57,7 @@ from reconciler.plan.model import (
     CreateChange,
     Effect,
     EntryChange,
+    made,
 )
 from reconciler.vocabulary import Role
 
@@ -231,12 +232,12 @@ def _roles(live: Live, workspace_id: str) -> tuple[dict[str, Role], dict[str, Ro
 
 def _snapshot(live: Live, workspace_id: str) -> AccessSnapshot:
     ws = live.workspaces[workspace_id]
-    return AccessSnapshot(users={k: e.role for k, e in sorted(ws.users.items())},
-                          domains={k: e.role for k, e in sorted(ws.domains.items())})
+    return made(AccessSnapshot, users={k: e.role for k, e in sorted(ws.users.items())},
+                domains={k: e.role for k, e in sorted(ws.domains.items())})
 
 
 def _sorted(snapshot: AccessSnapshot) -> AccessSnapshot:
-    return AccessSnapshot(users=_by_key(snapshot.users), domains=_by_key(snapshot.domains))
+    return made(AccessSnapshot, users=_by_key(snapshot.users), domains=_by_key(snapshot.domains))
 
 
 def _by_key(roles: Mapping[str, Role]) -> dict[str, Role]:
