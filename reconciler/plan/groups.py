@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reconciler.live import Live, shared_entries
+from reconciler.live import Live
 from reconciler.manifest import AccessList, Desired, DesiredGroup, DesiredMember
 from reconciler.plan.access import plan_access
 from reconciler.plan.model import AccessChange, ConnectChange, CreateChange, Reach
@@ -121,20 +121,17 @@ class ProbableMembers:
     connected to its group by hand, so the group's list is theirs too.
 
     Needs the complete listing (``needs_complete_listing`` asks for it when a
-    group has a list); the shared entries are computed once, on first use.
+    group has a list); the shared entries are worked out once per listing (``Live.sharing``).
     """
 
     def __init__(self, live: Live, named: set[str]) -> None:
         self._live = live
         self._named = named
-        self._sharing: dict[str, set[str]] | None = None
 
     def of(self, homepage: str) -> tuple[str, ...]:
         if not self._live.complete:
             return ()
-        if self._sharing is None:
-            self._sharing = shared_entries({w.id: w.entry_ids() for w in self._live.workspaces.values()})
-        return tuple(sorted(self._sharing.get(homepage, set()) - self._named))
+        return tuple(sorted(self._live.sharing.get(homepage, set()) - self._named))
 
 
 def _probable_warning(group: DesiredGroup, change: AccessChange, live: Live, workspace_id: str) -> str:
