@@ -5,6 +5,8 @@ A missing /usr/bin/chromium fails these tests, never skips them: run ``.ci/ensur
 
 from __future__ import annotations
 
+import json
+
 import re
 import shutil
 from collections.abc import Callable, Iterator
@@ -144,6 +146,19 @@ def _reload(browser: DevTools) -> None:
     from bench.chromium import TIMEOUT_SECONDS
     from tests.waiting import wait_until
 
+    # What the page keeps is written by its renderer and reaches the browser process a moment later; a reload
+    # before it arrives would read the store without it (seen on a loaded machine). Wait until the browser
+    # process holds exactly what the page wrote, then reload.
+    kept = browser.evaluate("JSON.stringify(Object.entries(window.localStorage).sort())")
+
+    def arrived() -> bool:
+        items = browser.call("DOMStorage.getDOMStorageItems", browser.session,
+                             storageId={"securityOrigin": browser.evaluate("location.origin"),
+                                        "isLocalStorage": True})["entries"]
+        return json.dumps(sorted(items), separators=(",", ":"), ensure_ascii=False) == kept
+
+    wait_until(arrived, deadline=TIMEOUT_SECONDS, every=0.05,
+               what=lambda: "the browser process never held what the page kept")
     browser.evaluate("window.beforeReload = true; location.reload()")
     wait_until(lambda: browser.loaded("!window.beforeReload"), deadline=TIMEOUT_SECONDS, every=0.05,
                what=lambda: "the page did not load again")
