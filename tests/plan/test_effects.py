@@ -180,3 +180,14 @@ def test_workspaces_holding_one_list_share_one_view_of_it_and_their_entries() ->
     assert found["ws_h"].after.users[1] is found["ws_h"].before.users[0] is found["ws_m"].before.users[0]
     assert [(u.email, u.role) for u in found["ws_h"].after.users] == [("bo@acme.com", "viewer"),
                                                                       ("jane@acme.com", "owner")]
+
+
+def test_workspaces_of_different_lists_each_get_the_view_of_their_own() -> None:
+    live = live_of(live_workspace("ws_1", users={"jane@acme.com": "owner"}),
+                   live_workspace("ws_2", users={"jane@acme.com": "owner"}))
+    sim = simulate([post("ws_1", {"jane@acme.com": "owner", "bo@acme.com": "viewer"}, (added("bo@acme.com", "viewer"),)),
+                    post("ws_2", {"jane@acme.com": "owner", "cy@acme.com": "editor"}, (added("cy@acme.com", "editor"),))],
+                   live)
+    found = {e.workspace: e.after.snapshot().users for e in effects(sim, live)}
+    assert found == {"ws_1": {"bo@acme.com": "viewer", "jane@acme.com": "owner"},
+                     "ws_2": {"cy@acme.com": "editor", "jane@acme.com": "owner"}}
