@@ -121,7 +121,7 @@ def directory_demo_steps(example: Path, workdir: Path, *, service: Service, colo
     from reconciler.commands.directory import directory_sync
     from reconciler.commands.plan import plan
     from reconciler.directory.server import directory_app
-    from reconciler.directory.server_run import background_server
+    from reconciler.directory.server import background_server
     from reconciler.directory.store import open_directory_store
     from reconciler.plan import render_text
 

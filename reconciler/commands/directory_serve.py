@@ -44,8 +44,7 @@ def serve_directory(*, state: str | Path, host: str, port: int, token_file: Path
                     forwarded_allow_ips: str, announce: Callable[[str], None],
                     warn: Callable[[str], None], env: Mapping[str, str] | None = None) -> None:
     """Serve until interrupted; once listening, ``announce`` gets the base URL (the first line) and a sentence."""
-    from reconciler.directory.server import directory_app
-    from reconciler.directory.server_run import serve
+    from reconciler.directory.server import directory_app, serve
     from reconciler.directory.store import open_directory_store
 
     token = read_directory_token(token_file, os.environ if env is None else env, warn)

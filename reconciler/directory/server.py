@@ -23,6 +23,7 @@ from __future__ import annotations
 import hmac
 import logging
 import secrets
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any, cast
 
@@ -213,3 +214,20 @@ def directory_app(store: DirectoryStore, token: str, *,
                   max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> DirectoryApplication:
     """The SCIM service provider over ``store``, for ``token``: an ASGI application (module docstring)."""
     return DirectoryApplication(store, token, max_body_bytes=max_body_bytes)
+
+
+def background_server(app: DirectoryApplication, *, host: str = "127.0.0.1") -> tuple[str, Callable[[], None]]:
+    """Serve ``app`` on a free port in a daemon thread (tests, the demo), believing the forwarded headers of
+    127.0.0.1 only, as ``directory serve`` does by default; returns (``http://HOST:PORT``, stop)."""
+    from reconciler.serving import background_server as serve_in_background
+
+    return serve_in_background(app, what="directory server", host=host, forwarded_allow_ips="127.0.0.1")
+
+
+def serve(app: DirectoryApplication, *, host: str, port: int, forwarded_allow_ips: str,
+          ready: Callable[[str], None]) -> None:
+    """Serve ``app`` until interrupted (``directory serve``); ``ready(http://HOST:PORT)`` once listening."""
+    from reconciler.serving import serve as serve_app
+
+    serve_app(app, host=host, port=port, what="directory server", forwarded_allow_ips=forwarded_allow_ips,
+              ready=ready)

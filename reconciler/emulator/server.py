@@ -5,24 +5,21 @@ A dropped-connection fault is rendered as a response that announces a body
 and then stops short, so the client sees the connection end mid-message
 (``httpx.RemoteProtocolError``), the closest ASGI allows to a hang-up.
 
-An address that cannot be listened on is a ``ServeError`` (exit 1 from the
-CLI); ``exposure_warning`` says when a non-loopback address is served with a
-token anyone can read in this project (the demo seed's).
+Listening is ``reconciler.serving``'s (an address that cannot be listened
+on is its ``ServeError``: exit 1 from the CLI); ``exposure_warning`` says
+when a non-loopback address is served with a token anyone can read in this
+project (the demo seed's).
 """
 
 from __future__ import annotations
 
-import errno
 import ipaddress
 import json
 import logging
-import socket
-import threading
 from collections.abc import Callable
 from functools import lru_cache
 from urllib.parse import parse_qsl
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Mount
@@ -30,20 +27,10 @@ from starlette.types import Receive, Scope, Send
 
 from reconciler.emulator.core import Emulator
 from reconciler.emulator.faults import ConnectionDropped
-from reconciler.errors import ConfigError
+from reconciler.serving import background_server
+from reconciler.serving import serve as serve_app
 
 log = logging.getLogger(__name__)
-
-
-class ServeError(ConfigError):
-    """The emulator cannot listen on the address asked for."""
-
-
-_BIND_REASONS = {
-    errno.EADDRINUSE: "the port is already in use by another process (another emulator?)",
-    errno.EACCES: "permission denied (ports below 1024 need privileges)",
-    errno.EADDRNOTAVAIL: "that address does not belong to this machine",
-}
 
 
 class _EmulatorASGI:
@@ -95,35 +82,13 @@ def serve(emulator: Emulator, *, host: str = "127.0.0.1", port: int = 0,
           ready: Callable[[str], None] | None = None) -> None:
     """Serve until interrupted; ``ready(base_url)`` is called once listening
     (with the real port when ``port`` is 0)."""
-    server, sock = _make_server(emulator, host, port)
-    _announce_when_started(server, sock, ready)
-    server.run(sockets=[sock])
+    serve_app(make_app(emulator), host=host, port=port, what="emulator", ready=ready, log_level="warning",
+              forwarded_allow_ips="127.0.0.1")
 
 
 def start_background_server(emulator: Emulator, host: str = "127.0.0.1") -> tuple[str, Callable[[], None]]:
     """Serve on a free port in a daemon thread; returns (base URL, stop)."""
-    server, sock = _make_server(emulator, host, 0)
-    started = threading.Event()
-    base_url: list[str] = []
-
-    def on_ready(url: str) -> None:
-        base_url.append(url)
-        started.set()
-
-    _announce_when_started(server, sock, on_ready)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
-                              name="reconciler-emulator")
-    thread.start()
-    if not started.wait(10):
-        server.should_exit = True
-        raise RuntimeError("the emulator server did not start within 10 s")
-
-    def stop() -> None:
-        server.should_exit = True
-        thread.join(5)
-        sock.close()
-
-    return base_url[0], stop
+    return background_server(make_app(emulator), what="emulator", host=host, forwarded_allow_ips="127.0.0.1")
 
 
 def is_loopback(host: str) -> bool:
@@ -159,37 +124,3 @@ def exposure_warning(emulator: Emulator, host: str) -> str | None:
             f"company {companies} answers to the built-in demo token, which is publicly known (it ships with "
             "this tool): anyone who can reach this machine can read and change the emulator's data. Serve on "
             "127.0.0.1, or give a --seed whose companies have tokens of their own.")
-
-
-def _make_server(emulator: Emulator, host: str, port: int) -> tuple[uvicorn.Server, socket.socket]:
-    # Binding the socket ourselves is what lets port 0 report its real port.
-    name = host.strip("[]")
-    family = socket.AF_INET6 if ":" in name else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((name, port))
-    except OSError as exc:
-        sock.close()
-        reason = _BIND_REASONS.get(exc.errno or 0) or exc.strerror or str(exc)
-        advice = ("Stop what holds it, or choose another port (--port 0 picks a free one)."
-                  if exc.errno == errno.EADDRINUSE else "Choose another --host or --port.")
-        raise ServeError(f"Cannot listen on {host or 'every interface'} port {port}: {reason}. {advice}") from exc
-    config = uvicorn.Config(make_app(emulator), log_level="warning", lifespan="off")
-    return uvicorn.Server(config), sock
-
-
-def _announce_when_started(server: uvicorn.Server, sock: socket.socket,
-                           ready: Callable[[str], None] | None) -> None:
-    if ready is None:
-        return
-    host, port = sock.getsockname()[:2]
-    url_host = f"[{host}]" if ":" in host else host
-    original = server.startup
-
-    async def startup(sockets: list[socket.socket] | None = None) -> None:
-        await original(sockets=sockets)
-        if server.started:
-            ready(f"http://{url_host}:{port}")
-
-    server.startup = startup  # type: ignore[method-assign]  # uvicorn has no hook once bound: its startup is wrapped

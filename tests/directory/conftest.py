@@ -77,7 +77,7 @@ class Served:
 @pytest.fixture
 def served(store: DirectoryStore) -> Iterator[Served]:
     from reconciler.directory.server import directory_app
-    from reconciler.directory.server_run import background_server
+    from reconciler.directory.server import background_server
 
     url, stop = background_server(directory_app(store, TOKEN, max_body_bytes=64 * 1024))
     server = Served(f"{url}/scim/v2", store)

@@ -28,7 +28,7 @@ from scim2_tester import CheckResult, Status, check_server
 
 from reconciler.directory.model import Directory
 from reconciler.directory.server import directory_app
-from reconciler.directory.server_run import background_server
+from reconciler.directory.server import background_server
 from reconciler.directory.store import open_directory_store
 from tests.directory.conftest import FixedClock
 

@@ -19,7 +19,7 @@ def source(tmp_path: Path) -> Iterator[str]:
     """directory serve's application over a state file holding three people (one a leaver) and two groups:
     its SCIM base URL."""
     from reconciler.directory.server import directory_app
-    from reconciler.directory.server_run import background_server
+    from reconciler.directory.server import background_server
 
     store = open_directory_store(str(tmp_path / "idp.state.json"), now=FixedClock())
     store.mirror([scim_user("u1", "ana@acme.com"), scim_user("u2", "bo@acme.com", active=False, manager="u3"),

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from reconciler.directory.server import directory_app
-from reconciler.directory.server_run import background_server
+from reconciler.directory.server import background_server
 from reconciler.directory.store import open_directory_store
 from tests.directory.conftest import TOKEN, scim_group, scim_user
 

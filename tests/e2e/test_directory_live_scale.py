@@ -15,7 +15,7 @@ from reconciler.apply import apply_plan
 from reconciler.clock import VirtualClock
 from reconciler.commands.plan import directory_for, plan_with_client
 from reconciler.directory.server import directory_app
-from reconciler.directory.server_run import background_server
+from reconciler.directory.server import background_server
 from reconciler.directory.store import open_directory_store
 from reconciler.emulator import Emulator
 from reconciler.manifest import load_desired

@@ -1,8 +1,10 @@
-"""``directory serve`` over real HTTP: uvicorn on a socket bound here (so port 0 reports its port).
+"""An ASGI application served over real HTTP by uvicorn, on a socket bound here: the emulator's and the directory's.
 
-uvicorn reads ``X-Forwarded-Proto`` / ``X-Forwarded-For`` only from the addresses in
-``forwarded_allow_ips`` (127.0.0.1 by default, as uvicorn's own ``--forwarded-allow-ips``): a TLS proxy
-on the same machine makes the Location URLs ``https://`` without anyone else being able to claim it.
+Binding the socket ourselves is what lets port 0 report its real port: ``ready(url)`` is called once
+uvicorn listens, with ``http://HOST:PORT``.  An address that cannot be listened on is a ``ServeError``
+(exit 1 from the CLI) saying why and what to do.  uvicorn reads ``X-Forwarded-Proto`` /
+``X-Forwarded-For`` only from the addresses in ``forwarded_allow_ips`` (127.0.0.1 by default, as uvicorn's
+own ``--forwarded-allow-ips``): a TLS proxy on the same machine is believed, nobody else.
 """
 
 from __future__ import annotations
@@ -27,10 +29,10 @@ _BIND_REASONS = {
 
 
 class ServeError(ConfigError):
-    """The directory cannot listen on the address asked for."""
+    """The server cannot listen on the address asked for."""
 
 
-def _bind(host: str, port: int) -> socket.socket:
+def _bind(host: str, port: int, what: str) -> socket.socket:
     name = host.strip("[]")
     sock = socket.socket(socket.AF_INET6 if ":" in name else socket.AF_INET, socket.SOCK_STREAM)
     try:
@@ -39,18 +41,20 @@ def _bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         reason = _BIND_REASONS.get(exc.errno or 0) or exc.strerror or str(exc)
+        if exc.errno == errno.EADDRINUSE:
+            reason += f" (another {what}?)"
         advice = ("Stop what holds it, or choose another port (--port 0 picks a free one)."
                   if exc.errno == errno.EADDRINUSE else "Choose another --host or --port.")
         raise ServeError(f"Cannot listen on {host or 'every interface'} port {port}: {reason}. {advice}") from exc
     return sock
 
 
-def _server(app: Any, host: str, port: int, *, forwarded_allow_ips: str,
-            ready: Callable[[str], None] | None, log_level: str) -> tuple[uvicorn.Server, socket.socket]:
-    sock = _bind(host, port)
-    config = uvicorn.Config(app, lifespan="off", log_level=log_level, proxy_headers=True,
-                            forwarded_allow_ips=forwarded_allow_ips, server_header=False)
-    server = uvicorn.Server(config)
+def _server(app: Any, host: str, port: int, *, what: str, ready: Callable[[str], None] | None, log_level: str,
+            forwarded_allow_ips: str | None) -> tuple[uvicorn.Server, socket.socket]:
+    sock = _bind(host, port, what)
+    proxy = {"proxy_headers": True, "forwarded_allow_ips": forwarded_allow_ips} if forwarded_allow_ips else \
+        {"proxy_headers": False}
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level=log_level, server_header=False, **proxy))
     if ready is not None:
         bound_host, bound_port = sock.getsockname()[:2]
         url = f"http://{f'[{bound_host}]' if ':' in bound_host else bound_host}:{bound_port}"
@@ -65,19 +69,20 @@ def _server(app: Any, host: str, port: int, *, forwarded_allow_ips: str,
     return server, sock
 
 
-def serve(app: Any, *, host: str, port: int, forwarded_allow_ips: str = "127.0.0.1",
-          ready: Callable[[str], None] | None = None, log_level: str = "info") -> None:
-    """Serve ``app`` until interrupted; ``ready(url)`` once listening (``http://HOST:PORT``, the real port)."""
-    server, sock = _server(app, host, port, forwarded_allow_ips=forwarded_allow_ips, ready=ready,
-                           log_level=log_level)
+def serve(app: Any, *, host: str, port: int, what: str, ready: Callable[[str], None] | None = None,
+          log_level: str = "info", forwarded_allow_ips: str | None = None) -> None:
+    """Serve ``app`` until interrupted; ``ready(url)`` once listening (``http://HOST:PORT``, the real port).
+    ``what`` names the server in a message (``emulator``); ``forwarded_allow_ips`` None: no proxy believed."""
+    server, sock = _server(app, host, port, what=what, ready=ready, log_level=log_level,
+                           forwarded_allow_ips=forwarded_allow_ips)
     try:
         server.run(sockets=[sock])
     finally:
         sock.close()
 
 
-def background_server(app: Any, *, host: str = "127.0.0.1", log_level: str = "warning",
-                      forwarded_allow_ips: str = "127.0.0.1") -> tuple[str, Callable[[], None]]:
+def background_server(app: Any, *, what: str, host: str = "127.0.0.1", log_level: str = "warning",
+                      forwarded_allow_ips: str | None = None) -> tuple[str, Callable[[], None]]:
     """Serve ``app`` on a free port in a daemon thread (tests, demos); returns (``http://HOST:PORT``, stop)."""
     started = threading.Event()
     urls: list[str] = []
@@ -86,14 +91,14 @@ def background_server(app: Any, *, host: str = "127.0.0.1", log_level: str = "wa
         urls.append(url)
         started.set()
 
-    server, sock = _server(app, host, 0, forwarded_allow_ips=forwarded_allow_ips, ready=ready,
-                           log_level=log_level)
+    server, sock = _server(app, host, 0, what=what, ready=ready, log_level=log_level,
+                           forwarded_allow_ips=forwarded_allow_ips)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
-                              name="reconciler-directory")
+                              name=f"reconciler-{what.replace(' ', '-')}")
     thread.start()
     if not started.wait(10):
         server.should_exit = True
-        raise RuntimeError("the directory server did not start within 10 s")
+        raise RuntimeError(f"the {what} did not start within 10 s")
 
     def stop() -> None:
         server.should_exit = True
