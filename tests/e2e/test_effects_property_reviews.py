@@ -1,0 +1,365 @@
+"""One list, one truth, widened (issue 38, item 7): generated companies whose
+lists are shared by hand, with rules and an access review over them, planned
+as the CLI plans (its listing, its safety checks) and applied by the real
+client against the emulator.
+
+For every company, either the plan is refused before any call, with a
+message naming its sources (``file:line``), and nothing is written; or it is
+applied, and then: every workspace of the company holds the list the plan
+predicted (its ``after`` in ``effects``, or the list it had); the workspaces
+whose list changed are exactly those of ``effects``, and the text, markdown,
+``--by-person`` and JSON views each name every one of them; no entry of one
+list is written by two calls (one POST per side of a list, a PATCH of an
+entry only where no POST sends it), as the emulator holds the lists when the
+call arrives, not as the planner believes; planned again with the state the
+apply wrote, the plan changes no list (the apply converged; no revocation
+comes back).
+
+What the property found, each shrunk into an xfail test at the end of this
+file, is let through here (counted apart) and nowhere else: two standalone
+workspaces of the manifests holding one list by hand (``Case.twins``) that no
+view names or that the next plan changes again, and rules refused only once
+a workspace the plan created into a group exists.
+
+Refusing is a valid outcome, but a property that holds because everything is
+refused proves nothing: the test fails when fewer than a third of the
+companies are applied, and prints the counts.  The companies are
+``tests/e2e/shared_list_companies.py``'s; ``RECONCILER_PROPERTY_EXAMPLES``
+sets how many (300 in the suite, as the effects property test).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+
+from reconciler.apply.run import apply_plan
+from reconciler.clock import VirtualClock
+from reconciler.commands.plan import check_safety, plan_with_client, render
+from reconciler.company.read import read_company
+from reconciler.emulator import Emulator
+from reconciler.errors import ApplyError, ManifestError, PlanError
+from reconciler.live import fetch_live
+from reconciler.manifest import load_desired
+from reconciler.plan.model import AccessSnapshot, Plan
+from reconciler.review.start import StartOptions, start_campaign
+from reconciler.state import State, load_state
+from tests.e2e.conftest import EmulatorRig
+from tests.e2e.list_writes import ListWriteRecorder, recorded_client
+from tests.e2e.shared_list_companies import Case, cases
+
+EXAMPLES = int(os.environ.get("RECONCILER_PROPERTY_EXAMPLES", "300"))
+STARTED, DUE = date(2027, 1, 15), date(2027, 2, 1)
+# What a refusal must name, by what it refuses: the words that say which refusal, then the files its
+# file:line sources must include (each at least once, the manifest as often as listed).
+REFUSALS = (
+    # two lists of the manifests writing one side of one list of the service: both lists' lines
+    ("both change the", ("manifest.yaml", "manifest.yaml")),
+    ("disagree about one shared access list", ("manifest.yaml", "manifest.yaml")),  # both rules' lines
+    ("cannot hold: ", ("manifest.yaml",)),  # a rule's except that a shared list defeats: the except's line
+    # a reviewer's revoke of what a line or a rule grants: the decision's line and the grant's
+    ("a review revokes what the manifests grant", ("reviews/q4/", "manifest.yaml")),
+    ("without an owner", ("manifest.yaml",)),  # a list left with no owner: the list or rule that leaves it so
+    ("a person is either granted or revoked", ("manifest.yaml", "manifest.yaml")),  # validation: rule and line
+)
+
+
+def test_shared_lists_end_as_planned_or_the_plan_is_refused_naming_its_sources(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    outcomes: Counter[str] = Counter()
+    carried: Counter[str] = Counter()  # in the applied plans: what the reviews and rules did, and where
+
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(case=cases())
+    def each(case: Case) -> None:
+        outcomes[_plan_and_apply(case, tmp_path_factory.mktemp("shared"), carried)] += 1
+
+    each()
+    total = sum(outcomes.values())
+    applied = sum(n for outcome, n in outcomes.items() if outcome.startswith("applied"))
+    print(f"\n{total} companies: {applied} applied, {total - applied} refused ({dict(outcomes)}); applied plans "
+          f"with entries of {dict(carried)}")
+    assert applied * 3 >= total, f"fewer than a third applied, the property is near vacuous: {dict(outcomes)}"
+
+
+def _plan_and_apply(case: Case, root: Path, carried: Counter[str]) -> str:
+    """``applied``, or ``refused: <which>``; ``carried`` counts the applied plans with entries of a review or a
+    rule, on a list of one workspace or a shared one."""
+    (root / "manifest.yaml").write_text(yaml.safe_dump(case.manifest, sort_keys=False), encoding="utf-8")
+    clock = VirtualClock()
+    emulator = Emulator.from_seed(case.seed, clock=clock)
+    recorder = ListWriteRecorder(emulator)
+    client = recorded_client(emulator, clock, recorder)
+    before = _lists(client)
+    today = date(2027, 3, 1) if case.overdue else STARTED
+    try:
+        if case.campaign:
+            _start_review(root, client, case.decisions, on_due="revoke" if case.overdue else "flag")
+        desired = load_desired(root)
+        plan = plan_with_client(client, desired, State(), today=today)
+        check_safety(plan, desired, max_removals=None, allow={})
+    except (ManifestError, PlanError) as refused:
+        writes = [f"{r.method} {r.path}" for r in emulator.requests if r.method != "GET"]
+        assert writes == [], f"refused, yet written: {writes}"
+        return f"refused: {_refusal_names_its_sources(str(refused), root)}"
+    unnamed = _every_view_names_every_workspace_of_the_effects(plan, tolerated=case.twins())
+    try:
+        apply_plan(plan, client=client, state=State(), state_path=root / "state.json")  # proves it too
+    except ApplyError:
+        if not plan.needs_person:  # what waits for a person is said last, after everything else was made
+            raise
+    carried.update({f"{kind} on a list {'shared' if len(c.reaches) > 1 else 'of one workspace'}"
+                    for c in plan.access_changes for kind in {e.source.kind for e in c.entries if e.source}
+                    if kind in ("review", "rule")})
+    twice = recorder.twice()
+    assert not twice, "one list, one write; written twice: " + "; ".join(twice)
+    _every_list_is_the_predicted_one(plan, before, _lists(client))
+    known = _planned_again(case, plan, root, client, today)
+    if known is not None:
+        return known
+    if unnamed:
+        return "applied, a view not naming a hand-connected twin (xfail below)"
+    return "applied, but for what waits for a person" if plan.needs_person else "applied"
+
+
+def _planned_again(case: Case, plan: Plan, root: Path, client: Any, today: date) -> str | None:
+    """Planned again with the state the apply wrote, the plan changes no list: the apply converged. None, or
+    the known bug (an xfail test below) that stops it."""
+    try:
+        again = plan_with_client(client, load_desired(root), load_state(root / "state.json"), today=today)
+    except PlanError as refused:
+        created = any(e.workspace is None for e in plan.effects)
+        if created and ("cannot hold: " in str(refused) or "disagree about one shared" in str(refused)):
+            return "applied, then refused: rules a creation makes disagree (xfail below)"
+        raise
+    changed = {c.workspace_id for c in again.access_changes}
+    if changed and changed <= case.twins():
+        return "applied, then planned again: two lists of one list disagree (xfail below)"
+    assert again.access_changes == (), "applied, yet not converged:\n" + render(again, fmt="text", color=False)
+    return None
+
+
+def _start_review(root: Path, client: Any, decisions: tuple[tuple[str, str, str], ...], *, on_due: str) -> None:
+    """``review start q4`` over the whole company (ownerless workspaces to sec@acme.com), then each decision
+    written into every reviewer's file holding the entry, as a reviewer would."""
+    desired = load_desired(root)
+    options = StartOptions(name="q4", due=DUE, today=STARTED, fallback="sec@acme.com", on_due=on_due)
+    started = start_campaign(desired, read_company(client, desired, State()), options)
+    folder = root / "reviews" / "q4"
+    folder.mkdir(parents=True)
+    wanted = {(wid, key): decision for wid, key, decision in decisions}
+    for name, text in started.files.items():
+        (folder / name).write_text(text if name == "campaign.yaml" else _decided(text, wanted), encoding="utf-8")
+
+
+def _decided(text: str, wanted: dict[tuple[str, str], str]) -> str:
+    """A reviewer's file with the decision of each item ``wanted`` names set (a reason too)."""
+    lines = text.split("\n")
+    entry: tuple[str, str] = ("", "")
+    for number, line in enumerate(lines):
+        if line.startswith("  - workspace: "):
+            entry = (yaml.safe_load(line.partition(": ")[2]), entry[1])
+        elif line.startswith("    key: "):
+            entry = (entry[0], yaml.safe_load(line.partition(": ")[2]))
+        elif line.startswith("    decision: ") and entry in wanted:
+            lines[number] = f"    decision: {wanted[entry]}"
+        elif line.startswith("    reason: ") and entry in wanted:
+            lines[number] = "    reason: generated"
+    return "\n".join(lines)
+
+
+def _refusal_names_its_sources(message: str, root: Path) -> str:
+    """Which refusal ``message`` is, having checked it names as many ``file:line`` of the manifests or the
+    review as that refusal has sources."""
+    sources = set(re.findall(re.escape(str(root)) + r"/[^\s:]+:\d+", message))
+    for words, files in REFUSALS:
+        if words in message:
+            for file in set(files):
+                named = [s for s in sources if file in s]
+                assert len(named) >= files.count(file), f"the refusal names {sorted(sources)}, not its " \
+                                                         f"sources (in {file}):\n{message}"
+            return words.rstrip(": ")
+    raise AssertionError(f"a refusal this test does not know (a valid outcome? say what it names):\n{message}")
+
+
+def _lists(client: Any) -> dict[str, AccessSnapshot]:
+    live = fetch_live(client, (), complete=True)
+    return {wid: AccessSnapshot(users={k: e.role for k, e in ws.users.items()},
+                                domains={k: e.role for k, e in ws.domains.items()})
+            for wid, ws in live.workspaces.items()}
+
+
+def _every_list_is_the_predicted_one(plan: Plan, before: dict[str, AccessSnapshot],
+                                     after: dict[str, AccessSnapshot]) -> None:
+    predicted = {e.workspace: e for e in plan.effects if e.workspace is not None}
+    for wid, now in after.items():
+        if wid in before:
+            expected = predicted[wid].after.snapshot() if wid in predicted else before[wid]
+            assert now == expected, f"{wid}: predicted {expected}, the service shows {now}"
+    changed = {wid for wid in before if after.get(wid) != before[wid]}
+    assert changed == set(predicted), (f"changed {sorted(changed)}, effects {sorted(predicted)}: every "
+                                       "workspace whose list changed is in effects, and only those")
+    created = sorted(set(after) - set(before))
+    new = [e for e in plan.effects if e.workspace is None]
+    assert len(created) == len(new)
+    for e in new:
+        assert any(after[wid] == e.after.snapshot() for wid in created), f"{e.name}: predicted {e.after}"
+
+
+def _every_view_names_every_workspace_of_the_effects(plan: Plan, tolerated: set[str]) -> list[str]:
+    """No view may name fewer workspaces than the JSON effects: the text, markdown and by-person views name
+    each (a new one by its name), and the JSON view's effects are the plan's.  ``tolerated``: the standalone
+    workspaces of the manifests that hold one list with another one, which the views leave out today (issue 38,
+    the xfail tests below): the ones missing, for the counts."""
+    unnamed: set[str] = set()
+    named = [f'"{e.name}"' if e.workspace is None else e.workspace for e in plan.effects]
+    # Without the warnings: one naming a workspace connected by hand is no view of what a change reaches.
+    quiet = plan.model_copy(update={"warnings": ()})
+    views: dict[str, Callable[[], str]] = {
+        "text": lambda: render(quiet, fmt="text", color=False),
+        "markdown": lambda: render(quiet, fmt="markdown", color=False),
+        "--by-person": lambda: render(quiet, fmt="text", color=False, by_person=True)}
+    for view, draw in views.items():
+        text = draw()
+        missing = [w for w in named if w not in text]
+        unnamed.update(w for w in missing if w in tolerated)
+        missing = [w for w in missing if w not in tolerated]
+        assert not missing, f"the {view} view does not name {missing}, which the effects name:\n{text}"
+    effects = json.loads(render(plan, fmt="json", color=False))["effects"]
+    assert [e["workspace"] or e["name"] for e in effects] == [e.workspace or e.name for e in plan.effects]
+    return sorted(unnamed)
+
+
+# What the property found (issue 38), shrunk: two standalone workspaces of the manifests connected by hand in the
+# web app hold one list; one manifest's list writes it, the other's changes nothing. The effects name both
+# workspaces and the apply changes both as predicted, but the views name only the one written.
+TWINS_SEED = {"companies": {"acme": {"token": "dev-token-acme", "verified": True, "plan": "paid", "credits": 10,
+                                     "workspaces": [
+    {"id": "ws_s", "name": "Renewal", "published": True, "group": "by-hand",
+     "users": [{"email": "jane@acme.com", "role": "owner"}], "domains": [{"domain": "customer.com", "role": "editor"}]},
+    {"id": "ws_t", "name": "Renewal (copy)", "published": True, "group": "by-hand",
+     "users": [{"email": "jane@acme.com", "role": "owner"}], "domains": [{"domain": "customer.com", "role": "editor"}]},
+]}}}
+TWINS = """version: 1
+workspaces:
+  renewal:
+    id: ws_s
+    access:
+      users: [{email: jane@acme.com, role: owner}]
+  copy:
+    id: ws_t
+    access:
+      authoritative: false
+      users: [{email: jane@acme.com, role: owner}]
+"""
+
+
+@pytest.fixture
+def twins(tmp_path: Path, clock: VirtualClock) -> EmulatorRig:
+    (tmp_path / "m.yaml").write_text(TWINS, encoding="utf-8")
+    return EmulatorRig(Emulator.from_seed(TWINS_SEED, clock=clock), clock, tmp_path)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 38: a workspace a manifest names that holds, by hand, the list another "
+                                       "manifest's list writes is in the effects but in no view")
+def test_every_view_names_the_manifests_workspace_that_holds_the_written_list_by_hand(twins: EmulatorRig) -> None:
+    plan = twins.plan()
+    assert sorted(e.workspace or "" for e in plan.effects) == ["ws_s", "ws_t"]  # holds today
+    twins.apply(plan)
+    assert [d.domain for d in twins.company.workspace("ws_t").access.domains] == []  # holds today: as predicted
+    views = {"text": render(plan, fmt="text", color=False), "markdown": render(plan, fmt="markdown", color=False),
+             "--by-person": render(plan, fmt="text", color=False, by_person=True)}
+    assert [view for view, text in views.items() if "ws_t" not in text] == []
+
+
+@pytest.mark.xfail(strict=True, reason="issue 38: the text view says an entry is left alone on a workspace whose "
+                                       "list another manifest's change writes, which removes it there")
+def test_the_plan_does_not_say_an_entry_the_write_removes_is_left_alone(twins: EmulatorRig) -> None:
+    text = render(twins.plan(), fmt="text", color=False)
+    assert "customer.com editor on workspace.copy: not listed" not in text, text
+
+
+@pytest.mark.xfail(strict=True, reason="issue 38: two lists of the manifests on one list of the service that "
+                                       "disagree about one entry are refused only when both change it against "
+                                       "the fetched list; one that changes nothing there is not, and the next "
+                                       "plan undoes the other's write")
+def test_two_manifest_lists_disagreeing_about_one_entry_of_one_shared_list_are_refused(twins: EmulatorRig) -> None:
+    """copy's authoritative list (jane alone) and renewal's (jane, bo owner) disagree about bo on the one
+    list ws_s and ws_t hold. Planned from the fetched list, copy changes nothing: renewal's POST adds bo, the
+    apply converges nowhere (the next plan removes bo through copy, the one after adds it back)."""
+    path = twins.root / "m.yaml"
+    path.write_text("""version: 1
+workspaces:
+  renewal:
+    id: ws_s
+    access:
+      authoritative: false
+      users: [{email: jane@acme.com, role: owner}, {email: bo@acme.com, role: owner}]
+  copy:
+    id: ws_t
+    access:
+      users: [{email: jane@acme.com, role: owner}]
+""", encoding="utf-8")
+    with pytest.raises(PlanError) as refused:
+        twins.plan()
+    assert [r for r in twins.emulator.requests if r.method != "GET"] == []
+    assert f"{path}:5: workspace.renewal" in str(refused.value), refused.value
+    assert f"{path}:10: workspace.copy" in str(refused.value), refused.value
+
+
+CREATION_RULES = {
+    "except": """  baseline:
+    match: {all: true, except: [ws_h]}
+    ensure: {users: [{email: auditor@acme.com, role: editor}]}
+""",
+    "two roles": """  baseline:
+    match: {all: true}
+    ensure: {users: [{email: auditor@acme.com, role: editor}]}
+  homepages:
+    match: {names: [Home]}
+    ensure: {users: [{email: auditor@acme.com, role: collaborator}]}
+""",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="issue 38: rules that a workspace the plan creates into a group makes disagree "
+                                       "about the group's list (a defeated except, two roles) are not refused; the "
+                                       "next plan refuses them")
+@pytest.mark.parametrize("rules", sorted(CREATION_RULES))
+def test_rules_a_creation_into_the_group_makes_disagree_are_refused_before_the_creation(
+        rules: str, tmp_path: Path, clock: VirtualClock) -> None:
+    """The plan creates a workspace into ws_h's group, so it will hold ws_h's list; the rules treat the two
+    apart (one excepts ws_h, or one gives ws_h another role). Planned, the workspace is created (the rules'
+    refusals look only at workspaces that have an id); the next plan is refused (``except ws_h cannot hold``,
+    ``disagree about one shared access list``). What is refused after the apply is to be refused before it."""
+    seed = {"companies": {"acme": {"token": "dev-token-acme", "verified": True, "plan": "paid", "credits": 10,
+                                   "templates": [{"id": "tpl_k", "name": "Kickoff", "requiresDeal": False}],
+                                   "workspaces": [{"id": "ws_h", "name": "Home", "published": True, "group": "g",
+                                                   "users": [{"email": "jane@acme.com", "role": "owner"}]}]}}}
+    (tmp_path / "m.yaml").write_text("""version: 1
+groups:
+  kickoff:
+    homepage: ws_h
+    workspaces:
+      new: {template: tpl_k, name: Kickoff 2}
+rules:
+""" + CREATION_RULES[rules], encoding="utf-8")
+    rig = EmulatorRig(Emulator.from_seed(seed, clock=clock), clock, tmp_path)
+    try:
+        plan = rig.plan()
+    except PlanError as refused:
+        assert f"{tmp_path / 'm.yaml'}:" in str(refused.value) and "rule.baseline" in str(refused.value), refused.value
+        assert [r for r in rig.emulator.requests if r.method != "GET"] == []
+        return
+    rig.apply(plan)
+    rig.plan()  # refused today
