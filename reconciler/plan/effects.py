@@ -86,6 +86,10 @@ class Simulation:
     written: dict[tuple[int, str], AccessChange] = field(default_factory=dict)
     written_twice: list[tuple[AccessChange, AccessChange]] = field(default_factory=list)
 
+    def holding(self, workspace: str) -> list[str]:
+        """Every workspace holding the list ``workspace`` holds once applied (itself included), sorted."""
+        return sorted(self.members.get(self.holder[workspace], ())) if workspace in self.holder else []
+
     def list_of(self, workspace: str) -> AccessSnapshot:
         return self.lists[self.holder[workspace]]
 

@@ -20,6 +20,7 @@ from reconciler.gcpause import gc_paused
 from reconciler.live import Live
 from reconciler.manifest import Desired, DesiredGroup, DesiredMember
 from reconciler.plan import facts
+from reconciler.plan.agreement import disagreements, replanner
 from reconciler.plan.assets import CommandPaths, plan_assets
 from reconciler.plan.cost import plan_cost
 from reconciler.plan.lookalikes import invisible_warnings
@@ -35,6 +36,7 @@ from reconciler.plan.model import (
     Cost,
     CreateChange,
     Effect,
+    LeftAlone,
     Moved,
     NeedsPerson,
     Plan,
@@ -98,7 +100,9 @@ def make_plan(
     # What the calls do to each workspace's access (plan/effects.py): a join's
     # loss and gain become an access change of its own, reviewed like any other.
     sim = simulate(planned.changes, live, _named_groups(desired, state, planned.changes))
-    refuse_one_list_written_twice(sim.written_twice)
+    replan = replanner(desired, state, today, set(wanted_workspaces(desired, state)), live, company=company.active,
+                       member_id=lambda a: _recorded_id(state, a))
+    refuse_one_list_written_twice(sim, disagreements(sim, live, lists, replan))
     planned.changes = with_joins(planned.changes, sim, live)
     refuse_ownerless(planned.changes, desired.rules)
     forgotten = facts.forgotten(desired, state, targets)
@@ -163,7 +167,7 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
         summary=facts.summary(changes),
         cost=_cost(changes, live, limits),
         warnings=tuple(planned.warnings),
-        left_alone=facts.left_alone(lists, live, state, company.listed),
+        left_alone=_still_there(facts.left_alone(lists, live, state, company.listed), effects_found),
         needs_person=tuple(needs_person),
         effects=effects_found,
         probably_same_person=probably_same_person(changes, live),
@@ -175,6 +179,15 @@ def _plan(desired: Desired, live: Live, state: State, planned: Planned, lists: f
         state_lineage=state.lineage,
         state_serial=state.serial,
     )
+
+
+def _still_there(left_alone: tuple[LeftAlone, ...], effects_found: tuple[Effect, ...]) -> tuple[LeftAlone, ...]:
+    """The entries left alone that the workspace still holds, role for role, once applied: one a change of
+    another list the service shares with it removes (two workspaces connected by hand) is not left alone."""
+    after = {e.workspace: e.after.snapshot() for e in effects_found if e.workspace is not None}
+    return tuple(a for a in left_alone if a.workspace_id not in after or
+                 (after[a.workspace_id].users if a.kind == "user" else after[a.workspace_id].domains).get(a.key)
+                 == a.role)
 
 
 def probably_same_person(changes: Sequence[Change], live: Live) -> tuple[ProbablySamePerson, ...]:
