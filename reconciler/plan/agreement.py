@@ -29,7 +29,7 @@ from reconciler.plan.company import CompanyPlanner
 from reconciler.plan.effects import Simulation
 from reconciler.plan.groups import ProbableMembers
 from reconciler.plan.model import AccessChange, Action, EntryChange
-from reconciler.plan.reach import label
+from reconciler.plan.reach import label, named_sharers, without_list
 from reconciler.state.model import State
 
 # (address, workspace id, list) -> its change, or None when the lists planned against match it.
@@ -45,6 +45,7 @@ def replanner(desired: Desired, state: State, today: date | None, named: set[str
     ``company``; the workspaces holding it are found as the plan found them (``named``, ``live``)."""
     probable = ProbableMembers(live, named)
     groups = {g.address: g for g in desired.groups}
+    listless = without_list(desired.workspaces)
 
     def against(now: Live) -> PlanList:
         if not company:
@@ -54,8 +55,10 @@ def replanner(desired: Desired, state: State, today: date | None, named: set[str
 
         def plan(address: str, workspace_id: str, access: AccessList) -> AccessChange | None:
             group = groups.get(address)
+            holding = (*probable.of(workspace_id), *(w for w in named_sharers(workspace_id, live, named)
+                                                     if w in listless))
             spaces = (planner.group_workspaces(group, probable.of(group.homepage)) if group is not None else
-                      [now.workspaces[i] for i in (workspace_id, *probable.of(workspace_id)) if i in now.workspaces])
+                      [now.workspaces[i] for i in (workspace_id, *holding) if i in now.workspaces])
             return planner.list_change(address, workspace_id, access, spaces)
         return plan
 

@@ -15,7 +15,7 @@ from reconciler.live import Live
 from reconciler.manifest import AccessList, Desired, DesiredGroup, DesiredMember
 from reconciler.plan.access import plan_access
 from reconciler.plan.model import AccessChange, ConnectChange, CreateChange, Reach
-from reconciler.plan.reach import label, reach_of
+from reconciler.plan.reach import label, named_sharers, reach_of, without_list
 from reconciler.plan.steps import Inputs, Planned
 from reconciler.plan.workspaces import plan_members
 from reconciler.state.model import State
@@ -152,10 +152,13 @@ def company_governed(desired: Desired, live: Live, state: State, named: set[str]
         found.add(group.homepage)
         found.update(i for i in (member_id(m, state) for m in group.members) if i is not None)
         found.update(probable.of(group.homepage))
+    listless = without_list(desired.workspaces)
     for ws in desired.workspaces:
         if ws.access is not None:
             found.add(ws.id)
             found.update(probable.of(ws.id))  # connected to it by hand: its list is planned with it
+            # so is a workspace of the manifests without a list of its own that holds it by hand
+            found.update(w for w in named_sharers(ws.id, live, named) if w in listless)
     return found
 
 

@@ -8,9 +8,10 @@ share: one wording everywhere.  Pure.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 
 from reconciler.live import Live
+from reconciler.manifest import DesiredWorkspace
 from reconciler.plan.access import roles
 from reconciler.plan.model import AccessSnapshot, Reach
 
@@ -45,3 +46,9 @@ def named_sharer_note(address: str | None) -> str:
     """How a view names a workspace of the manifests that holds, by hand, the list a change writes."""
     whose = f"{address} in the manifests" if address else "in the manifests"
     return f"probably connected by hand: {whose}, it shows the same access entries; the service does not say"
+
+
+def without_list(workspaces: Iterable[DesiredWorkspace]) -> set[str]:
+    """The standalone workspaces of the manifests with no access list of their own: one that holds, by hand,
+    another's list is governed by that list (its rules merge into that list's change)."""
+    return {w.id for w in workspaces if w.access is None}

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from reconciler.manifest import AccessList, DesiredWorkspace
 from reconciler.plan.access import plan_access
 from reconciler.plan.groups import ProbableMembers
-from reconciler.plan.reach import label, named_sharer_note, named_sharers, reach_of
+from reconciler.plan.reach import label, named_sharer_note, named_sharers, reach_of, without_list
 from reconciler.plan.model import AccessChange
 from reconciler.plan.steps import Inputs, Planned
 from reconciler.plan.workspaces import plan_settings
@@ -34,16 +34,18 @@ def plan_standalone(workspaces: Sequence[DesiredWorkspace], lists: dict[str, Acc
     planned = Planned()
     probable = ProbableMembers(inputs.live, named)
     addresses = {w.id: w.address for w in workspaces}
+    governed = without_list(workspaces)  # by the list they hold by hand, if any
     for ws in workspaces:
         if not inputs.scope(ws.address):
             continue
         if ws.address in lists:
             partners = probable.of(ws.id) if ws.id in inputs.live.workspaces else ()
-            change = _list_change(ws, lists[ws.address], partners, inputs)
+            twins = named_sharers(ws.id, inputs.live, named)
+            listless = tuple(t for t in twins if t in governed)
+            change = _list_change(ws, lists[ws.address], (*partners, *listless), inputs)
             if change is None:
                 planned.unchanged.append(ws.address)
             else:
-                twins = named_sharers(ws.id, inputs.live, named)
                 change = _reaching(change, ws, partners, {t: addresses.get(t) for t in twins}, inputs)
                 planned.changes.append(change)
                 planned.warnings += [_partner_warning(ws, change, partner, inputs) for partner in partners]
@@ -52,12 +54,14 @@ def plan_standalone(workspaces: Sequence[DesiredWorkspace], lists: dict[str, Acc
     return planned
 
 
-def _list_change(ws: DesiredWorkspace, access: AccessList, partners: Sequence[str],
+def _list_change(ws: DesiredWorkspace, access: AccessList, holding: Sequence[str],
                  inputs: Inputs) -> AccessChange | None:
+    """The list's change, with the rules and reviews of every workspace ``holding`` it besides ``ws`` (those
+    no manifest names, and those a manifest names without a list of their own)."""
     live = inputs.live
     if inputs.company is None:
         return plan_access(ws.address, ws.id, access, live, inputs.state, inputs.today)
-    spaces = [live.workspaces[i] for i in (ws.id, *partners) if i in live.workspaces]
+    spaces = [live.workspaces[i] for i in (ws.id, *holding) if i in live.workspaces]
     return inputs.company.list_change(ws.address, ws.id, access, spaces)
 
 

@@ -274,6 +274,28 @@ def test_the_plan_does_not_say_an_entry_the_write_removes_is_left_alone(twins: E
     assert "customer.com editor on workspace.copy: not listed" not in text, text
 
 
+def test_a_manifests_workspace_without_a_list_that_holds_the_written_list_by_hand_is_named_and_its_rules_merge(
+        twins: EmulatorRig) -> None:
+    """copy has no list of its own: the list it holds by hand is renewal's, so every view names it, and a rule
+    matching it acts through renewal's one change (planned apart, as a workspace in no manifest, its POST of
+    the users was undone by the next plan of renewal's authoritative list)."""
+    (twins.root / "m.yaml").write_text(TWINS.split("  copy:")[0] + """  copy:
+    id: ws_t
+rules:
+  audit:
+    match: {names: [Renewal (copy)]}
+    ensure: {users: [{email: aud@acme.com, role: viewer}]}
+""", encoding="utf-8")
+    plan = twins.plan()
+    assert [c.address for c in plan.access_changes] == ["workspace.renewal"]
+    views = {"text": render(plan, fmt="text", color=False), "markdown": render(plan, fmt="markdown", color=False),
+             "--by-person": render(plan, fmt="text", color=False, by_person=True)}
+    assert [view for view, text in views.items() if "ws_t" not in text] == []
+    twins.apply(plan)
+    assert {u.key for u in twins.company.workspace("ws_t").access.users} == {"jane@acme.com", "aud@acme.com"}
+    assert twins.plan().access_changes == ()
+
+
 def test_two_manifest_lists_disagreeing_about_one_entry_of_one_shared_list_are_refused(twins: EmulatorRig) -> None:
     """copy's authoritative list (jane alone) and renewal's (jane, bo owner) disagree about bo on the one
     list ws_s and ws_t hold. Planned from the fetched list, copy changes nothing: renewal's POST would add bo
