@@ -34,6 +34,7 @@ from reconciler.manifest.desired import (
     AccessList,
     Desired,
     DesiredGroup,
+    DesiredMember,
     DesiredRule,
     DomainAccess,
     UserAccess,
@@ -52,7 +53,7 @@ from reconciler.plan.model import (
     NeedsPerson,
 )
 from reconciler.plan.reviews import ReviewRevocation, named_lists, review_outcome
-from reconciler.plan.rules import rule_matches
+from reconciler.plan.rules import CreatedWorkspace, created_note, rule_matches, space_name
 from reconciler.plan.teams import Alternative, ExpandedAccess, Grant, GrantSource, expand_access
 from reconciler.state.model import AccessRecord, State
 from reconciler.vocabulary import rank
@@ -96,10 +97,15 @@ class CompanyPlanner:
             if workspace_id is not None and workspace_id in self._live.workspaces:
                 found.append(self._live.workspaces[workspace_id])
             elif member.template is not None and workspace_id is None:
-                found.append(LiveWorkspace(id="", name=member.name, template_id=member.template,
-                                           account_id=homepage.account_id if homepage is not None else None))
+                found.append(_created(member, homepage))
         found += [self._live.workspaces[w] for w in probable if w in self._live.workspaces]
         return found
+
+    def created_members(self, group: DesiredGroup) -> list[CreatedWorkspace]:
+        """The members of ``group`` this plan creates, as rules see them (``group_workspaces``)."""
+        homepage = self._live.workspaces.get(group.homepage)
+        return [_created(m, homepage) for m in group.members
+                if m.id is None and m.template is not None and self._member_id(m.address) is None]
 
     def rules_for(self, workspaces: Iterable[LiveWorkspace]) -> tuple[DesiredRule, ...]:
         """The rules matching any of ``workspaces``, in manifest order."""
@@ -162,11 +168,14 @@ class CompanyPlanner:
         candidates = [ws for ws in self._live.workspaces.values()
                       if ws.id not in skip and in_scope(unmanaged_address(ws.id))]
         by_id = {ws.id: ws for ws in candidates}
+        # What a list-less group's homepage holds, a member the plan creates into the group will hold too.
+        created = {g.homepage: self.created_members(g) for g in self._desired.groups if g.access is None}
         for ids in one_list_each(candidates):  # workspaces sharing one list: ONE change of it
             shared = [by_id[i] for i in ids]
             ws = shared[0]
             spaces = [*shared, *(self._live.workspaces[m] for m in groups_without_list.get(ws.id, ())
-                                 if m in self._live.workspaces)]
+                                 if m in self._live.workspaces),
+                      *(c for w in shared for c in created.get(w.id, ()))]
             _refuse_disagreeing_rules(self.rules, spaces)
             rules = self.rules_for(spaces)
             _refuse_defeated_except(rules, spaces)
@@ -308,7 +317,9 @@ class CompanyPlanner:
         a rule that matches no workspace of the company (complete listing only)."""
         if not self._live.complete:
             return []
-        spaces = list(self._live.workspaces.values())
+        listed = list(self._live.workspaces.values())
+        # A workspace the plan creates is matched as it will be once it exists (its name, account, template).
+        spaces = [*listed, *(c for g in self._desired.groups for c in self.created_members(g))]
         found: list[str] = []
         for rule in (r for r in self.rules if not r.from_directory):  # all: true matches whatever there is
             unknown = _unknown_ids(rule, spaces)
@@ -316,8 +327,16 @@ class CompanyPlanner:
                 found += unknown
             elif not any(rule_matches(rule, ws) for ws in spaces):
                 found.append(f"{rule.match.location}: {rule.address}: matches no workspace of the company "
-                             f"({len(spaces)} listed); check its match (a name pattern is case-sensitive)")
+                             f"({len(listed)} listed); check its match (a name pattern is case-sensitive)")
         return found
+
+
+def _created(member: DesiredMember, homepage: LiveWorkspace | None) -> CreatedWorkspace:
+    """``member``, which the plan creates, as rules will see it: the name and template of the manifest, the
+    homepage's account (what the creation is given: plan/workspaces.py)."""
+    return CreatedWorkspace(id="", name=member.name, template_id=member.template,
+                            account_id=homepage.account_id if homepage is not None else None,
+                            address=member.address, location=str(member.location))
 
 
 def _unknown_ids(rule: DesiredRule, spaces: Sequence[LiveWorkspace]) -> list[str]:
@@ -342,7 +361,7 @@ def _refuse_disagreeing_rules(rules: Sequence[DesiredRule], shared: Sequence[Liv
     (Rules matching the same workspace are merged as always: highest role.)"""
     if len(shared) < 2:
         return
-    matching = [(r, [w.id for w in shared if rule_matches(r, w)]) for r in rules]
+    matching = [(r, [space_name(w) for w in shared if rule_matches(r, w)]) for r in rules]
     matching = [(r, ids) for r, ids in matching if ids]
     for i, (first, first_ids) in enumerate(matching):
         for second, second_ids in matching[i + 1:]:
@@ -352,10 +371,10 @@ def _refuse_disagreeing_rules(rules: Sequence[DesiredRule], shared: Sequence[Liv
             if clash:
                 raise PlanError(
                     f"{first.location}: {first.address} and {second.location}: {second.address} disagree about "
-                    f"one shared access list: {clash}. The workspaces {', '.join(w.id for w in shared)} are "
-                    f"connected and hold one list; {first.address} matches {', '.join(first_ids)} and "
-                    f"{second.address} matches {', '.join(second_ids)}. Make the rules agree, or exclude "
-                    "the group's workspaces from one of them (except:).")
+                    f"one shared access list: {clash}. The workspaces {', '.join(map(space_name, shared))} are "
+                    f"connected and hold one list;{created_note(shared)} {first.address} matches "
+                    f"{', '.join(first_ids)} and {second.address} matches {', '.join(second_ids)}. Make the rules "
+                    "agree, or exclude the group's workspaces from one of them (except:).")
 
 
 def _reaching(change: AccessChange, spaces: Sequence[LiveWorkspace], live: Live) -> AccessChange:
@@ -372,21 +391,22 @@ _SAME_LIST = "holds this list too: it shows the same entry ids; the service does
 def _refuse_defeated_except(rules: Sequence[DesiredRule], shared: Sequence[LiveWorkspace]) -> None:
     """A rule that matches a workspace of a shared list reaches every workspace holding that list: an
     ``except`` naming one of them cannot hold, and is refused rather than silently defeated."""
-    held = [w.id for w in shared if w.id]
+    spaces = [w for w in shared if w.id or isinstance(w, CreatedWorkspace)]  # one the plan creates holds it too
+    held = [space_name(w) for w in spaces]
     if len(held) < 2:
         return
     for rule in rules:
         match = rule.match
         for index, excepted in enumerate(match.except_ids):
-            if excepted not in held:
+            if not any(w.id == excepted for w in spaces):
                 continue
             at = match.except_locations[index] if index < len(match.except_locations) else match.location
-            matched = [w.id for w in shared if w.id and rule_matches(rule, w)]
+            matched = [space_name(w) for w in spaces if rule_matches(rule, w)]
             raise PlanError(
                 f"{at}: {rule.address}: except {excepted} cannot hold: {excepted} holds one access list with "
                 f"{', '.join(w for w in held if w != excepted)} (connected, so one list for all of {', '.join(held)}), "
-                f"and the rule matches {', '.join(matched)}, so its entries would reach {excepted} too. Except every "
-                "workspace of the shared list, or none of them.")
+                f"and the rule matches {', '.join(matched)}, so its entries would reach {excepted} too."
+                f"{created_note(spaces)} Except every workspace of the shared list, or none of them.")
 
 
 def _clash(one: DesiredRule, other: DesiredRule) -> str | None:

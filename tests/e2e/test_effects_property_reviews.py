@@ -15,10 +15,6 @@ call arrives, not as the planner believes; planned again with the state the
 apply wrote, the plan changes no list (the apply converged; no revocation
 comes back).
 
-What the property found, shrunk into an xfail test at the end of this file,
-is let through here (counted apart) and nowhere else: rules refused only once
-a workspace the plan created into a group exists.
-
 Refusing is a valid outcome, but a property that holds because everything is
 refused proves nothing: the test fails when fewer than a third of the
 companies are applied, and prints the counts.  The companies are
@@ -124,24 +120,15 @@ def _plan_and_apply(case: Case, root: Path, carried: Counter[str]) -> str:
     twice = recorder.twice()
     assert not twice, "one list, one write; written twice: " + "; ".join(twice)
     _every_list_is_the_predicted_one(plan, before, _lists(client))
-    known = _planned_again(plan, root, client, today)
-    if known is not None:
-        return known
+    _planned_again(root, client, today)
     return "applied, but for what waits for a person" if plan.needs_person else "applied"
 
 
-def _planned_again(plan: Plan, root: Path, client: Any, today: date) -> str | None:
-    """Planned again with the state the apply wrote, the plan changes no list: the apply converged. None, or
-    the known bug (an xfail test below) that stops it."""
-    try:
-        again = plan_with_client(client, load_desired(root), load_state(root / "state.json"), today=today)
-    except PlanError as refused:
-        created = any(e.workspace is None for e in plan.effects)
-        if created and ("cannot hold: " in str(refused) or "disagree about one shared" in str(refused)):
-            return "applied, then refused: rules a creation makes disagree (xfail below)"
-        raise
+def _planned_again(root: Path, client: Any, today: date) -> None:
+    """Planned again with the state the apply wrote, the plan changes no list: the apply converged (and is
+    not refused: rules a workspace the plan created makes disagree were refused before the creation)."""
+    again = plan_with_client(client, load_desired(root), load_state(root / "state.json"), today=today)
     assert again.access_changes == (), "applied, yet not converged:\n" + render(again, fmt="text", color=False)
-    return None
 
 
 def _start_review(root: Path, client: Any, decisions: tuple[tuple[str, str, str], ...], *, on_due: str) -> None:
@@ -341,16 +328,14 @@ CREATION_RULES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="issue 38: rules that a workspace the plan creates into a group makes disagree "
-                                       "about the group's list (a defeated except, two roles) are not refused; the "
-                                       "next plan refuses them")
 @pytest.mark.parametrize("rules", sorted(CREATION_RULES))
 def test_rules_a_creation_into_the_group_makes_disagree_are_refused_before_the_creation(
         rules: str, tmp_path: Path, clock: VirtualClock) -> None:
     """The plan creates a workspace into ws_h's group, so it will hold ws_h's list; the rules treat the two
-    apart (one excepts ws_h, or one gives ws_h another role). Planned, the workspace is created (the rules'
-    refusals look only at workspaces that have an id); the next plan is refused (``except ws_h cannot hold``,
-    ``disagree about one shared access list``). What is refused after the apply is to be refused before it."""
+    apart (one excepts ws_h, or one gives ws_h another role). The workspace the plan creates counts as a
+    member of the list already (matched by the name, template and account it will have), so the first plan
+    is refused as the one after the creation would be (``except ws_h cannot hold``, ``disagree about one
+    shared access list``), naming the rule's line and the created workspace's, and nothing is written."""
     seed = {"companies": {"acme": {"token": "dev-token-acme", "verified": True, "plan": "paid", "credits": 10,
                                    "templates": [{"id": "tpl_k", "name": "Kickoff", "requiresDeal": False}],
                                    "workspaces": [{"id": "ws_h", "name": "Home", "published": True, "group": "g",
@@ -364,11 +349,42 @@ groups:
 rules:
 """ + CREATION_RULES[rules], encoding="utf-8")
     rig = EmulatorRig(Emulator.from_seed(seed, clock=clock), clock, tmp_path)
-    try:
-        plan = rig.plan()
-    except PlanError as refused:
-        assert f"{tmp_path / 'm.yaml'}:" in str(refused.value) and "rule.baseline" in str(refused.value), refused.value
-        assert [r for r in rig.emulator.requests if r.method != "GET"] == []
-        return
+    with pytest.raises(PlanError) as refused:
+        rig.plan()
+    message = str(refused.value)
+    path = tmp_path / "m.yaml"
+    assert ("except ws_h cannot hold" if rules == "except" else "disagree about one shared access list") in message
+    assert f"{path}:" in message and "rule.baseline" in message, message
+    assert f"group.kickoff.workspace.new ({path}:6)" in message, message  # the created workspace, its line
+    assert [r for r in rig.emulator.requests if r.method != "GET"] == []
+
+
+def test_a_rule_matching_only_a_workspace_the_plan_creates_into_a_group_acts_in_the_first_plan(
+        tmp_path: Path, clock: VirtualClock) -> None:
+    """A rule whose match only the workspace the plan creates meets (its template) matches it before it
+    exists: the first plan puts the rule's entry on the group's list, which the new workspace holds, warns
+    neither that the rule matches nothing nor that its template is no workspace's, and the next plan changes
+    nothing (it used to add the entry only once the workspace existed)."""
+    seed = {"companies": {"acme": {"token": "dev-token-acme", "verified": True, "plan": "paid", "credits": 10,
+                                   "templates": [{"id": "tpl_k", "name": "Kickoff", "requiresDeal": False}],
+                                   "workspaces": [{"id": "ws_h", "name": "Home", "published": True, "group": "g",
+                                                   "users": [{"email": "jane@acme.com", "role": "owner"}]}]}}}
+    (tmp_path / "m.yaml").write_text("""version: 1
+groups:
+  kickoff:
+    homepage: ws_h
+    workspaces:
+      new: {template: tpl_k, name: Kickoff 2}
+rules:
+  kickoffs:
+    match: {templates: [tpl_k]}
+    ensure: {users: [{email: auditor@acme.com, role: editor}]}
+""", encoding="utf-8")
+    rig = EmulatorRig(Emulator.from_seed(seed, clock=clock), clock, tmp_path)
+    plan = rig.plan()
+    assert [w for w in plan.warnings if "rule.kickoffs" in w] == []
+    assert {e.workspace or e.name: e.after.snapshot().users for e in plan.effects} == {
+        "ws_h": {"jane@acme.com": "owner", "auditor@acme.com": "editor"},
+        "Kickoff 2": {"jane@acme.com": "owner", "auditor@acme.com": "editor"}}
     rig.apply(plan)
-    rig.plan()  # refused today
+    assert rig.plan().access_changes == ()
