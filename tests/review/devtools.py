@@ -84,8 +84,9 @@ class DevTools:
             raise RuntimeError(f"the page threw: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    def open(self, page: Path) -> None:
-        url = page.resolve().as_uri()
+    def open(self, page: Path | str) -> None:
+        """Load ``page`` (a file, or a URL) and wait for its own document."""
+        url = page if isinstance(page, str) else page.resolve().as_uri()
         self.call("Page.navigate", self.session, url=url)
         # The page's own document, loaded: the one before it (about:blank) is "complete" too.
         wait_until(lambda: self.loaded(f"location.href === {json.dumps(url)}"), deadline=TIMEOUT_SECONDS,

@@ -11,6 +11,7 @@ import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -112,6 +113,34 @@ def consequential(make_company: Callable[..., Company]) -> Company:
     return start_q4(make_company(_shared_and_ruled(), manifest=SHARED_AND_RULED))
 
 
+@pytest.fixture
+def over_http(tmp_path: Path) -> Iterator[Callable[[Path], str]]:
+    """The page at a URL of 127.0.0.1 rather than file://: what the browser keeps is then kept under one
+    origin for sure. Under load, Chromium was seen to give a reloaded file:// page an empty localStorage
+    (the one it had held before the reload, which its browser process had, was gone)."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+            pass
+
+        def end_headers(self) -> None:
+            # Nothing cached: a reload after the page was written again gets the new file, not a 304.
+            self.send_header("Cache-Control", "no-store")
+            super().end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(tmp_path)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield lambda page: f"http://127.0.0.1:{server.server_address[1]}/{page.relative_to(tmp_path).as_posix()}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def _page(company: Company, out: Path) -> Path:
     code, _, err = company.run("review", "page", "q4", str(company.root), "--out", str(out))
     assert code == 0, err
@@ -179,9 +208,9 @@ def _click(browser: DevTools, entry: str, decision: str, reason: str | None = No
 
 
 def test_decisions_made_on_the_page_are_there_after_a_reload_until_forgotten(
-        consequential: Company, browser: DevTools, tmp_path: Path) -> None:
+        consequential: Company, browser: DevTools, tmp_path: Path, over_http: Callable[[Path], str]) -> None:
     page = _page(consequential, tmp_path / "page")
-    browser.open(page)
+    browser.open(over_http(page))
     before = browser.evaluate(ROWS)
     assert before["progress"] == "0 of 6 decided"
     _click(browser, "ws_a bob@ext.com", "revoke", "contractor left")
@@ -209,9 +238,9 @@ def test_decisions_made_on_the_page_are_there_after_a_reload_until_forgotten(
 
 
 def test_a_campaign_started_again_never_picks_up_the_decisions_kept_for_the_one_before(
-        consequential: Company, browser: DevTools, tmp_path: Path) -> None:
+        consequential: Company, browser: DevTools, tmp_path: Path, over_http: Callable[[Path], str]) -> None:
     page = _page(consequential, tmp_path / "page")
-    browser.open(page)
+    browser.open(over_http(page))
     _click(browser, "ws_a bob@ext.com", "revoke")
     _reload(browser)
     assert browser.evaluate(ROWS)["progress"] == "1 of 6 decided"
