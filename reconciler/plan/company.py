@@ -220,6 +220,10 @@ class CompanyPlanner:
 
     # --- access reviews ---------------------------------------------------------------------
 
+    def review_revocations(self, workspace_id: str) -> list[ReviewRevocation]:
+        """What the campaigns revoke on ``workspace_id`` (decided, or overdue with ``onDue: revoke``)."""
+        return list(self._reviews.revocations.get(workspace_id, ())) if self._reviews is not None else []
+
     def _with_reviews(self, expanded: ExpandedAccess, spaces: Iterable[LiveWorkspace]) -> ExpandedAccess:
         """``expanded`` without the grants of the teams a review takes people out of (``removeFromTeam``),
         and with the reviews' revocations on ``spaces`` added as revoked entries, as a rule's revoke scoped

@@ -43,7 +43,8 @@ from reconciler.plan.model import (
     ProbablySamePerson,
 )
 from reconciler.plan.moves import apply_moves
-from reconciler.plan.refusals import refuse_one_list_written_twice, refuse_ownerless, refuse_unplannable
+from reconciler.plan.refusals import (
+    refuse_one_list_written_twice, refuse_ownerless, refuse_reviews_of_joined, refuse_unplannable)
 from reconciler.plan.standalone import plan_standalone
 from reconciler.plan.steps import Inputs, Planned
 from reconciler.state.model import State
@@ -103,6 +104,8 @@ def make_plan(
     replan = replanner(desired, state, today, set(wanted_workspaces(desired, state)), live, company=company.active,
                        member_id=lambda a: _recorded_id(state, a))
     refuse_one_list_written_twice(sim, disagreements(sim, live, lists, replan))
+    refuse_reviews_of_joined([c for c in planned.changes if isinstance(c, ConnectChange) and c.address in sim.joined],
+                             company.review_revocations)
     planned.changes = with_joins(planned.changes, sim, live)
     refuse_ownerless(planned.changes, desired.rules)
     forgotten = facts.forgotten(desired, state, targets)

@@ -11,14 +11,15 @@ rest of the plan goes on.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from reconciler.errors import PlanError
 from reconciler.manifest import Desired, DesiredGroup, DesiredRule
 from reconciler.plan.agreement import Disagreement, and_list, described
 from reconciler.plan.effects import Simulation
 from reconciler.plan.handover import ownerless_problems
-from reconciler.plan.model import AccessChange, Change
+from reconciler.plan.model import AccessChange, Change, ConnectChange
+from reconciler.plan.reviews import ReviewRevocation
 from reconciler.plan.steps import Inputs
 from reconciler.text import quoted
 
@@ -136,3 +137,27 @@ def _group_problems(group: DesiredGroup, inputs: Inputs) -> list[str]:
 def join(head: str, problems: list[str]) -> str:
     """One message: the head, then each problem on its own indented line."""
     return "\n".join([head, *(f"  {p}" for p in problems)])
+
+
+def refuse_reviews_of_joined(joins: Sequence[ConnectChange],
+                             revocations: Callable[[str], Sequence[ReviewRevocation]]) -> None:
+    """Refuse a review's revocation on a workspace this plan connects onto another list (a join).
+
+    The reviewer judged the entry on the list the workspace held; once joined, it holds the group's list,
+    which the review never saw.  Carried out on the old list, the revocation is undone by the join, and the
+    next plan would carry it out on the group's list, reaching every workspace of it: a plan that does not
+    settle, and a decision applied where nobody made it."""
+    problems = []
+    for connect in joins:
+        for revocation in revocations(connect.workspace_id):
+            source = revocation.source
+            by = f"review {source.campaign}" + (f" by {source.reviewer}" if source.reviewer else
+                                                 f" (not reviewed by {source.due})")
+            problems.append(
+                f"{source.location}: {by} revokes {revocation.kind} {revocation.key} on {connect.workspace_id}, and "
+                f"this plan connects {connect.workspace_id} into {connect.group} ({connect.location}): the workspace will "
+                "hold the group's list, which the review did not see, so the revocation cannot hold as it was "
+                "decided. Keep the workspace out of the group in the manifest until the campaign is closed and "
+                "applied, or decide the item keep (a new review can judge the group's list).")
+    if problems:
+        raise PlanError(join("The plan cannot be made:", problems))

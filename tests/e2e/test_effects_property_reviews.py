@@ -67,6 +67,9 @@ REFUSALS = (
     ("a review revokes what the manifests grant", ("reviews/q4/", "manifest.yaml")),
     ("without an owner", ("manifest.yaml",)),  # a list left with no owner: the list or rule that leaves it so
     ("a person is either granted or revoked", ("manifest.yaml", "manifest.yaml")),  # validation: rule and line
+    # a reviewer's revoke on a workspace the plan connects onto the group's list: the decision's line and the
+    # connected member's
+    ("which the review did not see", ("reviews/q4/", "manifest.yaml")),
 )
 
 
@@ -388,3 +391,36 @@ rules:
         "Kickoff 2": {"jane@acme.com": "owner", "auditor@acme.com": "editor"}}
     rig.apply(plan)
     assert rig.plan().access_changes == ()
+
+
+def test_a_reviews_revoke_on_a_workspace_the_plan_connects_into_a_group_is_refused(tmp_path: Path) -> None:
+    """Found by the property above (shrunk): ws_loose1's review revokes di@partner.io and customer.com, and the
+    plan connects ws_loose0 and ws_loose1 into group0, whose homepage's list holds both. Carried out on
+    ws_loose1's own list, the revokes were undone by the join, and the next plan carried customer.com's out on
+    the group's list, reaching ws_home0 and ws_loose0 too: it never settled. The first plan is refused, naming
+    the decision's line and the member's, and nothing is written."""
+    def workspace(wid: str, users: dict[str, str], domains: dict[str, str] | None = None,
+                  group: str | None = None) -> dict[str, Any]:
+        found = {"id": wid, "name": wid, "account": "acc_1", "published": True,
+                 "users": [{"email": e, "role": r} for e, r in users.items()],
+                 "domains": [{"domain": d, "role": r} for d, r in (domains or {}).items()]}
+        return {**found, "group": group} if group else found
+
+    seed = {"companies": {"acme": {
+        "token": "dev-token-acme", "verified": True, "plan": "paid", "credits": 100,
+        "accounts": [{"id": "acc_1", "name": "Customer Inc"}],
+        "templates": [{"id": "tpl_1", "name": "Kickoff", "requiresDeal": False}],
+        "workspaces": [
+            workspace("ws_loose0", {"ana@acme.com": "owner", "bo@acme.com": "owner", "cy@customer.com": "owner"}),
+            workspace("ws_loose1", {"ana@acme.com": "owner", "bo@acme.com": "owner", "di@partner.io": "editor"},
+                      {"customer.com": "editor"}),
+            workspace("ws_solo0", {"ana@acme.com": "owner"}),
+            workspace("ws_home0", {"di@partner.io": "owner"}, {"customer.com": "editor"}, group="g0")]}}}
+    manifest = {"version": 1,
+                "groups": {"group0": {"homepage": "ws_home0", "workspaces": {"loose0": {"id": "ws_loose0"},
+                                                                             "loose1": {"id": "ws_loose1"}}}},
+                "workspaces": {"solo0": {"id": "ws_solo0", "access": {
+                    "users": [{"email": "ana@acme.com", "role": "owner"}], "authoritative": False}}}}
+    case = Case(seed=seed, manifest=manifest, campaign=True, overdue=False,
+                decisions=(("ws_loose1", "di@partner.io", "revoke"), ("ws_loose1", "customer.com", "revoke")))
+    assert _plan_and_apply(case, tmp_path, Counter()) == "refused: which the review did not see"
