@@ -8,7 +8,9 @@ commit that last changed it at all (one call per file).  The author is who git s
 commit: as much as git can tell without a network (a signed commit's signature is not checked
 here).  Outside a git repository the columns are empty and the page says so.  Whether a revocation was applied comes from the state: apply records each entry a review
 revoked on the list's record (``AccessRecord.revoked``: the date and the state serial that apply
-wrote).
+wrote).  The campaign's seal is copied from ``campaign.yaml`` as it is: ``assignment`` (the sha256 of
+each reviewer's items, written by ``review start``) and ``closedDigest`` (the sha256 of the reviewers' files
+as closed), so the evidence names the exact campaign it is about.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class EvidenceRow(Frozen):
     applied: Applied = ""  # for a revoke: whether an apply carried it out
     applied_on: str | None = None
     applied_serial: int | None = None
+    assignment_digest: str | None = None  # campaign.yaml's assignment of the item's reviewer's file
 
 
 class Figures(NamedTuple):
@@ -68,6 +71,9 @@ class Evidence(Frozen):
     closed: datetime.date | None = None
     generated: datetime.date
     git: str  # how the decision dates were found, in one sentence
+    # campaign.yaml's assignment, (reviewer's file, sha256 of its items); None: started before the seal
+    assignment: tuple[tuple[str, str], ...] | None = None
+    closed_digest: str | None = None  # campaign.yaml's closedDigest
     rows: tuple[EvidenceRow, ...] = ()
 
     def figures(self) -> Figures:
@@ -123,6 +129,8 @@ def make_evidence(desired: Desired, campaign: DesiredCampaign, state: State | No
     revoked = _revoked(desired, state) if state is not None else None
     overdue = campaign.overdue(today)
     deciding = deciding_items(campaign.items)
+    assignment, closed_digest = _recorded_seal(campaign)
+    sealed = dict(assignment or ())
     rows = []
     for item in campaign.items:
         blame = (blames.get(item.file) or {}).get(item.location.line) if item.decision else None
@@ -141,14 +149,32 @@ def make_evidence(desired: Desired, campaign: DesiredCampaign, state: State | No
             file_commit=file.sha if file else None, file_committed_at=file.when if file else None,
             file_committed_by=file.author if file else None,
             overdue=overdue and deciding[entry_of(item)].decision is None, applied=applied,
-            applied_on=record.applied if record else None, applied_serial=record.serial if record else None))
+            applied_on=record.applied if record else None, applied_serial=record.serial if record else None,
+            assignment_digest=sealed.get(Path(item.file).name)))
     git = ("Decision dates and commits are from git blame of each reviewer's file (the commit that last "
            "wrote the decision line; empty: not committed yet)." if in_git else
            "The review files are not in a git repository: decision dates and commits are not known.")
     if state is None:
         git += " No state was given: whether revocations were applied is not known."
     return Evidence(campaign=campaign.name, started=campaign.started, due=campaign.due, on_due=campaign.on_due,
-                    closed=campaign.closed, generated=today, git=git, rows=tuple(rows))
+                    closed=campaign.closed, generated=today, git=git, rows=tuple(rows), assignment=assignment,
+                    closed_digest=closed_digest)
+
+
+def _recorded_seal(campaign: DesiredCampaign) -> tuple[tuple[tuple[str, str], ...] | None, str | None]:
+    """``assignment`` and ``closedDigest`` as ``campaign.yaml`` records them (the loader has checked the
+    files against them); (None, None) for a campaign file that cannot be read back."""
+    from reconciler.manifest.reviews import CampaignSpec
+    from reconciler.manifest.yaml_lines import load_yaml
+
+    name = campaign.location.file
+    try:
+        loaded = load_yaml(Path(name).read_text(encoding="utf-8"), name)
+        spec = CampaignSpec.model_validate(loaded.document)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None, None
+    assignment = tuple(sorted(spec.assignment.items())) if spec.assignment is not None else None
+    return assignment, spec.closedDigest
 
 
 def _revoked(desired: Desired, state: State) -> dict[tuple[str, str, str], RevokedByReview]:
@@ -172,7 +198,7 @@ def _revoked(desired: Desired, state: State) -> dict[tuple[str, str, str], Revok
 CSV_HEADER = ("campaign", "reviewer", "workspace_id", "workspace_name", "kind", "email_or_domain", "role", "why",
               "decision", "reason", "decided_on", "decided_commit", "decided_at", "decided_by", "overdue", "applied",
               "applied_on", "applied_state_serial", "campaign_closed", "file_last_commit", "file_last_commit_at",
-              "file_last_commit_by", "decision_line")
+              "file_last_commit_by", "decision_line", "assignment_digest", "campaign_closed_digest")
 
 
 def evidence_csv(evidence: Evidence) -> str:
@@ -184,7 +210,7 @@ def evidence_csv(evidence: Evidence) -> str:
         r.reason, r.decided_on, r.decided_commit, r.decided_at, r.decided_by, "yes" if r.overdue else "", r.applied,
         r.applied_on, str(r.applied_serial) if r.applied_serial is not None else None,
         evidence.closed.isoformat() if evidence.closed else None, r.file_commit, r.file_committed_at,
-        r.file_committed_by, r.location] for r in evidence.rows))
+        r.file_committed_by, r.location, r.assignment_digest, evidence.closed_digest] for r in evidence.rows))
 
 
 _FIGURES = (("items", "items"), ("decided", "decided"), ("kept", "kept"), ("revoked", "revoked"),
@@ -210,6 +236,14 @@ def evidence_html(evidence: Evidence) -> str:
             f"{r.applied} {r.applied_on or ''} (serial {r.applied_serial})" if r.applied == "applied" else r.applied,
             r.why)) + "</tr>" for r in evidence.rows)
     closed = f", closed {evidence.closed.isoformat()}" if evidence.closed else ""
+    if evidence.assignment is None:
+        seal = ("campaign.yaml has no assignment: the campaign was started before review start sealed its items, "
+                "so which items each reviewer was given is not sealed.")
+    else:
+        seal = ("Sealed by review start (campaign.yaml's assignment: the sha256 of each reviewer's items): "
+                + "; ".join(f"{file} {digest}" for file, digest in evidence.assignment) + ".")
+    if evidence.closed_digest:
+        seal += f" Closed with closedDigest {evidence.closed_digest} (the sha256 of the reviewers' files as closed)."
     return "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
@@ -217,7 +251,8 @@ def evidence_html(evidence: Evidence) -> str:
         f"<title>Access review {text(evidence.campaign)} – evidence</title><style>{page_css()}</style></head><body>",
         f"<header><h1>Access review {text(evidence.campaign)}: evidence</h1><p class=\"meta\">Started "
         f"{evidence.started.isoformat()}, due {evidence.due.isoformat()} (onDue {text(evidence.on_due)}){closed}; "
-        f"written {evidence.generated.isoformat()}. {text(evidence.git)}</p></header><main>",
+        f"written {evidence.generated.isoformat()}. {text(evidence.git)}</p>",
+        f"<p class=\"meta\" data-seal>{text(seal)}</p></header><main>",
         f"<section><h2>Headline figures</h2><div class=\"figures\">{cards}</div></section>",
         "<section><h2>Every item</h2><table><thead><tr>",
         "".join(f"<th>{text(h)}</th>" for h in header), f"</tr></thead><tbody>{body}</tbody></table></section>",

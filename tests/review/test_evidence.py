@@ -6,10 +6,13 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+import yaml
 
-from tests.review.conftest import Company, commit_all, git
+from tests.review.conftest import Company, commit_all, git, start_q4, workspaces
 
 
 def rows(company: Company) -> list[dict[str, str]]:
@@ -111,3 +114,56 @@ def test_outside_git_the_columns_of_who_and_when_are_empty(started: Company) -> 
     bob = next(r for r in rows(started) if r["email_or_domain"] == "bob@ext.com")
     assert [bob[k] for k in ("decided_at", "decided_by", "campaign_closed", "file_last_commit",
                              "file_last_commit_at", "file_last_commit_by")] == [""] * 6
+
+
+def seal_of(company: Company) -> tuple[dict[str, str], str | None]:
+    """campaign.yaml's assignment and closedDigest, read as an auditor would."""
+    spec = yaml.safe_load(company.file("campaign.yaml").read_text(encoding="utf-8"))
+    return spec["assignment"], spec.get("closedDigest")
+
+
+def report(company: Company) -> None:
+    code, _, err = company.run("review", "report", "q4", str(company.root), "--out", str(company.root / "out"),
+                               service=False)
+    assert code == 0, err
+
+
+def test_the_evidence_carries_the_campaigns_seal_as_campaign_yaml_records_it(
+        started: Company, make_company: Callable[..., Company], tmp_path: Path) -> None:
+    """Issue 39 item 5: the evidence has the campaign's digest, so it is tied to the exact sealed campaign."""
+    assignment, closed = seal_of(started)
+    assert closed is None and len(assignment) == 3
+    report(started)
+    found = rows(started)
+    assert {(r["decision_line"].rsplit(":", 1)[0].rsplit("/", 1)[1], r["assignment_digest"]) for r in found} == set(
+        assignment.items())
+    assert {r["campaign_closed_digest"] for r in found} == {""}
+    page = (started.root / "out" / "evidence.html").read_text()
+    seal = re.search(r"<p class=\"meta\" data-seal>([^<]*)</p>", page)
+    assert seal is not None
+    assert seal.group(1) == ("Sealed by review start (campaign.yaml&#x27;s assignment: the sha256 of each reviewer&#x27;s "
+                             "items): " + "; ".join(f"{f} {d}" for f, d in sorted(assignment.items())) + ".")
+
+    # Closed: closedDigest joins it, on every row and on the page.
+    started.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", None)})
+    code, _, err = started.run("review", "close", "q4", str(started.root), "--accept-undecided", service=False)
+    assert code == 0, err
+    _, closed = seal_of(started)
+    assert closed is not None and re.fullmatch("[0-9a-f]{64}", closed)
+    report(started)
+    assert {r["campaign_closed_digest"] for r in rows(started)} == {closed}
+    assert f"Closed with closedDigest {closed} (the sha256 of the reviewers&#x27; files as closed)." in (
+        started.root / "out" / "evidence.html").read_text()
+
+    # The same campaign started again on a company without bob: jane's items differ, and so does her seal.
+    spaces = workspaces()
+    spaces[0]["users"] = [u for u in spaces[0]["users"] if u["email"] != "bob@ext.com"]
+    again = start_q4(make_company(spaces, root=tmp_path / "again"))
+    other, _ = seal_of(again)
+    assert other["jane@acme.com.yaml"] != assignment["jane@acme.com.yaml"]
+    assert other["sec@acme.com.yaml"] == assignment["sec@acme.com.yaml"]
+    report(again)
+    jane = {r["assignment_digest"] for r in rows(again) if r["decision_line"].split("/")[-1].startswith("jane@")}
+    assert jane == {other["jane@acme.com.yaml"]}
+    assert other["jane@acme.com.yaml"] in (again.root / "out" / "evidence.html").read_text()
+    assert assignment["jane@acme.com.yaml"] not in (again.root / "out" / "evidence.html").read_text()
