@@ -23,9 +23,9 @@ from __future__ import annotations
 import hmac
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from scim2_models import (
     AuthenticationScheme,
@@ -69,6 +69,7 @@ DEFAULT_MAX_BODY_BYTES = 2**20
 MAX_RESULTS = 1000  # the largest page a search returns (ServiceProviderConfig filter.maxResults)
 # How often a write that lost a version race to another writer is tried again: each loss means another
 # write succeeded, so this bounds only how many writers may pile onto one resource at once.
+T = TypeVar("T")
 RACE_RETRIES = 100
 
 LOG = logging.getLogger("reconciler.directory")
@@ -104,32 +105,39 @@ class RetryingHandler(AsyncScimHandler):
 
     async def replace_resource(self, resource_type: ResourceType, current: Resource[Any],
                                replacement: Resource[Any], conditions: Conditions) -> Resource[Any]:
-        for attempt in range(RACE_RETRIES + 1):
-            try:
-                return await super().replace_resource(resource_type, current, replacement, conditions)
-            except PreconditionFailedException:
-                if conditions.if_match is not None or attempt == RACE_RETRIES:
-                    raise
-            current = await self.storage.get(resource_type, cast(str, current.id))
-        raise AssertionError("unreachable")
+        read = [current]  # a PUT is applied to the resource as it is now: read again after each lost race
+
+        async def write() -> Resource[Any]:
+            return await AsyncScimHandler.replace_resource(self, resource_type, read[0], replacement, conditions)
+
+        async def reread() -> None:
+            read[0] = await self.storage.get(resource_type, cast(str, current.id))
+
+        return await _until_won(write, conditions, before_again=reread)
 
     async def patch_resource(self, resource_type: ResourceType, resource_id: str, patch_op: PatchOp[Any],
                              conditions: Conditions) -> Resource[Any]:
-        for attempt in range(RACE_RETRIES + 1):
-            try:
-                return await super().patch_resource(resource_type, resource_id, patch_op, conditions)
-            except PreconditionFailedException:
-                if conditions.if_match is not None or attempt == RACE_RETRIES:
-                    raise
-        raise AssertionError("unreachable")
+        return await _until_won(lambda: AsyncScimHandler.patch_resource(
+            self, resource_type, resource_id, patch_op, conditions), conditions)
 
     async def delete_resource(self, resource_type: ResourceType, resource_id: str, conditions: Conditions) -> None:
-        for attempt in range(RACE_RETRIES + 1):
-            try:
-                return await super().delete_resource(resource_type, resource_id, conditions)
-            except PreconditionFailedException:
-                if conditions.if_match is not None or attempt == RACE_RETRIES:
-                    raise
+        await _until_won(lambda: AsyncScimHandler.delete_resource(self, resource_type, resource_id, conditions),
+                         conditions)
+
+
+async def _until_won(write: Callable[[], Awaitable[T]], conditions: Conditions, *,
+                     before_again: Callable[[], Awaitable[None]] | None = None) -> T:
+    """``write()``, tried again (up to ``RACE_RETRIES`` times) while another write wins the race for its
+    version; a client's own ``If-Match`` that no longer holds stays its 412."""
+    for attempt in range(RACE_RETRIES + 1):
+        try:
+            return await write()
+        except PreconditionFailedException:
+            if conditions.if_match is not None or attempt == RACE_RETRIES:
+                raise
+        if before_again is not None:
+            await before_again()
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 class BodyLimitedService(ScimService):
