@@ -10,7 +10,6 @@ client and the emulator (the client must not know the emulator exists).
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from reconciler.api.client import WorkspaceClient
 from reconciler.api.connection import make_http_client, normalise_base_url
 from reconciler.api.ratelimit import RateLimits
 from reconciler.errors import ConfigError
+from reconciler.tokens import read_token
 
 if TYPE_CHECKING:  # pragma: no cover
     from reconciler.apply.audit import AuditLog
@@ -130,27 +130,13 @@ def open_client(service: Service) -> Iterator[WorkspaceClient]:
 
 
 def _read_token(service: Service, *, required: bool) -> str | None:
-    if service.token_file is not None:
-        try:
-            token = service.token_file.read_text(encoding="utf-8").strip()
-            mode = service.token_file.stat().st_mode
-        except OSError as exc:
-            raise ConfigError(f"Cannot read the token file {service.token_file}: {exc.strerror}.") from exc
-        if mode & 0o077 and service.notice is not None:
-            service.notice(f"Warning: the token file {service.token_file} can be read by other users of this "
-                          f"machine (mode {stat.filemode(mode)}); 'chmod 600 {service.token_file}' keeps it yours.")
-        if not token:
-            raise ConfigError(f"The token file {service.token_file} is empty.")
-        return token
-    token = service.env.get(TOKEN_ENV, "").strip()
-    if token:
-        return token
-    if required:
+    token = read_token(service.token_file, service.env, TOKEN_ENV, warn=service.notice)
+    if token is None and required:
         raise ConfigError(
             "No token: set RECONCILER_TOKEN, or pass --token-file FILE. "
             "(A token is never accepted on the command line, where it would land in shell history.)"
         )
-    return None
+    return token
 
 
 def _required_token(service: Service) -> str:

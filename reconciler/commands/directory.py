@@ -30,9 +30,6 @@ if TYPE_CHECKING:
     from reconciler.clock import Clock
     from reconciler.directory.sync import SyncOutcome
 
-# A token file holds one line; anything near this size is not a token file.
-_MAX_TOKEN_FILE_BYTES = 64 * 2**10
-
 
 @dataclass(frozen=True)
 class SyncReport:
@@ -106,20 +103,12 @@ def directory_sync(*, manifests: Path, state_path: Path | str | None) -> SyncRep
 
 
 def _token(token_file: Path | None, environ: Mapping[str, str]) -> str:
-    """The pull's token: the file's first line, else the environment's; ``ConfigError`` when neither has one."""
+    """The pull's token: the file's, else the environment's; ``ConfigError`` when neither has one."""
     from reconciler.directory.client import TOKEN_ENV
-    from reconciler.owned_files import read_owned
+    from reconciler.tokens import read_token
 
-    if token_file is not None:
-        data = read_owned(token_file, what="token file", limit=_MAX_TOKEN_FILE_BYTES, error=ConfigError)
-        if data is None:
-            raise ConfigError(f"The token file {token_file} does not exist. Nothing was read or written.")
-        token = data.decode("utf-8", "replace").strip()
-        if not token:
-            raise ConfigError(f"The token file {token_file} is empty. Nothing was read or written.")
-        return token
-    token = environ.get(TOKEN_ENV, "").strip()
-    if not token:
+    token = read_token(token_file, environ, TOKEN_ENV, after=" Nothing was read or written.")
+    if token is None:
         raise ConfigError(f"directory pull needs the SCIM service's token: set {TOKEN_ENV} or give --token-file "
                           "FILE (never the token itself on the command line). Nothing was read or written.")
     return token

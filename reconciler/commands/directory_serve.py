@@ -4,34 +4,21 @@ from __future__ import annotations
 
 import logging
 import os
-import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from reconciler.errors import ConfigError
+from reconciler.tokens import read_token
 
 TOKEN_ENV = "RECONCILER_DIRECTORY_TOKEN"
 
 
 def read_directory_token(token_file: Path | None, env: Mapping[str, str],
                          warn: Callable[[str], None] | None = None) -> str:
-    """The bearer token: the first line of ``token_file``, else ``RECONCILER_DIRECTORY_TOKEN``; never argv.
+    """The bearer token: ``token_file``'s, else ``RECONCILER_DIRECTORY_TOKEN``; never argv.
     ``ConfigError`` (exit 1) when there is none; the token itself is never in a message."""
-    if token_file is not None:
-        try:
-            token = token_file.read_text(encoding="utf-8").strip()
-            mode = token_file.stat().st_mode
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
-            raise ConfigError(f"Cannot read the token file {token_file}: {reason}. Nothing was served.") from None
-        if not token:
-            raise ConfigError(f"The token file {token_file} is empty. Nothing was served.")
-        if mode & 0o077 and warn is not None:
-            warn(f"Warning: the token file {token_file} can be read by other users of this machine (mode "
-                 f"{stat.filemode(mode)}); 'chmod 600 {token_file}' keeps it yours.")
-        return token
-    token = env.get(TOKEN_ENV, "").strip()
-    if token:
+    token = read_token(token_file, env, TOKEN_ENV, warn=warn, after=" Nothing was served.")
+    if token is not None:
         return token
     raise ConfigError(
         f"No token for the SCIM endpoint: put one in a file and pass --token-file FILE, or set {TOKEN_ENV}. "
