@@ -62,7 +62,7 @@ def normalise_base_url(url: str, *, in_process: bool = False) -> str:
     host = parts.hostname or ""
     if not host:
         raise ConfigError(f"The service address {_shown(raw)} has no host name.")
-    if scheme == "http" and not _plain_http_allowed(host, in_process=in_process):
+    if scheme == "http" and not plain_http_allowed(host, in_process=in_process):
         raise ConfigError(
             f"The service address {_shown(raw)} uses plain http, which would send the token "
             "unencrypted over the network. Use https://; plain http is accepted only for this "
@@ -103,7 +103,7 @@ def make_http_client(
     if verify is False:
         raise ConfigError("TLS verification cannot be turned off; give a CA bundle instead.")
     normalised = normalise_base_url(base_url, in_process=transport is not None)
-    _check_token(token)
+    check_token(token)
     return httpx.Client(
         base_url=normalised,
         headers={
@@ -140,7 +140,9 @@ def redacted_url(request: httpx.Request) -> str:
     return str(url.copy_with(query=b"[redacted]"))
 
 
-def _plain_http_allowed(host: str, *, in_process: bool) -> bool:
+def plain_http_allowed(host: str, *, in_process: bool = False) -> bool:
+    """Whether plain http may carry the token to ``host``: this machine, written literally.  (In process, the
+    emulator's reserved names too.)"""
     # Literally: a name that merely resolves to this machine (or ends in
     # .invalid and was given a DNS entry by someone) could send the token
     # anywhere.
@@ -153,15 +155,16 @@ def _plain_http_allowed(host: str, *, in_process: bool) -> bool:
         return False
 
 
-def _check_token(token: str) -> None:
-    # Checked here because the HTTP layer's own error for an illegal header
-    # value quotes the value, and with it the token.
+def check_token(token: str, *, what: str = "The token", env_name: str = "RECONCILER_TOKEN") -> None:
+    """``ConfigError`` for a bearer token that cannot be sent in a header (``what``: how a message names it;
+    ``env_name``: where it is set).  Checked here because the HTTP layer's own error for an illegal header
+    value quotes the value, and with it the token."""
     if not token:
-        raise ConfigError("The token is empty; set RECONCILER_TOKEN or pass --token-file.")
+        raise ConfigError(f"{what} is empty; set {env_name} or pass --token-file.")
     if not token.isascii() or not token.isprintable() or any(c.isspace() for c in token):
         raise ConfigError(
-            "The token contains spaces, line breaks or characters outside ASCII, so it cannot be "
-            "sent in a header; check RECONCILER_TOKEN or the file given with --token-file."
+            f"{what} contains spaces, line breaks or characters outside ASCII, so it cannot be "
+            f"sent in a header; check {env_name} or the file given with --token-file."
         )
 
 

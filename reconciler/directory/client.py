@@ -30,7 +30,6 @@ do; none contains the token.
 
 from __future__ import annotations
 
-import ipaddress
 import random
 import re
 from collections.abc import Mapping
@@ -40,7 +39,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from reconciler.api.connection import USER_AGENT
+from reconciler.api.connection import USER_AGENT, check_token, plain_http_allowed
 from reconciler.api.deadline import deadline_transport
 from reconciler.api.errors import (
     AnswerTooSlow, ApiError, ConnectionFailed, Forbidden, InvalidResponse, NotFound, RateLimited,
@@ -105,7 +104,7 @@ def scim_base_url(url: str) -> str:
     if parts.query or parts.fragment:
         raise ConfigError(f"The SCIM address {_shown(raw)} has a query string or fragment; give only the base URL "
                           "(the part before /Users).")
-    if parts.scheme.lower() == "http" and not _loopback(host):
+    if parts.scheme.lower() == "http" and not plain_http_allowed(host):
         raise ConfigError(f"The SCIM address {_shown(raw)} uses plain http, which would send the token unencrypted "
                           "over the network. Use https://; plain http is accepted only for this machine, written "
                           "literally: localhost, 127.0.0.0/8 or ::1.")
@@ -124,12 +123,7 @@ def scim_http_client(url: str, token: str, *, transport: httpx.BaseTransport | N
     token that cannot be sent in a header; no message names the token.
     """
     base = scim_base_url(url)
-    if not token:
-        raise ConfigError(f"The SCIM token is empty; set {TOKEN_ENV} or pass --token-file.")
-    # Checked here because httpx's own error for an illegal header value quotes the value.
-    if not token.isascii() or not token.isprintable() or any(c.isspace() for c in token):
-        raise ConfigError("The SCIM token contains spaces, line breaks or characters outside ASCII, so it cannot be "
-                          f"sent in a header; check {TOKEN_ENV} or the file given with --token-file.")
+    check_token(token, what="The SCIM token", env_name=TOKEN_ENV)
     return httpx.Client(
         base_url=base,
         headers={"Authorization": f"Bearer {token}", "Accept": "application/scim+json, application/json",
@@ -268,16 +262,6 @@ def _detail(message: str) -> str:
     client's envelope, so the requester's words for that are replaced by the body itself."""
     found = _NOT_ENVELOPE.match(message)
     return f"its body begins: {found['body']}" if found else message.rstrip(".")
-
-
-def _loopback(host: str) -> bool:
-    # Literally: a name that merely resolves to this machine could send the token anywhere.
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _kind(endpoint: str) -> str:
