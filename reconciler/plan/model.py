@@ -31,6 +31,7 @@ from reconciler.vocabulary import Privilege, Role
 PLAN_FORMAT_VERSION = 3
 
 _Model = TypeVar("_Model", bound=BaseModel)
+_Entry = TypeVar("_Entry", "UserRole", "DomainRole")
 _REQUIRED = object()
 
 
@@ -325,20 +326,20 @@ class AccessViews:
 
     def of(self, users: Mapping[str, Role], domains: Mapping[str, Role]) -> AccessView:
         """The view of one list (``email -> role``, ``domain -> role``), its entries sorted by key."""
-        known_users, known_domains = self._users, self._domains
-        user_roles = []
-        for item in sorted(users.items()):
-            found = known_users.get(item)
-            if found is None:
-                found = known_users[item] = UserRole(*item)
-            user_roles.append(found)
-        domain_roles = []
-        for item in sorted(domains.items()):
-            found_domain = known_domains.get(item)
-            if found_domain is None:
-                found_domain = known_domains[item] = DomainRole(*item)
-            domain_roles.append(found_domain)
-        return AccessView(users=tuple(user_roles), domains=tuple(domain_roles))
+        return AccessView(users=_shared(self._users, users, UserRole),
+                          domains=_shared(self._domains, domains, DomainRole))
+
+
+def _shared(known: dict[tuple[str, Role], _Entry], entries: Mapping[str, Role],
+            make: Callable[[str, Role], _Entry]) -> tuple[_Entry, ...]:
+    """``entries`` sorted by key, each the one object ``known`` holds for its (key, role), made once."""
+    found = []
+    for item in sorted(entries.items()):
+        entry = known.get(item)
+        if entry is None:
+            entry = known[item] = make(*item)
+        found.append(entry)
+    return tuple(found)
 
 
 class Effect(Frozen):
