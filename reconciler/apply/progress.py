@@ -44,7 +44,9 @@ def outcome(change: Change) -> str:
     what its action is once done, with the words of a list and of a setting."""
     if change.subject == "access":
         rides_on = getattr(change, "rides_on", None)
-        return f"access list set by the creation of {rides_on}" if rides_on else f"access list {change.action.done}"
+        carried_by = getattr(change, "carried_by", None)
+        return (f"access list set by the creation of {rides_on}" if rides_on else
+                f"access list written by {carried_by}'s call" if carried_by else f"access list {change.action.done}")
     if change.subject == "setting":
         # A setting's address already names its kind and item (....section.sec_41).
         after = getattr(change, "after", None)

@@ -190,13 +190,15 @@ def _describe(change: Change) -> str:
         calls = f"made by the creation of {change.rides_on}"
     elif isinstance(change, AccessChange) and change.rides_on:
         calls = f"carried by the creation of {change.rides_on}"
+    elif isinstance(change, AccessChange) and change.carried_by:
+        calls = f"written by {change.carried_by}'s call (one list in the service)"
     return f"{change.address}: {calls}"
 
 
 def _apply_change(run: Run, change: Change) -> None:
     """Make one change and record it in ``run.state`` (saved by the caller)."""
     if isinstance(change, AccessChange):
-        if change.rides_on is None:
+        if change.rides_on is None and change.carried_by is None:
             apply_access(run.client, change, run.live.workspaces[change.workspace_id])
         if change.governs not in ("join", "create"):  # the group's list, recorded under the group
             record_list(run.state, run.managed[change.address], run.today(),

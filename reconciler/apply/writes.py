@@ -50,7 +50,7 @@ def apply_access(client: WorkspaceClient, change: AccessChange, ws: LiveWorkspac
                 raise
             made.append(f"{entry.kind} {entry.key} ({entry.before} -> {entry.after})")
         return
-    kinds = {e.kind for e in change.entries}
+    kinds = change.sides  # with the entries of the changes it carries (plan/merge.py)
     users, domains = access_inputs(change.after)
     answer = client.set_access(
         change.workspace_id,

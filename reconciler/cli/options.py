@@ -199,7 +199,8 @@ lock_timeout_option = click.option(
 )
 max_removals_option = click.option(
     "--max-removals", type=click.IntRange(0), metavar="N",
-    help="Refuse the plan if it removes more than N access entries.",
+    help="Refuse the plan if it removes more than N access entries, each a person or domain losing all access "
+         "to one workspace (an entry of a list five workspaces hold is five).",
 )
 allow_option = click.option(
     "--allow", "allow", multiple=True, metavar="CLASS=N",

@@ -78,10 +78,9 @@ class Disagreement:
 def disagreements(sim: Simulation, live: Live, lists: Iterable[tuple[str, str, AccessList]],
                   replan: Replan) -> list[Disagreement]:
     """For each list of the service the plan writes and two lists of the manifests or more govern
-    (``lists``: address, workspace id, list), the first of them the list the plan leaves does not satisfy.
-    A list two changes write one side of is left out: ``Simulation.written_twice`` refuses it already."""
-    twice = {sim.holder[c.workspace_id] for pair in sim.written_twice for c in pair if c.workspace_id in sim.holder}
-    written = {sim.holder[w] for w in sim.because if w in sim.holder} - twice
+    (``lists``: address, workspace id, list), the first of them the list the plan leaves does not satisfy
+    (the changes writing one list are one write already: ``plan/merge.py``)."""
+    written = {sim.holder[w] for w in sim.because if w in sim.holder}
     governing: dict[int, list[tuple[str, str, AccessList]]] = {}
     for address, workspace_id, access in lists:
         list_id = sim.holder.get(workspace_id)

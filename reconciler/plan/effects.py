@@ -93,13 +93,14 @@ class Simulation:
     def list_of(self, workspace: str) -> AccessSnapshot:
         return self.lists[self.holder[workspace]]
 
-    def set_list(self, list_id: int, after: AccessSnapshot, address: str) -> None:
-        """Give list ``list_id`` new content; every workspace holding it is changed by ``address``."""
+    def set_list(self, list_id: int, after: AccessSnapshot, *addresses: str) -> None:
+        """Give list ``list_id`` new content; every workspace holding it is changed by ``addresses``."""
         if self.lists[list_id] == after:
             return
         self.lists[list_id] = after
         for workspace in sorted(self.members.get(list_id, ())):
-            _add(self.because, workspace, address)
+            for address in addresses:
+                _add(self.because, workspace, address)
 
     def hold(self, workspace: str, list_id: int) -> None:
         """``workspace`` holds ``list_id`` from now on."""
@@ -196,7 +197,7 @@ def _access(sim: Simulation, change: AccessChange) -> None:
     if not change.calls or change.workspace_id not in sim.holder:
         return  # riding on a creation (the creation sets it), or what a join does (the connect does)
     list_id = sim.holder[change.workspace_id]
-    for kind in sorted({e.kind for e in change.entries}):
+    for kind in sorted(change.sides):
         first = sim.written.setdefault((list_id, kind), change)
         if first is not change:
             sim.written_twice.append((first, change))
@@ -209,10 +210,10 @@ def _access(sim: Simulation, change: AccessChange) -> None:
                 side[entry.key] = entry.after
         after = AccessSnapshot(users=users, domains=domains)
     else:
-        kinds = {e.kind for e in change.entries}
+        kinds = change.sides
         after = AccessSnapshot(users=dict(change.after.users) if "user" in kinds else dict(now.users),
                                domains=dict(change.after.domains) if "domain" in kinds else dict(now.domains))
-    sim.set_list(list_id, _sorted(after), change.address)
+    sim.set_list(list_id, _sorted(after), change.address, *change.carries)  # the entries it carries too
 
 
 def _create(sim: Simulation, change: CreateChange) -> None:

@@ -446,10 +446,28 @@ class AccessChange(_Change):
     after: AccessSnapshot  # the whole list once applied
     notify: bool = False
     message: str | None = None
+    # One list of the service that other lists of the manifests govern too (workspaces connected by hand):
+    # one call writes it, this change's, with the entries of the changes it ``carries`` (their addresses);
+    # each of those has no call of its own and names this one (``carried_by``). Written only when set, so
+    # every other plan (and its digest) stays as it was (plan/merge.py).
+    carries: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    carried_by: str | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @property
     def removals(self) -> tuple[EntryChange, ...]:
         return tuple(e for e in self.entries if e.action is Action.DELETE)
+
+    @property
+    def sides(self) -> frozenset[EntryKind]:
+        """The sides (users, domains) its POST sends: those its entries change, and those ``after`` changes
+        for the changes it carries (the same thing for a change that carries none)."""
+        found: set[EntryKind] = {e.kind for e in self.entries}
+        if self.carries:
+            if self.after.users != self.before.users:
+                found.add("user")
+            if self.after.domains != self.before.domains:
+                found.add("domain")
+        return frozenset(found)
 
     @property
     def subject(self) -> Subject:

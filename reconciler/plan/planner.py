@@ -42,9 +42,10 @@ from reconciler.plan.model import (
     Plan,
     ProbablySamePerson,
 )
+from reconciler.plan.merge import one_write_per_list
 from reconciler.plan.moves import apply_moves
 from reconciler.plan.refusals import (
-    refuse_one_list_written_twice, refuse_ownerless, refuse_reviews_of_joined, refuse_unplannable)
+    refuse_disagreements, refuse_ownerless, refuse_reviews_of_joined, refuse_unplannable)
 from reconciler.plan.standalone import plan_standalone
 from reconciler.plan.steps import Inputs, Planned
 from reconciler.state.model import State
@@ -101,9 +102,12 @@ def make_plan(
     # What the calls do to each workspace's access (plan/effects.py): a join's
     # loss and gain become an access change of its own, reviewed like any other.
     sim = simulate(planned.changes, live, _named_groups(desired, state, planned.changes))
+    if sim.written_twice:  # lists of the manifests on one list of the service: one write (plan/merge.py)
+        planned.changes = one_write_per_list(planned.changes, sim, live)
+        sim = simulate(planned.changes, live, _named_groups(desired, state, planned.changes))
     replan = replanner(desired, state, today, set(wanted_workspaces(desired, state)), live, company=company.active,
                        member_id=lambda a: _recorded_id(state, a))
-    refuse_one_list_written_twice(sim, disagreements(sim, live, lists, replan))
+    refuse_disagreements(disagreements(sim, live, lists, replan))
     refuse_reviews_of_joined([c for c in planned.changes if isinstance(c, ConnectChange) and c.address in sim.joined],
                              company.review_revocations)
     planned.changes = with_joins(planned.changes, sim, live)

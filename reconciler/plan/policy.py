@@ -19,29 +19,34 @@ from collections.abc import Mapping
 from reconciler.errors import PlanRefused
 from reconciler.manifest.desired import DesiredPolicy
 from reconciler.manifest.policy import grant_breach
+from reconciler.plan.differences import Difference, differences, entry_of
 from reconciler.plan.model import Plan
 
 ALLOW_CLASSES: tuple[str, ...] = ("revocations", "escalations", "notified")
 
 
 def policy_violations(plan: Plan, policy: DesiredPolicy | None, allow: Mapping[str, int]) -> list[str]:
-    """Every rule the plan breaks, each naming the rule, the entries and their file:line."""
+    """Every rule the plan breaks, each naming the rule, the workspaces and entries, and their file:line.
+
+    Judged on what every workspace gains and loses (``plan/differences.py``, from the effects): a
+    revocation is a person or domain losing access to one workspace, so one entry of a list several
+    workspaces hold counts once for each, and a workspace no manifest names cannot gain or lose unjudged."""
     if policy is None:
         return []
     found: list[str] = []
-    entries = [(c, e) for c in plan.access_changes for e in c.entries]
+    each = differences(plan)
     caps = (
-        ("revocations", policy.max_revocations, [(c, e) for c, e in entries if e.privilege == "revocation"]),
-        ("escalations", policy.max_escalations, [(c, e) for c, e in entries if e.privilege == "escalation"]),
+        ("revocations", policy.max_revocations, [d for d in each if d.privilege == "revocation"]),
+        ("escalations", policy.max_escalations, [d for d in each if d.privilege == "escalation"]),
     )
     for name, cap, hits in caps:
         limit = allow.get(name, cap.value if cap is not None else None)
         if cap is not None and limit is not None and len(hits) > limit:
-            listed = "; ".join(f"{c.address}: {e.kind} {e.key}{_at(e.location)}" for c, e in hits[:10])
+            listed = "; ".join(_described(plan, d) for d in hits[:10])
             more = f"; and {len(hits) - 10} more" if len(hits) > 10 else ""
             found.append(f"{cap.location}: policy max{name.capitalize()} ({limit}): the plan makes {len(hits)} "
-                         f"{name[:-1]}s ({listed}{more}). Raise it for this run with --allow {name}={len(hits)} "
-                         "if they are intended.")
+                         f"{name[:-1]}s, each on one workspace ({listed}{more}). Raise it for this run with "
+                         f"--allow {name}={len(hits)} if they are intended.")
     notified = [(c, email) for c in plan.access_changes for email in c.notified]
     cap = policy.max_notified
     limit = allow.get("notified", cap.value if cap is not None else None)
@@ -50,37 +55,49 @@ def policy_violations(plan: Plan, policy: DesiredPolicy | None, allow: Mapping[s
         found.append(f"{cap.location}: policy maxNotified ({limit}): the plan emails {len(notified)} people "
                      f"({listed}{'...' if len(notified) > 10 else ''}). Raise it for this run with "
                      f"--allow notified={len(notified)} if they are intended.")
-    found += _join_grant_breaches(plan, policy)
+    found += _grant_breaches(plan, policy, each)
     protected = {p.value: p.location for p in policy.protected_owners}
-    for change, entry in entries:
-        if entry.kind == "user" and entry.key in protected and entry.before == "owner" and entry.after != "owner":
-            what = "revoke" if entry.after is None else f"make {entry.after}"
-            found.append(f"{protected[entry.key]}: policy protectedOwners: {change.address} would {what} "
-                         f"protected owner {entry.key}{_at(entry.location or change.location)}; this tool "
-                         "never takes ownership from a protected owner (change it in the web app if you must).")
+    for d in each:
+        if d.kind == "user" and d.key in protected and d.before == "owner" and d.after != "owner":
+            what = "revoke" if d.after is None else f"make {d.after}"
+            found.append(f"{protected[d.key]}: policy protectedOwners: {d.cause} would {what} protected owner "
+                         f"{d.key}{_at(_location(plan, d))} on {d.workspace}; this tool never takes ownership from "
+                         "a protected owner (change it in the web app if you must).")
     return found
 
 
-def _join_grant_breaches(plan: Plan, policy: DesiredPolicy) -> list[str]:
-    """``allowedDomains`` and ``maxRoleOutside`` on what a workspace gains by
-    joining a group or being created in one: no manifest line grants it (the
-    lines are checked when the manifests are read), the connect or the
-    creation does."""
+def _grant_breaches(plan: Plan, policy: DesiredPolicy, each: list[Difference]) -> list[str]:
+    """``allowedDomains`` and ``maxRoleOutside`` on what any workspace gains that no manifest line grants
+    (the lines are checked when the manifests are read): a workspace joining a group or created in one gains
+    the group's list, one connected by hand to a list gains what a write of it adds."""
     found = []
-    for change in plan.access_changes:
-        if change.governs not in ("join", "create"):
+    for d in each:
+        if d.after is None or d.privilege not in ("grant", "escalation"):
             continue
-        for entry in change.entries:
-            if entry.after is None:
-                continue
-            domain = entry.key.rpartition("@")[2] if entry.kind == "user" else entry.key
-            breach = grant_breach(policy, domain, entry.after)
-            if breach is not None:
-                where = change.workspace_id or f'new "{change.workspace_name}"'
-                found.append(f"{breach.at}: policy {breach.rule}: {change.address} would give {entry.kind} "
-                             f"{entry.key} {entry.after} on workspace {where}{_at(change.location)}: "
-                             f"{entry.reason}.")
+        domain = d.key.rpartition("@")[2] if d.kind == "user" else d.key
+        breach = grant_breach(policy, domain, d.after)
+        if breach is None:
+            continue
+        behind = entry_of(plan, d)
+        why = f": {behind[1].reason}" if behind is not None and behind[1].reason else ""
+        found.append(f"{breach.at}: policy {breach.rule}: {d.cause} would give {d.kind} {d.key} {d.after} on "
+                     f"workspace {d.workspace}{_at(_location(plan, d))}{why}.")
     return found
+
+
+def _described(plan: Plan, d: Difference) -> str:
+    """``ws_1 "Name": user bob@x.com (group.a, m.yaml:7)``."""
+    where = _location(plan, d)
+    return f"{d.workspace}: {d.kind} {d.key} ({d.cause}{', ' + where if where else ''})"
+
+
+def _location(plan: Plan, d: Difference) -> str | None:
+    """The manifest line behind a difference: its entry's, else its change's."""
+    behind = entry_of(plan, d)
+    if behind is None:
+        return None
+    change, entry = behind
+    return entry.location or (entry.source.location if entry.source is not None else None) or change.location
 
 
 def check_policy(plan: Plan, policy: DesiredPolicy | None, allow: Mapping[str, int]) -> None:

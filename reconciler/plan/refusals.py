@@ -2,9 +2,9 @@
 
 Two moments: before planning, inputs that cannot be planned safely (a
 workspace the service does not have, a member of another account, a rule's
-``except`` id no workspace has); after planning, two changes writing one
-side of one list the service shares, or wanting different entries on it,
-and a plan that would leave an access list without an owner.  A creation a lost answer may already have
+``except`` id no workspace has); after planning, two lists of the manifests
+on one list the service shares wanting different entries on it
+(``plan/merge.py`` refuses two changes of one entry that differ), and a plan that would leave an access list without an owner.  A creation a lost answer may already have
 made is not refused: it alone waits for a person (``intents.py``), and the
 rest of the plan goes on.
 """
@@ -15,8 +15,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 
 from reconciler.errors import PlanError
 from reconciler.manifest import Desired, DesiredGroup, DesiredRule
-from reconciler.plan.agreement import Disagreement, and_list, described
-from reconciler.plan.effects import Simulation
+from reconciler.plan.agreement import Disagreement, described
 from reconciler.plan.handover import ownerless_problems
 from reconciler.plan.model import AccessChange, Change, ConnectChange
 from reconciler.plan.reviews import ReviewRevocation
@@ -36,32 +35,14 @@ def refuse_unplannable(desired: Desired, inputs: Inputs) -> None:
         raise PlanError(join("The plan cannot be made:", problems))
 
 
-def refuse_one_list_written_twice(sim: Simulation, disagreeing: Sequence[Disagreement] = ()) -> None:
+def refuse_disagreements(disagreeing: Sequence[Disagreement]) -> None:
     """Refuse two lists of the manifests whose workspaces the service holds
-    as one list (connected by hand; the API never says so) when they do not
-    want the same list: two changes that write the same side (users, or
-    domains) of it (``Simulation.written_twice``: each is diffed against the
-    same fetched list, so the second write would undo the first), and a list
-    that the list the plan leaves does not satisfy, though its own change
-    against the fetched list is empty (``plan/agreement.py``: the next plan
-    would undo the write).  Changes of different sides compose (a POST
-    replaces only the side it sends) where every list agrees with the result."""
-    problems = []
-    for seen, change in sim.written_twice:
-        side = next(k for k in ("user", "domain") if any(e.kind == k for e in change.entries)
-                    and any(e.kind == k for e in seen.entries))
-        ids = [change.workspace_id, seen.workspace_id]
-        ids += sorted(set(sim.holding(change.workspace_id)) - set(ids))
-        problems.append(
-            f"{change.location}: {change.address} and {seen.location}: {seen.address} both change the {side}s of "
-            f"one access list in the service: workspaces {and_list(ids)} show the same entry ids (connected by "
-            "hand in the web app; the service does not say so), so planned apart the second write would undo the "
-            "first. Declare them as one group with one list (homepage: "
-            f"{seen.workspace_id}, workspaces: {{KEY: {{id: {change.workspace_id}}}}}), or disconnect them in the "
-            "web app.")
-    problems += [described(d) for d in disagreeing]
-    if problems:
-        raise PlanError(join("The plan cannot be made:", problems))
+    as one list (connected by hand; the API never says so) when the list the
+    plan leaves does not satisfy one of them (``plan/agreement.py``: the next
+    plan would undo the write).  Their writes are one already
+    (``plan/merge.py``, which refuses two of them changing one entry differently)."""
+    if disagreeing:
+        raise PlanError(join("The plan cannot be made:", [described(d) for d in disagreeing]))
 
 
 def unknown_exceptions(desired: Desired, known: Collection[str]) -> list[str]:

@@ -29,6 +29,7 @@ from reconciler.plan.model import (
 from reconciler.plan.people import Person, entry_workspaces, people, totals, whose_list
 from reconciler.plan.render_text import (
     asset_fields,
+    carried_text,
     asset_value,
     checked_words,
     cost_line,
@@ -267,7 +268,9 @@ def _access_block(change: AccessChange) -> list[str]:
     name = f" “{md_text(change.workspace_name)}”" if change.workspace_name else ""
     rides = ([f"No call of its own: {md_text(change.reason)}.", ""] if change.governs in ("join", "create") else
              [f"Carried by the creation of {md_code(change.rides_on)} (no call of its own).", ""]
-             if change.rides_on else [])
+             if change.rides_on else
+             [f"{'No call of its own: ' if change.carried_by else ''}{md_text(carried_text(change))}.", ""]
+             if change.carried_by or change.carries else [])
     reaches = ([f"{whose_list(change).capitalize()} reaches {len(change.reaches)} workspaces: "
                 f"{', '.join(md_text(r) for r in change.reaches)}.", ""] if len(change.reaches) > 1 else [])
     notifies = ([f"Notifies {count_words(len(change.notified), 'person')} by email: "

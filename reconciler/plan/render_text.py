@@ -25,6 +25,7 @@ from reconciler.plan.model import (
     SettingChange,
 )
 from reconciler.plan.cost import STORAGE_CLASS
+from reconciler.plan.differences import removals
 from reconciler.plan.people import entry_workspaces, people, totals, whose_list
 from reconciler.text import plural, printable
 from reconciler.vocabulary import DEFAULT_LIMITS, FILE_RETRIEVAL
@@ -75,12 +76,7 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
         lines += change_lines(change, paint)
         lines.append("")
     lines.append(summary_line(plan))
-    removals = plan.removals
-    if removals:
-        lines.append(
-            paint(f"! {plural(len(removals), 'access entry', 'access entries')} will be REMOVED:", "delete")
-        )
-        lines += [paint(f"!   {address}: {e.kind} {e.key} (was {e.before})", "delete") for address, e in removals]
+    lines += removal_lines(plan, paint)
     lines.append(cost_line(plan.cost))
     lines.append(digest_line(plan))
     lines += unmanaged_lines(plan)
@@ -89,6 +85,18 @@ def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> 
     if by_person:
         lines += ["", *person_lines(plan, paint)]
     return "\n".join(lines) + "\n"
+
+
+def removal_lines(plan: Plan, paint: Callable[[str, str], str]) -> list[str]:
+    """Every person or domain that loses all access to a workspace, from the effects (``--max-removals``
+    counts the same): a list several workspaces hold loses an entry on each."""
+    found = removals(plan)
+    if not found:
+        return []
+    head = (f"! {plural(len(found), 'access entry', 'access entries')} will be REMOVED (a person or domain losing "
+            "all access to a workspace):")
+    return [paint(head, "delete"), *(paint(f"!   {d.workspace}: {d.kind} {d.key} (was {d.before}; {d.cause})",
+                                           "delete") for d in found)]
 
 
 def checked_words(plan: Plan) -> str:
@@ -453,7 +461,9 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
     notify = f" and notifies {count_words(len(change.notified), 'person')}" if change.notify else ""
     how = (f"# no call of its own: {change.reason}" if change.governs in ("join", "create") else
            f"# no call of its own: carried by the creation of {change.rides_on}" if change.rides_on else
-           f"# {plural(len(change.calls), 'call')}{notify}: {calls}")
+           f"# no call of its own: {carried_text(change)}" if change.carried_by else
+           f"# {plural(len(change.calls), 'call')}{notify}: {calls}"
+           + (f"; {carried_text(change)}" if change.carries else ""))
     lines = [
         paint(f"  # {change.address}: workspace {change.workspace_id or 'new'}{name}{where}{mode}", "bold"),
         paint(f"  {how}", "dim"),
@@ -468,6 +478,15 @@ def _access_lines(change: AccessChange, paint: Callable[[str, str], str]) -> lis
     lines += [_entry_line(e, width, paint, joined=change.governs == "join") for e in change.entries]
     lines.append(paint("    }", STYLE[change.action]))
     return lines
+
+
+def carried_text(change: AccessChange) -> str:
+    """What a change of one list the service shares with another list of the manifests says of its write."""
+    if change.carried_by:
+        return (f"the service holds this list and {change.carried_by}'s as one (connected by hand), and "
+                f"{change.carried_by}'s call writes these entries with its own")
+    return (f"the service holds this list and {_join(list(change.carries))}'s as one (connected by hand): this "
+            "call writes their entries too")
 
 
 def _rules_words(rules: tuple[str, ...]) -> str:

@@ -124,8 +124,8 @@ def test_max_revocations_counts_what_the_connect_removes(project: Path, capsys: 
     (project / "policy.yaml").write_text("version: 1\npolicy:\n  maxRevocations: 0\n", encoding="utf-8")
     code, _, err = run_cli(["plan", str(project), *emu(project)], capsys)
     assert code == 1
-    assert ("policy maxRevocations (0): the plan makes 1 revocations (group.customer-inc.workspace.margins: "
-            "user cfo@acme.com") in err
+    assert ("policy maxRevocations (0): the plan makes 1 revocations, each on one workspace (ws_margins \"Margin "
+            "notes (internal)\": user cfo@acme.com (group.customer-inc.workspace.margins") in err, err
 
 
 def test_max_removals_counts_what_the_connect_removes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -193,6 +193,6 @@ def _no_side_of_a_list_is_written_twice(plan: Plan, emulator: Emulator) -> None:
             continue
         ws = company.workspace(change.workspace_id)
         held = f"group {ws.group}" if ws is not None and ws.group else change.workspace_id
-        for side in {e.kind for e in change.entries}:
+        for side in change.sides:
             first = written.setdefault((held, side), change.address)
             assert first == change.address, f"{first} and {change.address} both write the {side}s of {held}"

@@ -57,8 +57,8 @@ STARTED, DUE = date(2027, 1, 15), date(2027, 2, 1)
 # What a refusal must name, by what it refuses: the words that say which refusal, then the files its
 # file:line sources must include (each at least once, the manifest as often as listed).
 REFUSALS = (
-    # two lists of the manifests writing one side of one list of the service: both lists' lines
-    ("both change the", ("manifest.yaml", "manifest.yaml")),
+    # two lists of the manifests changing one entry of one list of the service differently: both lists' lines
+    ("only one of them can hold", ("manifest.yaml", "manifest.yaml")),
     # two lists of the manifests on one list of the service that the list the plan leaves does not satisfy
     ("want different entries on one access list", ("manifest.yaml", "manifest.yaml")),
     ("disagree about one shared access list", ("manifest.yaml", "manifest.yaml")),  # both rules' lines

@@ -112,18 +112,22 @@ def test_revocations_over_the_cap_refuse_the_plan_naming_the_rule_and_entries(pr
     code, out, err = run_cli(["plan", str(project), *emu(project)], capsys)
     assert code == 1
     assert "reconciler will make these changes:" in out  # the refused plan is still shown
-    assert "policy maxRevocations (0): the plan makes 1 revocations (group.acme-onboarding: user " \
-           "old.contractor@agency.io)" in err
-    assert "--allow revocations=1" in err and f"{project / 'policy.yaml'}:3" in err
+    # The group's list is on its homepage and its kickoff workspace: one entry, two workspaces lose it.
+    manifest = project / "manifest.yaml"
+    assert ("policy maxRevocations (0): the plan makes 2 revocations, each on one workspace (ws_home \"Acme "
+            f"Onboarding – Home\": user old.contractor@agency.io (group.acme-onboarding, {manifest}:11); ws_kickoff "
+            f"\"Acme Onboarding – Kickoff\": user old.contractor@agency.io (group.acme-onboarding, {manifest}:11))"
+            ) in err, err
+    assert "--allow revocations=2" in err and f"{project / 'policy.yaml'}:3" in err
 
 
 def test_allow_raises_a_cap_for_one_run(project: Path, capsys) -> None:
     add_policy(project, "  maxRevocations: 0\n  maxEscalations: 0\n")
     code, _, err = run_cli(["apply", str(project), *emu(project), "--auto-approve",
-                            "--allow", "revocations=1"], capsys)
+                            "--allow", "revocations=2"], capsys)
     assert code == 1 and "policy maxEscalations (0)" in err and "maxRevocations" not in err
     code, out, err = run_cli(["apply", str(project), *emu(project), "--auto-approve",
-                              "--allow", "revocations=1", "--allow", "escalations=1"], capsys)
+                              "--allow", "revocations=2", "--allow", "escalations=2"], capsys)
     assert code == 0, err
     assert "Apply complete" in out
 

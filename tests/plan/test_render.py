@@ -29,8 +29,9 @@ def test_text_shows_each_entry_with_its_symbol(write_manifest: Callable[..., Pat
 def test_text_repeats_removals_after_the_summary(write_manifest: Callable[..., Path]) -> None:
     text = render_text(_plan(write_manifest))
     summary_at = text.index("Plan: 1 to add, 1 to change, 1 to remove.")
-    assert text.index("! 1 access entry will be REMOVED:") > summary_at
-    assert "!   group.onboarding: user old@agency.io (was editor)" in text
+    assert text.index("! 1 access entry will be REMOVED (a person or domain losing all access to a workspace):"
+                      ) > summary_at
+    assert '!   ws_home "Home": user old@agency.io (was editor; group.onboarding)' in text
 
 
 def test_text_states_the_cost(write_manifest: Callable[..., Path]) -> None:

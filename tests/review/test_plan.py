@@ -153,16 +153,17 @@ def test_a_review_revoking_a_protected_owner_is_refused_by_the_policy(make_compa
     code, out, err = company.run("plan", str(company.root))
     assert code == 1
     assert (f"policy protectedOwners: unmanaged.ws_c would revoke protected owner joe@acme.com "
-            f"({company.root}/reviews/q4/jane@acme.com.yaml:34); this tool never takes ownership") in err, err
+            f"({company.root}/reviews/q4/jane@acme.com.yaml:34) on ws_c \"Gamma\"; this tool never takes ownership") in err, err
 
 
 def test_review_revocations_count_toward_max_removals(started: Company) -> None:
     started.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", None), ("ws_c", "dee@acme.com"): ("revoke", None)})
     code, out, err = started.run("apply", str(started.root), "--auto-approve", "--max-removals", "1")
     assert code == 1
-    assert err.endswith("Error: The plan removes 2 access entries (workspace.alpha: user bob@ext.com, unmanaged.ws_c: "
-                        "user dee@acme.com), more than --max-removals 1 allows. Nothing was changed. If these "
-                        "removals are intended, raise --max-removals.\n"), err
+    assert err.endswith("Error: The plan removes 2 access entries, each a person or domain losing all access to "
+                        'one workspace (ws_a "Alpha": user bob@ext.com (workspace.alpha), ws_c "Gamma": user '
+                        "dee@acme.com (unmanaged.ws_c)), more than --max-removals 1 allows. Nothing was changed. If "
+                        "these removals are intended, raise --max-removals.\n"), err
 
 
 def test_a_review_revoking_every_owner_is_refused_by_the_no_owner_check(started: Company) -> None:
