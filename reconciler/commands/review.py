@@ -153,8 +153,9 @@ def close(name: str, path: Path, *, today: date, state_path: Path | str | None =
     if closing.conflicts:
         raise ConfigError(f"review close {name}: a removal from a team would override another reviewer's keep:\n"
                           + "\n".join(f"  {printable(c)}" for c in closing.conflicts)
-                          + "\nNeither is carried out: decide one of them again (keep on both, revoke on both, or "
-                          "revoke without removeFromTeam). Nothing was changed.")
+                          + "\nNeither is carried out: decide one of them again (keep on both, or revoke on both "
+                          "with removeFromTeam: true; a revoke without it is not carried out, and keeps the person). "
+                          "Nothing was changed.")
     texts = edited_texts(closing.edits)
     campaign_file = Path(campaign.location.file)
     reviewer_files = [(p.name, p.read_bytes()) for p in campaign_files(campaign_file.parent)

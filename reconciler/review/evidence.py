@@ -81,7 +81,7 @@ class Evidence(Frozen):
         return Figures(items=len(rows), decided=sum(1 for r in rows if r.decision),
                        kept=sum(1 for r in rows if r.decision == "keep"),
                        revoked=sum(1 for r in rows if r.decision == "revoke"),
-                       revoked_applied=sum(1 for r in rows if r.applied == "applied"),
+                       revoked_applied=sum(1 for r in rows if r.decision == "revoke" and r.applied == "applied"),
                        overdue=sum(1 for r in rows if r.overdue))
 
 
@@ -136,7 +136,9 @@ def make_evidence(desired: Desired, campaign: DesiredCampaign, state: State | No
         blame = (blames.get(item.file) or {}).get(item.location.line) if item.decision else None
         applied: Applied = ""
         record = None
-        if item.decision == "revoke" and revoked is not None:
+        late = overdue and deciding[entry_of(item)].decision is None
+        # An item nobody decided by the due date is revoked by the campaign's onDue: carried out like a revoke.
+        if (item.decision == "revoke" or (late and campaign.on_due == "revoke")) and revoked is not None:
             record = revoked.get((item.workspace, f"{item.kind}:{item.key}", campaign.name))
             applied = "applied" if record is not None else "not applied"
         file = changed.get(item.file)
@@ -148,7 +150,7 @@ def make_evidence(desired: Desired, campaign: DesiredCampaign, state: State | No
             decided_at=blame.at or None if blame else None, decided_by=blame.author or None if blame else None,
             file_commit=file.sha if file else None, file_committed_at=file.when if file else None,
             file_committed_by=file.author if file else None,
-            overdue=overdue and deciding[entry_of(item)].decision is None, applied=applied,
+            overdue=late, applied=applied,
             applied_on=record.applied if record else None, applied_serial=record.serial if record else None,
             assignment_digest=sealed.get(Path(item.file).name)))
     git = ("Decision dates and commits are from git blame of each reviewer's file (the commit that last "

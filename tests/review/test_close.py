@@ -411,8 +411,8 @@ def test_a_removal_from_a_team_never_overrides_another_reviewers_keep_on_another
         f"  {reviews}/jane@acme.com.yaml:26: jane@acme.com revokes user dee@acme.com on ws_c with removeFromTeam: "
         f"true, which takes them out of team partners ({company.root}/m.yaml:4) and so off workspace.beta too, "
         f"where sec@acme.com decided keep on ws_b ({reviews}/sec@acme.com.yaml:26)\n"
-        "Neither is carried out: decide one of them again (keep on both, revoke on both, or revoke without "
-        "removeFromTeam). Nothing was changed.\n")
+        "Neither is carried out: decide one of them again (keep on both, or revoke on both with removeFromTeam: "
+        "true; a revoke without it is not carried out, and keeps the person). Nothing was changed.\n")
     assert (company.root / "m.yaml").read_text() == TEAM_ON_TWO_LISTS
     assert (reviews / "campaign.yaml").read_text() == campaign
     # Revoked on both: no one's keep is overridden, and close takes dee out of the team.
