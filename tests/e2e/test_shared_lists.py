@@ -271,12 +271,16 @@ def test_a_reviewed_revocation_on_a_shared_list_is_not_undone_by_a_rule_on_the_p
     """).lstrip(), encoding="utf-8")
     code, out, err = company.run("apply", str(company.root), "--auto-approve")
     assert code == 0, out + err
-    data = yaml.safe_load((company.root / "emulator.yaml").read_text(encoding="utf-8"))
-    lists = {ws["id"]: sorted(u["email"] for u in ws["users"])
-             for ws in data["companies"]["acme"]["workspaces"] if ws["id"] in ("ws_a", "ws_p")}
-    assert lists == {"ws_a": ["jane@acme.com", "sam@acme.com"], "ws_p": ["jane@acme.com", "sam@acme.com"]}
+    assert _users_of(company, "ws_a", "ws_p") == dict.fromkeys(("ws_a", "ws_p"), ["jane@acme.com", "sam@acme.com"])
     code, out, err = company.run("plan", str(company.root), "--detailed-exitcode")
     assert code == 0, out + err
+
+
+def _users_of(company: Company, *workspace_ids: str) -> dict[str, list[str]]:
+    """The users of each workspace, as the emulator's data file holds them after the command."""
+    data = yaml.safe_load((company.root / "emulator.yaml").read_text(encoding="utf-8"))
+    return {ws["id"]: sorted(u["email"] for u in ws["users"])
+            for ws in data["companies"]["acme"]["workspaces"] if ws["id"] in workspace_ids}
 
 
 def _item_of(path: Path, key: str) -> int:
@@ -328,10 +332,7 @@ def test_a_reviewed_revocation_on_a_list_two_manifest_lists_share_is_one_write_a
     company.decide_on("jane@acme.com", {("ws_a", "bob@ext.com"): ("revoke", "contractor left")})
     code, out, err = company.run("apply", str(company.root), "--auto-approve")
     assert code == 0, out + err
-    data = yaml.safe_load((company.root / "emulator.yaml").read_text(encoding="utf-8"))
-    lists = {ws["id"]: sorted(u["email"] for u in ws["users"])
-             for ws in data["companies"]["acme"]["workspaces"] if ws["id"] in ("ws_a", "ws_p")}
-    assert lists == {"ws_a": ["jane@acme.com", "sam@acme.com"], "ws_p": ["jane@acme.com", "sam@acme.com"]}
+    assert _users_of(company, "ws_a", "ws_p") == dict.fromkeys(("ws_a", "ws_p"), ["jane@acme.com", "sam@acme.com"])
     state = yaml.safe_load((company.root / "reconciler.state.json").read_text(encoding="utf-8"))
     assert list(state["resources"]["workspace.alpha"]["access"]["revoked"]) == ["user:bob@ext.com"]
     code, out, err = company.run("review", "report", "q4", str(company.root), "--out", str(tmp_path / "out"),
@@ -380,10 +381,7 @@ def test_an_overdue_revocation_on_a_shared_list_merges_with_the_partners_change_
         ("workspace.alpha-copy", [("bob@ext.com", "review", "2020-01-01"), ("sam@acme.com", "entry", None)], 0)]
     code, out, err = company.run("apply", str(company.root), "--auto-approve")
     assert code == 0, out + err
-    data = yaml.safe_load((company.root / "emulator.yaml").read_text(encoding="utf-8"))
-    lists = {ws["id"]: sorted(u["email"] for u in ws["users"])
-             for ws in data["companies"]["acme"]["workspaces"] if ws["id"] in ("ws_a", "ws_p")}
-    assert lists == {"ws_a": ["jane@acme.com", "sam@acme.com"], "ws_p": ["jane@acme.com", "sam@acme.com"]}
+    assert _users_of(company, "ws_a", "ws_p") == dict.fromkeys(("ws_a", "ws_p"), ["jane@acme.com", "sam@acme.com"])
     code, out, err = company.run("review", "report", "q4", str(company.root), "--out", str(tmp_path / "out"),
                                  service=False)
     assert code == 0, err
