@@ -45,6 +45,7 @@ class _Fields(NamedTuple):
 
 
 _FIELDS: dict[type[BaseModel], _Fields] = {}
+_FIELDS_SET: dict[tuple[type[BaseModel], tuple[str, ...]], set[str]] = {}
 
 
 def made(model: type[_Model], **values: Any) -> _Model:
@@ -69,7 +70,13 @@ def made(model: type[_Model], **values: Any) -> _Model:
             data[name] = factory()
     found = model.__new__(model)
     object.__setattr__(found, "__dict__", data)
-    object.__setattr__(found, "__pydantic_fields_set__", set(values))
+    # One set per model and set of fields given, shared (issue 40: a set per value, 30 MiB at 10,000 changes).
+    # Safe: these models are frozen, and pydantic copies the set before changing it (``model_copy``).
+    given = tuple(values)
+    fields_set = _FIELDS_SET.get((model, given))
+    if fields_set is None:
+        fields_set = _FIELDS_SET[(model, given)] = set(given)
+    object.__setattr__(found, "__pydantic_fields_set__", fields_set)
     object.__setattr__(found, "__pydantic_extra__", None)
     object.__setattr__(found, "__pydantic_private__", None)
     return found

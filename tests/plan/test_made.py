@@ -45,3 +45,22 @@ def test_made_refuses_a_missing_or_unknown_field() -> None:
 
 def test_a_default_made_each_time_is_not_shared() -> None:
     assert made(AccessSnapshot).users is not made(AccessSnapshot).users
+
+
+def test_values_made_alike_share_their_fields_set_and_a_copy_never_changes_it() -> None:
+    """The set of fields given is one per model and set of names (issue 40), so a copy with an update must
+    take its own: pydantic copies it before adding to it."""
+    first, second = made(EntryChange, **ENTRY), made(EntryChange, **ENTRY)
+    assert first.model_fields_set is second.model_fields_set
+    copied = first.model_copy(update={"managed_since": "2026-01-02"})
+    assert "managed_since" in copied.model_fields_set
+    assert "managed_since" not in second.model_fields_set
+
+
+def test_the_managed_list_made_is_what_validation_makes() -> None:
+    from reconciler.plan.model import ManagedAccess
+
+    values: dict[str, Any] = {"address": "workspace.a", "workspace_id": "ws_1", "users": SNAPSHOT["users"],
+                              "via": {"user:bo@acme.com": "team security"}}
+    validated, found = ManagedAccess(**values), made(ManagedAccess, **values)
+    assert found == validated and found.model_dump_json() == validated.model_dump_json()

@@ -103,3 +103,22 @@ def test_a_saved_plan_is_indented_json_a_reviewer_can_read_and_parse_back() -> N
     assert data.startswith(b'{\n  "kind": "reconciler-plan",\n  "manifest_path": "../manifests",\n  "plan": {\n')
     assert data.endswith(b"}\n")
     assert parse_saved_plan(data, "plan.json") == (FRESH, PurePosixPath("../manifests"))
+
+
+def test_the_live_fingerprint_is_the_sha256_of_the_documented_json_fed_a_workspace_at_a_time() -> None:
+    """Issue 40: the fingerprint that binds a saved plan is streamed, never built whole; its definition (and so
+    every saved plan's binding) is the one it always had, computed here by hand: ids sorted and once each, a
+    workspace the listing lacks as null, non-ASCII escaped as json.dumps escapes it."""
+    import hashlib
+    import json
+
+    from tests.conftest import live_of, live_workspace
+
+    live = live_of(live_workspace("ws_b", {"zé@x.com": "owner", "a@x.com": "viewer"}, {"x.com": "viewer"}),
+                   live_workspace("ws_a", {"q@y.com": "editor"}))
+    doc = {"ws_a": {"domains": {}, "users": {"q@y.com": "editor"}},
+           "ws_b": {"domains": {"x.com": "viewer"}, "users": {"a@x.com": "viewer", "zé@x.com": "owner"}},
+           "ws_gone": None}
+    by_hand = hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+    assert live.fingerprint(["ws_b", "ws_gone", "ws_a", "ws_b"]) == by_hand
+    assert live.fingerprint([]) == hashlib.sha256(b"{}").hexdigest()
