@@ -12,9 +12,10 @@ cannot lose or gain unseen (issue 38, item 3).  Pure.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from reconciler.plan.model import AccessChange, AccessView, EntryChange, EntryKind, Plan
+from reconciler.plan.model import AccessChange, DomainRole, EntryChange, EntryKind, Plan, UserRole
 from reconciler.vocabulary import Privilege, Role, privilege
 
 
@@ -49,28 +50,44 @@ def differences(plan: Plan, *, removals_only: bool = False) -> list[Difference]:
     order (live workspaces by id, then new ones), users before domains, by key; ``removals_only``: only
     those losing all access."""
     found: list[Difference] = []
-    roles: dict[int, tuple[dict[str, Role], dict[str, Role]]] = {}  # by view: the views after are shared
-
-    def of(view: AccessView) -> tuple[dict[str, Role], dict[str, Role]]:
-        known = roles.get(id(view))  # the plan holds every view while this runs: an id is one view
-        if known is None:
-            known = roles[id(view)] = ({u.email: u.role for u in view.users},
-                                       {d.domain: d.role for d in view.domains})
-        return known
-
     for effect in plan.effects:
         label = (f'{effect.workspace} "{effect.name}"' if effect.workspace and effect.name else
                  effect.workspace or f'new "{effect.name}"')
-        before, after = of(effect.before), of(effect.after)
-        sides: tuple[tuple[EntryKind, dict[str, Role], dict[str, Role]], ...] = (
-            ("user", before[0], after[0]), ("domain", before[1], after[1]))
+        sides: tuple[tuple[EntryKind, _Keyed, _Keyed], ...] = (
+            ("user", _keyed(effect.before.users), _keyed(effect.after.users)),
+            ("domain", _keyed(effect.before.domains), _keyed(effect.after.domains)))
         for kind, old, new in sides:
-            keys = ([k for k in old if k not in new] if removals_only else
-                    [k for k in old if old[k] != new.get(k)] + [k for k in new if k not in old])
             found += [Difference(workspace=label, workspace_id=effect.workspace, kind=kind,
-                                 key=key, before=old.get(key), after=new.get(key), because=effect.because)
-                      for key in sorted(keys)]
+                                 key=key, before=before, after=after, because=effect.because)
+                      for key, before, after in _changed(old, new) if after is None or not removals_only]
     return found
+
+
+_Keyed = list[tuple[object, str, Role]]
+
+
+def _keyed(entries: Sequence[UserRole] | Sequence[DomainRole]) -> _Keyed:
+    """(the entry itself, its key, its role) of a view's entries, in the view's order (by key)."""
+    return [(e, e.email, e.role) if isinstance(e, UserRole) else (e, e.domain, e.role) for e in entries]
+
+
+def _changed(old: _Keyed, new: _Keyed) -> Iterator[tuple[str, Role | None, Role | None]]:
+    """(key, role before, role after) of every key whose role differs between two views sorted by key: one
+    walk of both, an entry the two views share (the same object: ``AccessViews``) passed at once."""
+    i = j = 0
+    while i < len(old) or j < len(new):
+        if i < len(old) and j < len(new) and old[i][0] is new[j][0]:
+            i, j = i + 1, j + 1
+        elif j >= len(new) or (i < len(old) and old[i][1] < new[j][1]):
+            yield old[i][1], old[i][2], None
+            i += 1
+        elif i >= len(old) or new[j][1] < old[i][1]:
+            yield new[j][1], None, new[j][2]
+            j += 1
+        else:
+            if old[i][2] != new[j][2]:
+                yield old[i][1], old[i][2], new[j][2]
+            i, j = i + 1, j + 1
 
 
 def removals(plan: Plan) -> list[Difference]:
