@@ -24,6 +24,8 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from reconciler.gcpause import gc_paused
+
 # Everything apply acts on or records: the changes it sends (their calls,
 # bodies, order and dependencies), the lists it records as managed, the
 # addresses it forgets, what the plan was made for, and the access each
@@ -47,6 +49,7 @@ def approved(plan: BaseModel) -> dict[str, Any]:
     return {name: _approved_value(getattr(plan, name)) for name in type(plan).model_fields if name in APPROVED_FIELDS}
 
 
+@gc_paused()  # a pydantic dump of each change: acyclic values by the hundred thousand (gcpause.py)
 def plan_digest(plan: BaseModel) -> str:
     """The sha256 (64 hex digits) of the canonical JSON of everything apply
     acts on (:func:`approved`): what a review approves, bound to its content,
@@ -73,6 +76,7 @@ def canonical_chunks(plan: BaseModel) -> Iterator[str]:
     Each item is serialised once, by pydantic, with the display-only fields
     left out as it goes (``display_exclusion``), then encoded: no copy of the
     plan without them is made (issue 40)."""
+    known: dict[int, str] = {}  # the pieces an item writes once per digest (``canonical_json``), by id
     yield "{"
     for number, name in enumerate(sorted(APPROVED_FIELDS)):
         yield ("," if number else "") + _encode(name) + ":"
@@ -82,7 +86,10 @@ def canonical_chunks(plan: BaseModel) -> Iterator[str]:
             for index, item in enumerate(value):
                 if index:
                     yield ","
-                yield _encode(_approved_value(item))
+                # An item that writes its own canonical JSON (the effects: half the digest's CPU at 10,000
+                # changes, spent on views the workspaces of one list share) does; the tests hold it to this.
+                fast = getattr(item, "canonical_json", None)
+                yield fast(known) if fast is not None else _encode(_approved_value(item))
             yield "]"
         else:
             yield _encode(_approved_value(value))

@@ -21,10 +21,12 @@ from reconciler.manifest.desired import DesiredPolicy
 from reconciler.manifest.policy import grant_breach
 from reconciler.plan.differences import Difference, differences, entry_of
 from reconciler.plan.model import Plan
+from reconciler.gcpause import gc_paused
 
 ALLOW_CLASSES: tuple[str, ...] = ("revocations", "escalations", "notified")
 
 
+@gc_paused()
 def policy_violations(plan: Plan, policy: DesiredPolicy | None, allow: Mapping[str, int]) -> list[str]:
     """Every rule the plan breaks, each naming the rule, the workspaces and entries, and their file:line.
 

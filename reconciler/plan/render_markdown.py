@@ -44,6 +44,7 @@ from reconciler.plan.render_text import (
     summary_line,
 )
 from reconciler.text import md_code, md_fenced, md_text, plural, printable
+from reconciler.gcpause import gc_paused
 
 _WORDS = {Action.CREATE: "add", Action.UPDATE: "change role", Action.DELETE: "**REMOVE**"}
 # Embed code longer than this is cut in the comment (GitHub refuses a comment
@@ -51,6 +52,7 @@ _WORDS = {Action.CREATE: "add", Action.UPDATE: "change role", Action.DELETE: "**
 EMBED_SHOWN = 10_000
 
 
+@gc_paused()  # a view of 10,000 changes: a million small acyclic values (reconciler/gcpause.py)
 def render_markdown(plan: Plan) -> str:
     if not plan.has_changes and (plan.needs_person or plan.adopted):
         heading = needs_person_heading(plan) if plan.needs_person else "adoptions to record"

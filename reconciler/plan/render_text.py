@@ -29,6 +29,7 @@ from reconciler.plan.differences import removals
 from reconciler.plan.people import entry_workspaces, people, totals, whose_list
 from reconciler.text import plural, printable
 from reconciler.vocabulary import DEFAULT_LIMITS, FILE_RETRIEVAL
+from reconciler.gcpause import gc_paused
 
 _ANSI = {"create": "32", "update": "33", "delete": "1;31", "bold": "1", "dim": "2"}
 # The colour of each action: what is added green, changed yellow, taken away (or replaced) red.
@@ -52,6 +53,7 @@ def digest_line(plan: Plan) -> str:
     return f"Plan digest: {plan.plan_digest} (apply --expect-digest applies only this plan)."
 
 
+@gc_paused()  # a view of 10,000 changes: a million small acyclic values (reconciler/gcpause.py)
 def render_text(plan: Plan, *, color: bool = False, by_person: bool = False) -> str:
     paint = _Paint(color)
     # What only a person can settle comes first, and is never "No changes".

@@ -13,8 +13,10 @@ from reconciler.errors import PlanRefused
 from reconciler.plan.differences import removals
 from reconciler.plan.model import Plan
 from reconciler.text import plural
+from reconciler.gcpause import gc_paused
 
 
+@gc_paused()
 def check_max_removals(plan: Plan, max_removals: int | None) -> None:
     if max_removals is None:
         return
