@@ -127,3 +127,15 @@ def test_error_without_body_still_names_the_call(router: respx.Router, client: W
     with pytest.raises(errors.ServerError, match=r"^The service answered 503 to GET /workspaces: \(the answer had "
                                                  r"no body\)\. The service failed after 4 attempts"):
         list(client.list_workspaces())
+
+
+def test_a_listed_item_of_the_wrong_shape_is_invalid_response_naming_the_field_not_its_index(
+        router: respx.Router, client: WorkspaceClient) -> None:
+    """A page's items are validated in one call (issue 40); the message stays the one item's message."""
+    router.get("/workspaces").respond(200, json={"data": {
+        "workspaces": [{"id": "ws_1", "name": "One"}, {"id": "ws_2", "name": "Two", "totalViews": "many"}],
+        "pageInfo": {"page": 1, "pages": 1, "total": 2, "hasNextPage": False}}})
+    with pytest.raises(errors.InvalidResponse) as info:
+        list(client.list_workspaces())
+    assert "a Workspace did not have the documented shape (totalViews: Input should be a valid number" in str(
+        info.value), info.value
