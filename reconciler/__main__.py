@@ -1,3 +1,3 @@
-from reconciler.cli import main
+from reconciler.cli import console_main
 
-main()
+console_main()

@@ -24,7 +24,7 @@ DESIGN = ROOT / "docs" / "design.md"
 # "reconciler" is the package's own __init__ (the version).
 ALLOWED: dict[str, frozenset[str]] = {
     "__main__": frozenset({"cli"}),
-    "cli": frozenset({"commands", "service", "apply", "suggest", "text", "errors", "reconciler"}),
+    "cli": frozenset({"commands", "service", "apply", "suggest", "gcpause", "text", "errors", "reconciler"}),
     "commands": frozenset({"manifest", "plan", "state", "service", "api", "apply", "live", "export", "emulator",
                            "company", "report", "review", "directory", "tokens", "owned_files", "addresses", "clock", "text",
                            "errors"}),

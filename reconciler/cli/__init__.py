@@ -26,7 +26,7 @@ from __future__ import annotations
 from reconciler.cli import company, emulator_commands, manifests, plan_apply, review_commands, state_commands
 from reconciler.cli import directory_commands
 from reconciler.cli.group import COMMAND_SUMMARIES, cli
-from reconciler.cli.main import main
+from reconciler.cli.main import console_main, main
 from reconciler.cli.options import (
     EXIT_CHANGES, EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, DurationType,
     StateAddressType,
@@ -34,5 +34,5 @@ from reconciler.cli.options import (
 
 __all__ = ["COMMAND_SUMMARIES", "EXIT_CHANGES", "EXIT_ERROR", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK",
            "EXIT_TERMINATED", "DurationType", "StateAddressType", "cli", "company", "directory_commands",
-           "emulator_commands", "main",
+           "console_main", "emulator_commands", "main",
            "manifests", "plan_apply", "review_commands", "state_commands"]

@@ -43,6 +43,17 @@ def main(argv: list[str] | None = None) -> None:
             signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
+def console_main() -> None:
+    """The ``reconciler`` program (the console script, ``python -m reconciler``): one command, then exit.
+    What its big builders make (manifests, listing, plan) lives to the end, so the cyclic collector is told
+    never to walk it again (``reconciler.gcpause.freeze_after_pauses``). Tests call ``main`` in-process,
+    where nothing is frozen."""
+    from reconciler.gcpause import freeze_after_pauses
+
+    freeze_after_pauses()
+    main()
+
+
 def _interrupted(cause: BaseException | None) -> None:
     terminated = isinstance(cause, _Terminated)
     click.echo("Terminated (SIGTERM)." if terminated else "Interrupted.", err=True)
