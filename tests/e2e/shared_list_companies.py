@@ -52,7 +52,7 @@ class Case:
                 if ws["id"] in standalone and ws.get("group") and groups.count(ws["group"]) > 1}
 
 
-def _entries(draw: st.DrawFn, people: tuple[str, ...] = PEOPLE) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+def entries(draw: st.DrawFn, people: tuple[str, ...] = PEOPLE) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """A list with an owner: users first (one of them owner), domains maybe."""
     users = draw(st.lists(st.sampled_from(people), min_size=1, max_size=3, unique=True))
     roles = [draw(st.sampled_from(ROLES)) for _ in users]
@@ -62,7 +62,7 @@ def _entries(draw: st.DrawFn, people: tuple[str, ...] = PEOPLE) -> tuple[list[di
             [{"domain": d, "role": draw(st.sampled_from(ROLES[1:]))} for d in domains])
 
 
-def _space(wid: str, name: str, users: list[dict[str, str]], domains: list[dict[str, str]],
+def space(wid: str, name: str, users: list[dict[str, str]], domains: list[dict[str, str]],
            group: str | None = None, published: bool = True) -> dict[str, Any]:
     return {"id": wid, "name": name, "account": "acc_1", "published": published, "users": users,
             "domains": domains, **({"group": group} if group else {})}
@@ -90,33 +90,60 @@ def _rule(draw: st.DrawFn, ids: list[str]) -> dict[str, Any]:
     return rule
 
 
+def draw_group(draw: st.DrawFn, g: int, workspaces: list[dict[str, Any]], free: list[str],
+               listed: tuple[str, ...] = PEOPLE) -> dict[str, Any] | None:
+    """Group ``g`` in the service (its homepage and up to two workspaces connected by hand, added to
+    ``workspaces``), and, half the time, in the manifests: maybe a list naming ``listed``, members joined from
+    ``free`` (taken out of it), a creation from the template. None: a group no manifest names."""
+    users, domains = entries(draw)
+    home = f"ws_home{g}"
+    workspaces.append(space(home, f"Home {g}", users, domains, group=f"g{g}"))
+    for h in range(draw(st.integers(0, 2))):  # connected by hand; no manifest names them
+        workspaces.append(space(f"ws_hand{g}{h}", f"Hand {g}{h}", users, domains, group=f"g{g}"))
+    if not draw(st.booleans()):
+        return None
+    group_doc: dict[str, Any] = {"homepage": home}
+    if draw(st.booleans()):
+        users, domains = entries(draw, listed)
+        group_doc["access"] = {"users": users, "domains": domains}
+    members: dict[str, Any] = {}
+    for wid in draw(st.lists(st.sampled_from(free), unique=True, max_size=2)) if free else []:
+        free.remove(wid)
+        members[wid.removeprefix("ws_")] = {"id": wid}
+    for n in range(draw(st.integers(0, 1))):
+        members[f"new{g}{n}"] = {"template": "tpl_1", "name": f"New {g}{n}"}
+    if members:
+        group_doc["workspaces"] = members
+    return group_doc
+
+
 @st.composite
 def cases(draw: st.DrawFn) -> Case:
     workspaces: list[dict[str, Any]] = []
     loose = [f"ws_loose{i}" for i in range(draw(st.integers(0, 3)))]
     by_hand = len(loose) >= 2 and draw(st.booleans())  # two unnamed workspaces holding one list
-    shared_users, shared_domains = _entries(draw)
+    shared_users, shared_domains = entries(draw)
     for i, wid in enumerate(loose):
         if by_hand and i < 2:
-            workspaces.append(_space(wid, f"Loose {i}", shared_users, shared_domains, group="loose"))
+            workspaces.append(space(wid, f"Loose {i}", shared_users, shared_domains, group="loose"))
         else:
-            users, domains = _entries(draw)
-            workspaces.append(_space(wid, f"Loose {i}", users, domains, published=draw(st.booleans())))
+            users, domains = entries(draw)
+            workspaces.append(space(wid, f"Loose {i}", users, domains, published=draw(st.booleans())))
     free = loose[2:] if by_hand else list(loose)
     standalone: dict[str, Any] = {}
     solos = draw(st.integers(0, 2))
     twins = solos == 2 and draw(st.integers(0, 2)) == 0  # the two standalone lists are one list in the service
     for i in range(solos):
-        users, domains = _entries(draw)
+        users, domains = entries(draw)
         wid = f"ws_solo{i}"
         partner = draw(st.booleans())
         group = "solo0" if twins else f"solo{i}" if partner else None
         if twins and i == 1:
             users, domains = workspaces[-1]["users"], workspaces[-1]["domains"]
-        workspaces.append(_space(wid, f"Solo {i}", users, domains, group=group))
+        workspaces.append(space(wid, f"Solo {i}", users, domains, group=group))
         if partner:
-            workspaces.append(_space(f"ws_partner{i}", f"Partner {i}", users, domains, group=group))
-        listed, listed_domains = _entries(draw, MANIFEST_PEOPLE)
+            workspaces.append(space(f"ws_partner{i}", f"Partner {i}", users, domains, group=group))
+        listed, listed_domains = entries(draw, MANIFEST_PEOPLE)
         sides = draw(st.sampled_from(("users", "domains", "both")))
         access: dict[str, Any] = {}
         if sides != "domains" or not listed_domains:
@@ -128,26 +155,9 @@ def cases(draw: st.DrawFn) -> Case:
         standalone[f"solo{i}"] = {"id": wid, "access": access}
     groups: dict[str, Any] = {}
     for g in range(draw(st.integers(1, 2))):
-        users, domains = _entries(draw)
-        home = f"ws_home{g}"
-        workspaces.append(_space(home, f"Home {g}", users, domains, group=f"g{g}"))
-        for h in range(draw(st.integers(0, 2))):  # connected by hand; no manifest names them
-            workspaces.append(_space(f"ws_hand{g}{h}", f"Hand {g}{h}", users, domains, group=f"g{g}"))
-        if not draw(st.booleans()):
-            continue  # a group no manifest names
-        group_doc: dict[str, Any] = {"homepage": home}
-        if draw(st.booleans()):
-            users, domains = _entries(draw, MANIFEST_PEOPLE)
-            group_doc["access"] = {"users": users, "domains": domains}
-        members: dict[str, Any] = {}
-        for wid in draw(st.lists(st.sampled_from(free), unique=True, max_size=2)) if free else []:
-            free.remove(wid)
-            members[wid.removeprefix("ws_")] = {"id": wid}
-        for n in range(draw(st.integers(0, 1))):
-            members[f"new{g}{n}"] = {"template": "tpl_1", "name": f"New {g}{n}"}
-        if members:
-            group_doc["workspaces"] = members
-        groups[f"group{g}"] = group_doc
+        group_doc = draw_group(draw, g, workspaces, free, MANIFEST_PEOPLE)
+        if group_doc is not None:
+            groups[f"group{g}"] = group_doc
     manifest: dict[str, Any] = {"version": 1, "groups": groups, **({"workspaces": standalone} if standalone else {})}
     shared = [w["id"] for w in workspaces if w.get("group")]
     rules = {f"rule{r}": _rule(draw, shared) for r in range(draw(st.sampled_from((1, 2, 0))))}

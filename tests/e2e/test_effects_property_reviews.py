@@ -24,11 +24,9 @@ sets how many (300 in the suite, as the effects property test).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -43,12 +41,13 @@ from reconciler.commands.plan import check_safety, plan_with_client, render
 from reconciler.company.read import read_company
 from reconciler.emulator import Emulator
 from reconciler.errors import ApplyError, ManifestError, PlanError
-from reconciler.live import fetch_live
 from reconciler.manifest import load_desired
-from reconciler.plan.model import AccessSnapshot, Plan
 from reconciler.review.start import StartOptions, start_campaign
 from reconciler.state import State, load_state
 from tests.e2e.conftest import EmulatorRig
+from tests.e2e.effects_checks import (
+    company_lists, every_list_is_the_predicted_one, every_view_names_every_workspace_of_the_effects, quiet_views,
+)
 from tests.e2e.list_writes import ListWriteRecorder, recorded_client
 from tests.e2e.shared_list_companies import Case, cases
 
@@ -99,7 +98,7 @@ def _plan_and_apply(case: Case, root: Path, carried: Counter[str]) -> str:
     emulator = Emulator.from_seed(case.seed, clock=clock)
     recorder = ListWriteRecorder(emulator)
     client = recorded_client(emulator, clock, recorder)
-    before = _lists(client)
+    before = company_lists(client)
     today = date(2027, 3, 1) if case.overdue else STARTED
     try:
         if case.campaign:
@@ -111,7 +110,7 @@ def _plan_and_apply(case: Case, root: Path, carried: Counter[str]) -> str:
         writes = [f"{r.method} {r.path}" for r in emulator.requests if r.method != "GET"]
         assert writes == [], f"refused, yet written: {writes}"
         return f"refused: {_refusal_names_its_sources(str(refused), root)}"
-    _every_view_names_every_workspace_of_the_effects(plan)
+    every_view_names_every_workspace_of_the_effects(plan)
     try:
         apply_plan(plan, client=client, state=State(), state_path=root / "state.json")  # proves it too
     except ApplyError:
@@ -122,7 +121,7 @@ def _plan_and_apply(case: Case, root: Path, carried: Counter[str]) -> str:
                     if kind in ("review", "rule")})
     twice = recorder.twice()
     assert not twice, "one list, one write; written twice: " + "; ".join(twice)
-    _every_list_is_the_predicted_one(plan, before, _lists(client))
+    every_list_is_the_predicted_one(plan, before, company_lists(client))
     _planned_again(root, client, today)
     return "applied, but for what waits for a person" if plan.needs_person else "applied"
 
@@ -177,48 +176,6 @@ def _refusal_names_its_sources(message: str, root: Path) -> str:
     raise AssertionError(f"a refusal this test does not know (a valid outcome? say what it names):\n{message}")
 
 
-def _lists(client: Any) -> dict[str, AccessSnapshot]:
-    live = fetch_live(client, (), complete=True)
-    return {wid: AccessSnapshot(users={k: e.role for k, e in ws.users.items()},
-                                domains={k: e.role for k, e in ws.domains.items()})
-            for wid, ws in live.workspaces.items()}
-
-
-def _every_list_is_the_predicted_one(plan: Plan, before: dict[str, AccessSnapshot],
-                                     after: dict[str, AccessSnapshot]) -> None:
-    predicted = {e.workspace: e for e in plan.effects if e.workspace is not None}
-    for wid, now in after.items():
-        if wid in before:
-            expected = predicted[wid].after.snapshot() if wid in predicted else before[wid]
-            assert now == expected, f"{wid}: predicted {expected}, the service shows {now}"
-    changed = {wid for wid in before if after.get(wid) != before[wid]}
-    assert changed == set(predicted), (f"changed {sorted(changed)}, effects {sorted(predicted)}: every "
-                                       "workspace whose list changed is in effects, and only those")
-    created = sorted(set(after) - set(before))
-    new = [e for e in plan.effects if e.workspace is None]
-    assert len(created) == len(new)
-    for e in new:
-        assert any(after[wid] == e.after.snapshot() for wid in created), f"{e.name}: predicted {e.after}"
-
-
-def _every_view_names_every_workspace_of_the_effects(plan: Plan) -> None:
-    """No view may name fewer workspaces than the JSON effects: the text, markdown and by-person views name
-    each (a new one by its name), and the JSON view's effects are the plan's."""
-    named = [f'"{e.name}"' if e.workspace is None else e.workspace for e in plan.effects]
-    # Without the warnings: one naming a workspace connected by hand is no view of what a change reaches.
-    quiet = plan.model_copy(update={"warnings": ()})
-    views: dict[str, Callable[[], str]] = {
-        "text": lambda: render(quiet, fmt="text", color=False),
-        "markdown": lambda: render(quiet, fmt="markdown", color=False),
-        "--by-person": lambda: render(quiet, fmt="text", color=False, by_person=True)}
-    for view, draw in views.items():
-        text = draw()
-        missing = [w for w in named if w not in text]
-        assert not missing, f"the {view} view does not name {missing}, which the effects name:\n{text}"
-    effects = json.loads(render(plan, fmt="json", color=False))["effects"]
-    assert [e["workspace"] or e["name"] for e in effects] == [e.workspace or e.name for e in plan.effects]
-
-
 # What the property found (issue 38), shrunk: two standalone workspaces of the manifests connected by hand in the
 # web app hold one list; one manifest's list writes it, the other's changes nothing. The effects name both
 # workspaces and the apply changes both as predicted; every view names both too (once, only the one written).
@@ -243,14 +200,6 @@ workspaces:
 """
 
 
-def _views(plan: Plan) -> dict[str, str]:
-    """The text, markdown and --by-person views, without the warnings (one naming a workspace connected by hand
-    is no view of what a change reaches)."""
-    quiet = plan.model_copy(update={"warnings": ()})
-    return {"text": render(quiet, fmt="text", color=False), "markdown": render(quiet, fmt="markdown", color=False),
-            "--by-person": render(quiet, fmt="text", color=False, by_person=True)}
-
-
 @pytest.fixture
 def twins(tmp_path: Path, clock: VirtualClock) -> EmulatorRig:
     (tmp_path / "m.yaml").write_text(TWINS, encoding="utf-8")
@@ -262,7 +211,7 @@ def test_every_view_names_the_manifests_workspace_that_holds_the_written_list_by
     assert sorted(e.workspace or "" for e in plan.effects) == ["ws_s", "ws_t"]  # holds today
     twins.apply(plan)
     assert [d.domain for d in twins.company.workspace("ws_t").access.domains] == []  # holds today: as predicted
-    assert [view for view, text in _views(plan).items() if "ws_t" not in text] == []
+    assert [view for view, text in quiet_views(plan).items() if "ws_t" not in text] == []
 
 
 def test_the_plan_does_not_say_an_entry_the_write_removes_is_left_alone(twins: EmulatorRig) -> None:
@@ -284,7 +233,7 @@ rules:
 """, encoding="utf-8")
     plan = twins.plan()
     assert [c.address for c in plan.access_changes] == ["workspace.renewal"]
-    assert [view for view, text in _views(plan).items() if "ws_t" not in text] == []
+    assert [view for view, text in quiet_views(plan).items() if "ws_t" not in text] == []
     twins.apply(plan)
     assert {u.key for u in twins.company.workspace("ws_t").access.users} == {"jane@acme.com", "aud@acme.com"}
     assert twins.plan().access_changes == ()
@@ -316,6 +265,19 @@ workspaces:
     assert 'ws_s "Renewal" and ws_t "Renewal (copy)" hold it' in str(refused.value), refused.value
 
 
+# A group whose homepage ws_h is the only workspace, and the plan creates one more into it from a template.
+KICKOFF_SEED = {"companies": {"acme": {"token": "dev-token-acme", "verified": True, "plan": "paid", "credits": 10,
+                                      "templates": [{"id": "tpl_k", "name": "Kickoff", "requiresDeal": False}],
+                                      "workspaces": [{"id": "ws_h", "name": "Home", "published": True, "group": "g",
+                                                      "users": [{"email": "jane@acme.com", "role": "owner"}]}]}}}
+KICKOFF = """version: 1
+groups:
+  kickoff:
+    homepage: ws_h
+    workspaces:
+      new: {template: tpl_k, name: Kickoff 2}
+rules:
+"""
 CREATION_RULES = {
     "except": """  baseline:
     match: {all: true, except: [ws_h]}
@@ -339,19 +301,8 @@ def test_rules_a_creation_into_the_group_makes_disagree_are_refused_before_the_c
     member of the list already (matched by the name, template and account it will have), so the first plan
     is refused as the one after the creation would be (``except ws_h cannot hold``, ``disagree about one
     shared access list``), naming the rule's line and the created workspace's, and nothing is written."""
-    seed = {"companies": {"acme": {"token": "dev-token-acme", "verified": True, "plan": "paid", "credits": 10,
-                                   "templates": [{"id": "tpl_k", "name": "Kickoff", "requiresDeal": False}],
-                                   "workspaces": [{"id": "ws_h", "name": "Home", "published": True, "group": "g",
-                                                   "users": [{"email": "jane@acme.com", "role": "owner"}]}]}}}
-    (tmp_path / "m.yaml").write_text("""version: 1
-groups:
-  kickoff:
-    homepage: ws_h
-    workspaces:
-      new: {template: tpl_k, name: Kickoff 2}
-rules:
-""" + CREATION_RULES[rules], encoding="utf-8")
-    rig = EmulatorRig(Emulator.from_seed(seed, clock=clock), clock, tmp_path)
+    (tmp_path / "m.yaml").write_text(KICKOFF + CREATION_RULES[rules], encoding="utf-8")
+    rig = EmulatorRig(Emulator.from_seed(KICKOFF_SEED, clock=clock), clock, tmp_path)
     with pytest.raises(PlanError) as refused:
         rig.plan()
     message = str(refused.value)
@@ -368,22 +319,11 @@ def test_a_rule_matching_only_a_workspace_the_plan_creates_into_a_group_acts_in_
     exists: the first plan puts the rule's entry on the group's list, which the new workspace holds, warns
     neither that the rule matches nothing nor that its template is no workspace's, and the next plan changes
     nothing (it used to add the entry only once the workspace existed)."""
-    seed = {"companies": {"acme": {"token": "dev-token-acme", "verified": True, "plan": "paid", "credits": 10,
-                                   "templates": [{"id": "tpl_k", "name": "Kickoff", "requiresDeal": False}],
-                                   "workspaces": [{"id": "ws_h", "name": "Home", "published": True, "group": "g",
-                                                   "users": [{"email": "jane@acme.com", "role": "owner"}]}]}}}
-    (tmp_path / "m.yaml").write_text("""version: 1
-groups:
-  kickoff:
-    homepage: ws_h
-    workspaces:
-      new: {template: tpl_k, name: Kickoff 2}
-rules:
-  kickoffs:
+    (tmp_path / "m.yaml").write_text(KICKOFF + """  kickoffs:
     match: {templates: [tpl_k]}
     ensure: {users: [{email: auditor@acme.com, role: editor}]}
 """, encoding="utf-8")
-    rig = EmulatorRig(Emulator.from_seed(seed, clock=clock), clock, tmp_path)
+    rig = EmulatorRig(Emulator.from_seed(KICKOFF_SEED, clock=clock), clock, tmp_path)
     plan = rig.plan()
     assert [w for w in plan.warnings if "rule.kickoffs" in w] == []
     assert {e.workspace or e.name: e.after.snapshot().users for e in plan.effects} == {
