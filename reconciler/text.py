@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from typing import Any
 
 # C0 controls, DEL and C1 controls: cursor movement, colours, line rewrites.
@@ -215,3 +216,8 @@ def parse_json(data: bytes | str) -> Any:
     except RecursionError:
         raise ValueError("it is nested too deeply to be read (JSON arrays or objects inside each other "
                          "about a thousand levels deep)") from None
+
+
+def and_list(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"

@@ -96,3 +96,9 @@ def _unescape(html: str) -> str:
 def test_a_dollar_is_escaped_in_markdown_text() -> None:
     """GitHub renders $x$ as math: a workspace named "$x$" must show its dollars, not a formula."""
     assert md_text("Pricing $x$ and $$y$$") == "Pricing \\$x\\$ and \\$\\$y\\$\\$"
+
+
+def test_and_list_joins_one_two_or_more_items_as_a_sentence_does() -> None:
+    from reconciler.text import and_list
+
+    assert [and_list(["a"]), and_list(["a", "b"]), and_list(["a", "b", "c"])] == ["a", "a and b", "a, b and c"]

@@ -18,7 +18,7 @@ Pure: the planning itself is the caller's (``Replan``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import date
 
@@ -31,6 +31,7 @@ from reconciler.plan.groups import ProbableMembers
 from reconciler.plan.model import AccessChange, Action, EntryChange
 from reconciler.plan.reach import label, named_sharers, without_list
 from reconciler.state.model import State
+from reconciler.text import and_list
 
 # (address, workspace id, list) -> its change, or None when the lists planned against match it.
 PlanList = Callable[[str, str, AccessList], AccessChange | None]
@@ -143,7 +144,3 @@ def _undo(entry: EntryChange) -> str:
         return f"add {entry.kind} {entry.key} as {entry.after}"
     return f"make {entry.kind} {entry.key} {entry.after}"
 
-
-def and_list(items: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"

@@ -34,10 +34,10 @@ from dataclasses import dataclass
 
 from reconciler.errors import PlanError
 from reconciler.live import Live
-from reconciler.plan.agreement import and_list
 from reconciler.plan.effects import Simulation
 from reconciler.plan.model import AccessChange, AccessSnapshot, Action, ApiCall, Change, EntryChange, made
 from reconciler.plan.reach import label
+from reconciler.text import and_list
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from reconciler.plan.render_text import (
     needs_person_heading,
     summary_line,
 )
-from reconciler.text import md_code, md_fenced, md_text, plural, printable
+from reconciler.text import and_list, md_code, md_fenced, md_text, plural, printable
 from reconciler.gcpause import gc_paused
 
 _WORDS = {Action.CREATE: "add", Action.UPDATE: "change role", Action.DELETE: "**REMOVE**"}
@@ -110,7 +110,7 @@ def _review_block(plan: Plan) -> list[str]:
     if not found:
         return []
     classes = [review_words(r) + "s" for r in REVIEW_ORDER if any(e.review == r for _, e in found)]
-    lines = ["> [!WARNING]", f"> **Review first**: {_join(classes)} of access"]
+    lines = ["> [!WARNING]", f"> **Review first**: {and_list(classes)} of access"]
     for change, e in found:
         workspaces = entry_workspaces(change, e)
         on = f" on {count_words(workspaces, 'workspace')}" if workspaces is not None else ""
@@ -126,10 +126,6 @@ def _review_block(plan: Plan) -> list[str]:
 def _what(entry: EntryChange) -> str:
     """``loses editor``, ``gains owner``, ``viewer → editor``, each role escaped."""
     return md_text(review_what(entry, "→"))
-
-
-def _join(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _needs_person_block(plan: Plan) -> list[str]:

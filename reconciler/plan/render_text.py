@@ -27,7 +27,7 @@ from reconciler.plan.model import (
 from reconciler.plan.cost import STORAGE_CLASS
 from reconciler.plan.differences import removals
 from reconciler.plan.people import entry_workspaces, people, totals, whose_list
-from reconciler.text import plural, printable
+from reconciler.text import and_list, plural, printable
 from reconciler.vocabulary import DEFAULT_LIMITS, FILE_RETRIEVAL
 from reconciler.gcpause import gc_paused
 
@@ -293,7 +293,7 @@ def summary_line(plan: Plan) -> str:
 def cost_line(cost: Cost) -> str:
     """What applying costs, as sentences a reviewer reads aloud."""
     parts = [_class_words(cls, n, cost) for cls, n in cost.calls_by_class.items()]
-    sentence = f"Cost: {count_words(cost.total_calls, 'API call')}" + (f": {_join(parts)}" if parts else "")
+    sentence = f"Cost: {count_words(cost.total_calls, 'API call')}" + (f": {and_list(parts)}" if parts else "")
     if cost.refresh_reads:
         sentence += f", {cost.refresh_reads} of them re-reading the lists before and after writing"
     credits = cost.workspace_credits
@@ -316,10 +316,6 @@ def _class_words(cls: str, n: int, cost: Cost) -> str:
 def _limit(cls: str, cost: Cost) -> int | None:
     """The requests per minute the plan's least time assumed for ``cls``."""
     return cost.limits.get(cls, DEFAULT_LIMITS.get(cls))
-
-
-def _join(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _duration(seconds: float) -> str:
@@ -487,7 +483,7 @@ def carried_text(change: AccessChange) -> str:
     if change.carried_by:
         return (f"the service holds this list and {change.carried_by}'s as one (connected by hand), and "
                 f"{change.carried_by}'s call writes these entries with its own")
-    return (f"the service holds this list and {_join(list(change.carries))}'s as one (connected by hand): this "
+    return (f"the service holds this list and {and_list(list(change.carries))}'s as one (connected by hand): this "
             "call writes their entries too")
 
 
@@ -495,7 +491,7 @@ def _rules_words(rules: tuple[str, ...]) -> str:
     """``rule baseline``, ``rules baseline and offboarded``, or ``rules no longer matching it``."""
     if not rules:
         return "rules no longer matching it"
-    return f"rule {rules[0]}" if len(rules) == 1 else f"rules {_join(list(rules))}"
+    return f"rule {rules[0]}" if len(rules) == 1 else f"rules {and_list(list(rules))}"
 
 
 def _entry_line(entry: EntryChange, width: int, paint: Callable[[str, str], str], *, joined: bool = False) -> str:
