@@ -191,3 +191,17 @@ def test_workspaces_of_different_lists_each_get_the_view_of_their_own() -> None:
     found = {e.workspace: e.after.snapshot().users for e in effects(sim, live)}
     assert found == {"ws_1": {"bo@acme.com": "viewer", "jane@acme.com": "owner"},
                      "ws_2": {"cy@acme.com": "editor", "jane@acme.com": "owner"}}
+
+
+def test_workspaces_the_plan_creates_come_last_in_the_order_of_their_creations() -> None:
+    """The effects name live workspaces by id, then the new ones in plan order, whichever list each holds: a
+    change of group b's list comes first here, and still group a's creation is the first new one."""
+    live = live_of(live_workspace("ws_a", users={"jane@acme.com": "owner"}),
+                   live_workspace("ws_b", users={"kim@acme.com": "owner"}))
+    first = CreateChange(address="group.a.workspace.new", group="group.a", homepage_id="ws_a", template_id="tpl",
+                         name="New in a")
+    second = CreateChange(address="group.b.workspace.new", group="group.b", homepage_id="ws_b", template_id="tpl",
+                          name="New in b")
+    changes = [post("ws_b", {"kim@acme.com": "owner", "bo@acme.com": "viewer"}, (added("bo@acme.com", "viewer"),)),
+               first, second]
+    assert [e.workspace or e.name for e in effects(simulate(changes, live), live)] == ["ws_b", "New in a", "New in b"]
