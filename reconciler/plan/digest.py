@@ -36,9 +36,14 @@ from reconciler.gcpause import gc_paused
 # --show-unmanaged) are not part of the approval.
 APPROVED_FIELDS = ("changes", "managed", "forgotten", "unchanged", "addresses", "targets", "reassert", "summary",
                    "adopted", "effects", "moved")
-# Said for people, never acted on: where a manifest line is (its path depends
-# on the directory plan ran in) and why a change is made.
-DISPLAY_ONLY = frozenset({"location", "reason"})
+# Not approved: where a manifest line is and why a change is made (said for
+# people, never acted on), and where this machine keeps an asset's bytes (an
+# AssetChange's absolute ``file``: apply reads the bytes from its own checkout
+# and checks them against the approved ``digest``; the path inside the
+# manifests is the approved ``file_label``). Each depends on the directory
+# plan ran in, and a plan approved in a pull request's checkout is applied
+# from another one.
+DISPLAY_ONLY = frozenset({"location", "reason", "file"})
 
 # The canonical JSON's encoder: keys sorted, no spaces, UTF-8 as it is.
 _encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode

@@ -694,7 +694,7 @@ class Plan(Frozen):
 
     @computed_field(description=(  # type: ignore[prop-decorator]  # pydantic's documented use
         "sha256 (64 hex digits) of the canonical JSON (keys sorted, no spaces, UTF-8) of everything apply acts "
-        "on: changes (without location and reason), managed, forgotten, unchanged, addresses, targets, reassert, "
+        "on: changes (without location, reason and an asset's absolute file path), managed, forgotten, unchanged, addresses, targets, reassert, "
         "summary, effects, moved. 'apply --expect-digest' (or RECONCILER_EXPECT_DIGEST) applies only a plan with this digest."))
     @property
     def plan_digest(self) -> str:

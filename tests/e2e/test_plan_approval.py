@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from reconciler.emulator import Emulator
+from reconciler.emulator.server import start_background_server
 from tests.e2e.conftest import quickstart_served, run_cli
 
 
@@ -333,3 +334,32 @@ def test_an_empty_expect_digest_option_is_refused_naming_the_flag(
                           "so nothing was done.")
     assert "leave --expect-digest out to apply without that check." in err
     assert rig.emulator.requests == []
+
+
+# --- an approval holds wherever the manifests are checked out ---------------------------------
+def test_a_digest_approved_in_one_checkout_applies_from_another_with_its_assets(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The pull request's run plans in its checkout, the merge's run applies in another directory: the
+    assets' bytes and paths inside the manifests are approved, not where this machine keeps them."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "onboarding"
+    reviewed, merged = tmp_path / "pr-run" / "manifests", tmp_path / "merge-run" / "checkout" / "manifests"
+    shutil.copytree(example, reviewed)
+    shutil.copytree(example, merged)
+    monkeypatch.setenv("RECONCILER_TOKEN", "dev-token-acme")
+    for name in ("RECONCILER_BASE_URL", "RECONCILER_STATE", "RECONCILER_EXPECT_DIGEST"):
+        monkeypatch.delenv(name, raising=False)
+    emulator = Emulator.from_seed_file(example / "seed.yaml")
+    base_url, stop = start_background_server(emulator)
+    try:
+        code, out, err = run_cli(["plan", str(reviewed), "--base-url", base_url, "--format", "json"], capsys)
+        assert code == 0, err
+        digest = json.loads(out)["plan_digest"]
+        assert any(change["kind"] == "asset" and change.get("file") for change in json.loads(out)["changes"])
+
+        code, out, err = run_cli(["apply", str(merged), "--base-url", base_url, "--expect-digest", digest,
+                                  "--auto-approve"], capsys)
+    finally:
+        stop()
+
+    assert code == 0, err
+    assert "Apply complete" in out

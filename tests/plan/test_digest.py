@@ -22,19 +22,20 @@ from reconciler.clock import VirtualClock
 from reconciler.emulator import Emulator
 from reconciler.plan import Plan
 from reconciler.plan.digest import APPROVED_FIELDS, DISPLAY_ONLY, canonical_chunks
-from reconciler.plan.model import AccessChange, AccessViews, Effect
+from reconciler.plan.model import AccessChange, AccessViews, AssetChange, Effect
 from reconciler.vocabulary import ROLES
 from tests.e2e.conftest import ROOT, EmulatorRig
 
 # The digests of the examples' first plans on their own seeds, computed by the one-shot digest before it was
 # streamed (commit bc50773) and by the streamed one alike. A change here changes what every saved approval
-# approves: it must be deliberate, and said in the commit. (The onboarding plan is not pinned: its assets'
-# absolute file paths are part of what is approved, and its directory differs from run to run.)
+# approves: it must be deliberate, and said in the commit. (The onboarding plan's was pinned when its assets'
+# absolute paths left the approval: it is the same in every directory now.)
 PINNED = {
     "company": "87450d655a7f13ff0b7d30777ee9a1bb36b4d32a1b0322e7e74ccdf615e48cd0",
     "quickstart": "45bc746e8d5321fdc504bcf9f85156fe25b73fd647b16bf9c1d74997a1d52ef3",
+    "onboarding": "7905bd1c6df06fa73a46d46f2429013a7b41f50570889b168d8946447417686f",
 }
-EXAMPLES = sorted({*PINNED, "onboarding"})
+EXAMPLES = sorted(PINNED)
 
 
 def _plan_of(example: str, tmp_path: Path) -> Plan:
@@ -53,7 +54,7 @@ def _without(value: Any, keys: frozenset[str]) -> Any:
 
 
 def documented_canonical_form(plan: Plan) -> bytes:
-    """As the plan's JSON schema says it: the approved fields of the plan's JSON, without location and reason
+    """As the plan's JSON schema says it: the approved fields of the plan's JSON, without location, reason and file
     at any depth, keys sorted, no spaces, UTF-8."""
     document = json.loads(plan.model_dump_json())
     approved = {k: _without(v, DISPLAY_ONLY) for k, v in document.items() if k in APPROVED_FIELDS}
@@ -97,6 +98,20 @@ def test_a_change_to_an_approved_field_changes_the_digest_and_a_display_field_do
     assert with_entry(reason="said otherwise").plan_digest == plan.plan_digest
     assert plan.model_copy(update={"reassert": not plan.reassert}).plan_digest != plan.plan_digest
     assert plan.model_copy(update={"warnings": ("a new warning",)}).plan_digest == plan.plan_digest
+
+
+def test_an_assets_bytes_and_path_in_the_manifests_are_approved_and_its_path_on_this_machine_is_not(
+        tmp_path: Path) -> None:
+    plan = _plan_of("onboarding", tmp_path)
+    asset = next(c for c in plan.changes if isinstance(c, AssetChange) and c.file is not None)
+
+    def with_asset(**update: Any) -> Plan:
+        changed = asset.model_copy(update=update)
+        return plan.model_copy(update={"changes": tuple(changed if c is asset else c for c in plan.changes)})
+
+    assert with_asset(digest="0" * 64).plan_digest != plan.plan_digest
+    assert with_asset(file_label="assets/other.pdf").plan_digest != plan.plan_digest
+    assert with_asset(file="/elsewhere/assets/welcome.pdf").plan_digest == plan.plan_digest
 
 
 def test_display_fields_are_left_out_at_every_depth_as_the_documented_form_says() -> None:
