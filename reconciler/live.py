@@ -20,6 +20,7 @@ from reconciler.vocabulary import Role
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reconciler.api.client import WorkspaceClient
+    from reconciler.api.models import ListedWorkspace, Workspace
 
 # The smallest selection the plan needs: who has which role, and the ids of
 # the entries (they come unasked) so role changes can be PATCHed.
@@ -216,39 +217,47 @@ def fetch_live(
     wanted_set = set(wanted)
     found: dict[str, LiveWorkspace] = {}
     calls_before = client.stats.calls
-    for ws in client.list_workspaces(properties=properties):
-        if complete or ws.id in wanted_set:
-            found[ws.id] = read_workspace(ws)
+    for ws in client.list_workspace_access(properties=properties):
+        if complete or ws["id"] in wanted_set:
+            found[ws["id"]] = read_listed(ws)
             if not complete and wanted_set <= found.keys():
                 break
     return Live(workspaces=found, pages_read=client.stats.calls - calls_before, complete=complete,
                 reported_total=client.listed_total)
 
 
-def read_workspace(ws: object) -> LiveWorkspace:
-    """Who has which role on a workspace body, as the planner reads it."""
+def read_workspace(ws: Workspace) -> LiveWorkspace:
+    """Who has which role on a workspace the service answered with (a write's answer), as the planner
+    reads it."""
+    return read_listed(ws.model_dump())  # type: ignore[arg-type]  # the model's fields, as a listing has them
+
+
+def read_listed(ws: ListedWorkspace) -> LiveWorkspace:
+    """Who has which role on a workspace of a listing, as the planner reads it."""
     new = tuple.__new__  # a NamedTuple's own __new__ is a Python function: 250,000 calls at 10,000 workspaces
     users: dict[str, LiveEntry] = {}
-    for wu in getattr(ws, "workspaceUsers", None) or []:
-        email = ((wu.user.email if wu.user is not None else None) or "").lower()
-        users[email] = new(LiveEntry, (wu.id, email, wu.role))
+    for wu in ws.get("workspaceUsers") or ():
+        user = wu.get("user")
+        email = ((user.get("email") if user is not None else None) or "").lower()
+        users[email] = new(LiveEntry, (wu["id"], email, wu.get("role")))
     domains: dict[str, LiveEntry] = {}
-    for wd in getattr(ws, "workspaceDomains", None) or []:
-        domain = (wd.domain or "").lower().rstrip(".")
-        domains[domain] = new(LiveEntry, (wd.id, domain, wd.role))
-    deal = getattr(ws, "deal", None)
+    for wd in ws.get("workspaceDomains") or ():
+        domain = (wd.get("domain") or "").lower().rstrip(".")
+        domains[domain] = new(LiveEntry, (wd["id"], domain, wd.get("role")))
+    deal = ws.get("deal") or {}
+    account = ws.get("account") or {}
     return LiveWorkspace(
-        id=ws.id,  # type: ignore[attr-defined]  # every listed object has an id; the tolerant model does not declare it
-        name=getattr(ws, "name", None),
+        id=ws["id"],
+        name=ws.get("name"),
         users=users,
         domains=domains,
-        account_id=getattr(ws, "accountId", None) or getattr(getattr(ws, "account", None), "id", None),
-        template_id=getattr(ws, "templateId", None),
-        start_date=getattr(ws, "startDate", None),
-        target_end_date=getattr(ws, "targetEndDate", None),
-        actual_end_date=getattr(ws, "actualEndDate", None),
-        crm_one_deal_id=getattr(deal, "crmOneDealId", None),
-        crm_two_opportunity_id=getattr(deal, "crmTwoOpportunityId", None),
-        account_name=getattr(getattr(ws, "account", None), "name", None),
-        created_at=getattr(ws, "createdAt", None),
+        account_id=ws.get("accountId") or account.get("id"),
+        template_id=ws.get("templateId"),
+        start_date=ws.get("startDate"),
+        target_end_date=ws.get("targetEndDate"),
+        actual_end_date=ws.get("actualEndDate"),
+        crm_one_deal_id=deal.get("crmOneDealId"),
+        crm_two_opportunity_id=deal.get("crmTwoOpportunityId"),
+        account_name=account.get("name"),
+        created_at=ws.get("createdAt"),
     )

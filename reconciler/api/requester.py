@@ -131,6 +131,14 @@ class Answer:
     body: JsonObject
 
 
+@dataclass(frozen=True)
+class RawAnswer:
+    """A successful answer: its status and its body as received."""
+
+    status: int
+    content: bytes
+
+
 class Requester:
     """Sends calls to the service through one ``httpx.Client``."""
 
@@ -173,6 +181,16 @@ class Requester:
         sends (an access list replayed without ``notifyPeople``, so that nobody
         is emailed twice when the first attempt's answer was lost).
         """
+        answer = self.request_content(method, path, query=query, body=body, replay_body=replay_body)
+        try:
+            return Answer(status=answer.status, body=json_object(answer.content))
+        except BodyError as exc:
+            raise self.invalid(method, path, str(exc), status=answer.status) from None
+
+    def request_content(self, method: str, path: str, *, query: Query = (), body: JsonObject | None = None,
+                        replay_body: JsonObject | None = None) -> RawAnswer:
+        """As :meth:`request`, the successful answer's body as the bytes received (a listing page is
+        parsed and validated in one step from them: ``EndpointBase._pages``)."""
         params: list[tuple[str, str | int | float | bool | None]] | None = [(k, v) for k, v in query] or None
         self._check_path(method, path)
         sent = 0
@@ -185,10 +203,7 @@ class Requester:
 
         received = self._exchange(method, path, build, limit_class=classify(method, path),
                                   retry_safe=is_retry_safe(method, path), to_service=True)
-        try:
-            return Answer(status=received.response.status_code, body=json_object(received.content))
-        except BodyError as exc:
-            raise self.invalid(method, path, str(exc), status=received.response.status_code) from None
+        return RawAnswer(status=received.response.status_code, content=received.content)
 
     def _check_path(self, method: str, path: str) -> None:
         """Refuse a path that would not be sent as given: httpx (as RFC 3986

@@ -11,6 +11,7 @@ from reconciler.api.models import (
     AccessDomainInput,
     AccessUserInput,
     ConnectResult,
+    ListedWorkspace,
     Workspace,
     WorkspaceDomain,
     WorkspaceUser,
@@ -31,6 +32,12 @@ class WorkspaceEndpoints(EndpointBase):
         """
         query = properties_query(properties, props.WORKSPACE, endpoint="GET /workspaces")
         return self._pages("/workspaces", "workspaces", Workspace, query)
+
+    def list_workspace_access(self, *, properties: Sequence[str] = ()) -> Iterator[ListedWorkspace]:
+        """As :meth:`list_workspaces`, each workspace as the plain dict ``ListedWorkspace`` (who has which
+        role, and the fields the plan reads), each page parsed and checked from its bytes in one call."""
+        query = properties_query(properties, props.WORKSPACE, endpoint="GET /workspaces")
+        return self._listed("/workspaces", "workspaces", ListedWorkspace, query)
 
     def set_access(
         self,
