@@ -49,8 +49,28 @@ def test_a_listed_workspace_reads_as_the_same_workspace_answered_by_a_write(rout
     (listed,) = client.list_workspace_access()
 
     assert read_listed(listed) == read_workspace(Workspace.model_validate(WORKSPACE))
-    assert read_listed(listed).users["jane@acme.com"].role == "owner"
-    assert read_listed(listed).domains["acme.com"].id == "wd_1"
+
+
+def test_a_listed_workspace_is_read_field_by_field(router: respx.Router, client: WorkspaceClient) -> None:
+    router.get("/workspaces").respond(200, json=_answer(WORKSPACE))
+
+    (listed,) = client.list_workspace_access()
+    read = read_listed(listed)
+
+    assert (read.id, read.name, read.account_id, read.account_name, read.template_id, read.start_date,
+            read.created_at, read.crm_one_deal_id, read.crm_two_opportunity_id) == (
+        "ws_1", "Acme", "acc_1", "Acme Inc", "tpl_1", "2026-01-01", "2026-01-01T00:00:00Z", "D-1", None)
+    assert read.users["jane@acme.com"] == ("wu_1", "jane@acme.com", "owner")
+    assert read.domains["acme.com"] == ("wd_1", "acme.com", "viewer")
+
+
+def test_the_account_id_is_read_from_the_account_when_the_workspace_does_not_say_it(
+        router: respx.Router, client: WorkspaceClient) -> None:
+    router.get("/workspaces").respond(200, json=_answer({**WORKSPACE, "accountId": None}))
+
+    (listed,) = client.list_workspace_access()
+
+    assert read_listed(listed).account_id == "acc_1"
 
 
 def test_a_field_that_is_read_and_has_the_wrong_shape_is_invalid_response_naming_the_field_and_the_call(
