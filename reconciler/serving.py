@@ -50,14 +50,17 @@ def _bind(host: str, port: int, what: str) -> socket.socket:
 
 
 def _server(app: Any, host: str, port: int, *, what: str, ready: Callable[[str], None] | None, log_level: str,
-            forwarded_allow_ips: str | None) -> tuple[uvicorn.Server, socket.socket]:
+            forwarded_allow_ips: str | None, ssl_certfile: str | None = None,
+            ssl_keyfile: str | None = None) -> tuple[uvicorn.Server, socket.socket]:
     sock = _bind(host, port, what)
     proxy = {"proxy_headers": True, "forwarded_allow_ips": forwarded_allow_ips} if forwarded_allow_ips else \
         {"proxy_headers": False}
-    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level=log_level, server_header=False, **proxy))
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level=log_level, server_header=False,
+                                           ssl_certfile=ssl_certfile, ssl_keyfile=ssl_keyfile, **proxy))
     if ready is not None:
         bound_host, bound_port = sock.getsockname()[:2]
-        url = f"http://{f'[{bound_host}]' if ':' in bound_host else bound_host}:{bound_port}"
+        scheme = "https" if ssl_certfile is not None else "http"
+        url = f"{scheme}://{f'[{bound_host}]' if ':' in bound_host else bound_host}:{bound_port}"
         original = server.startup
 
         async def startup(sockets: list[socket.socket] | None = None) -> None:
@@ -82,8 +85,14 @@ def serve(app: Any, *, host: str, port: int, what: str, ready: Callable[[str], N
 
 
 def background_server(app: Any, *, what: str, host: str = "127.0.0.1", log_level: str = "warning",
-                      forwarded_allow_ips: str | None = None) -> tuple[str, Callable[[], None]]:
-    """Serve ``app`` on a free port in a daemon thread (tests, demos); returns (``http://HOST:PORT``, stop)."""
+                      forwarded_allow_ips: str | None = None, ssl_certfile: str | None = None,
+                      ssl_keyfile: str | None = None) -> tuple[str, Callable[[], None]]:
+    """Serve ``app`` on a free port in a daemon thread (tests, demos); returns (``http://HOST:PORT``, stop).
+
+    ``ssl_certfile`` (PEM: the certificate chain, and the key unless ``ssl_keyfile`` names it) serves
+    https:// instead, and the URL returned says so.  For tests only: reconciler never serves TLS itself
+    (a proxy in front does), but ``--ca-bundle`` can only be shown to work against a service whose
+    certificate a private authority signed."""
     started = threading.Event()
     urls: list[str] = []
 
@@ -92,7 +101,8 @@ def background_server(app: Any, *, what: str, host: str = "127.0.0.1", log_level
         started.set()
 
     server, sock = _server(app, host, 0, what=what, ready=ready, log_level=log_level,
-                           forwarded_allow_ips=forwarded_allow_ips)
+                           forwarded_allow_ips=forwarded_allow_ips, ssl_certfile=ssl_certfile,
+                           ssl_keyfile=ssl_keyfile)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
                               name=f"reconciler-{what.replace(' ', '-')}")
     thread.start()

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from reconciler import __version__
-from reconciler.api.deadline import deadline_transport
+from reconciler.api.deadline import deadline_transport, tls_context
 from reconciler.errors import ConfigError
 
 API_VERSION_SEGMENT = "/v1"
@@ -104,6 +104,9 @@ def make_http_client(
         raise ConfigError("TLS verification cannot be turned off; give a CA bundle instead.")
     normalised = normalise_base_url(base_url, in_process=transport is not None)
     check_token(token)
+    # Over the network, one context for the transport and the client (certifi's bundle read once); none for
+    # a transport in this process (the emulator).
+    context = tls_context(verify) if transport is None else True
     return httpx.Client(
         base_url=normalised,
         headers={
@@ -111,9 +114,9 @@ def make_http_client(
             "Accept": "application/json",
             "User-Agent": USER_AGENT,
         },
-        transport=transport if transport is not None else deadline_transport(verify=verify),
+        transport=transport if transport is not None else deadline_transport(verify=context),
         timeout=httpx.Timeout(timeout, connect=connect_timeout),
-        verify=verify,
+        verify=context,  # for a proxy from the environment (HTTPS_PROXY) too
         follow_redirects=False,
         event_hooks=_trace_hooks(trace) if trace is not None else None,
     )

@@ -127,7 +127,18 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         self._inner.sleep(seconds)
 
 
-def deadline_transport(*, verify: str | bool) -> httpx.HTTPTransport:
+def tls_context(verify: str | bool | ssl.SSLContext) -> ssl.SSLContext:
+    """The TLS context that verifies with ``verify``: certifi's authorities (``True``, httpx's default) or
+    only those of the CA bundle at that path (``--ca-bundle``), as httpx's deprecated ``verify=<path>`` did;
+    a context is itself."""
+    if isinstance(verify, ssl.SSLContext):
+        return verify
+    if isinstance(verify, str):
+        return ssl.create_default_context(cafile=verify)
+    return httpx.create_ssl_context()
+
+
+def deadline_transport(*, verify: str | bool | ssl.SSLContext) -> httpx.HTTPTransport:
     """httpx's own transport, on a connection pool whose connections honour
     ``answer_deadline``.
 
@@ -137,9 +148,10 @@ def deadline_transport(*, verify: str | bool) -> httpx.HTTPTransport:
     hostile-service tests fail if a new httpx stops using it.
     """
     limits = _HTTPX_DEFAULT_LIMITS
-    transport = httpx.HTTPTransport(verify=verify, limits=limits)
+    context = tls_context(verify)
+    transport = httpx.HTTPTransport(verify=context, limits=limits)
     transport._pool = httpcore.ConnectionPool(  # noqa: SLF001 - see the docstring
-        ssl_context=httpx.create_ssl_context(verify=verify),
+        ssl_context=context,
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,

@@ -140,6 +140,14 @@ class ConnectionFailed(ApiError):
                           "Check the address and the network.", self.outcome)
 
 
+class UnverifiedCertificate(ConnectionFailed):
+    """The service's TLS certificate could not be verified (``message`` says why and what to do:
+    ``reconciler.errors.unverified_certificate``).  Not retried: it would be refused again."""
+
+    def _describe(self) -> str:
+        return _paragraph(f"No secure connection to the service for {self.call}: {self.message}.", self.outcome)
+
+
 class AnswerTooSlow(ConnectionFailed):
     """The answer was still arriving when the whole-answer deadline
     (``--timeout``) ran out: a service trickling its bytes.  Not retried, since

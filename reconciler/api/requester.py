@@ -40,6 +40,7 @@ import httpx
 
 from reconciler.api.deadline import AnswerDeadline, answer_deadline
 from reconciler.api.errors import (
+    UnverifiedCertificate,
     AnswerTooSlow,
     ApiError,
     ConnectionFailed,
@@ -55,6 +56,7 @@ from reconciler.api.ratelimit import RateLimiter, RateLimits, WaitBeyondCap, cla
 from reconciler.api.responses import BodyError, BodyTooLarge, JsonObject, error_details, excerpt, json_object, read_body
 from reconciler.api.retry import Backoff, is_retry_safe, rate_limit_wait
 from reconciler.clock import Clock, SystemClock
+from reconciler.errors import unverified_certificate
 from reconciler.text import printable, shortened
 
 Query = Sequence[tuple[str, str]]
@@ -301,6 +303,12 @@ class Requester:
             raise failure(method=method, path=path, message=str(exc), status=exc.status, attempts=call.attempt,
                           outcome=call.outcome()) from None
         except httpx.TransportError as exc:
+            certificate = unverified_certificate(exc)
+            if certificate is not None and call.to_service:
+                # Not sent again: an untrusted certificate is as untrusted on the next attempt. The call never
+                # left this machine, so only an earlier attempt's fate is unknown.
+                raise UnverifiedCertificate(method=method, path=path, message=certificate, attempts=call.attempt,
+                                            outcome=call.outcome() if call.uncertain else "") from exc
             retryable = isinstance(exc, _RETRYABLE_TRANSPORT_ERRORS)
             if retryable and call.retry_safe and call.attempt < self.max_attempts:
                 call.uncertain = True

@@ -7,7 +7,9 @@ from pathlib import Path
 import click
 
 from reconciler.cli.group import cli
-from reconciler.cli.options import StateAddressType, say, state_option
+from reconciler.cli.options import (
+    StateAddressType, ca_bundle_option, connect_timeout_option, page_size_option, say, state_option, timeout_option,
+)
 
 # serve and pull have no manifests to find a state beside: the state is required.
 _required_state = click.option(
@@ -73,7 +75,12 @@ def directory_serve(state_path: Path | str, host: str, port: int, token_file: Pa
 @click.option("--token-file", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="File holding the SCIM service's bearer token (else env RECONCILER_DIRECTORY_PULL_TOKEN; "
                    "never on the command line).")
-def directory_pull(url: str, state_path: Path | str, token_file: Path | None) -> None:
+@page_size_option("Users and groups (SCIM's count)")
+@timeout_option("the SCIM service")
+@connect_timeout_option("the SCIM service")
+@ca_bundle_option("the SCIM service")
+def directory_pull(url: str, state_path: Path | str, token_file: Path | None, page_size: int, timeout: float,
+                   connect_timeout: float, ca_bundle: Path | None) -> None:
     """Read every User and Group of the SCIM 2.0 service at URL into the directory of the state.
 
     URL is the SCIM base address, the part before /Users (https://, or http:// to this
@@ -86,10 +93,12 @@ def directory_pull(url: str, state_path: Path | str, token_file: Path | None) ->
     Examples:
       reconciler directory pull https://idp.example.com/scim/v2 --state reconciler.state.json --token-file scim-token
       reconciler directory pull https://idp.example.com/scim/v2 --state 'postgresql://ci@db/reconciler?key=acme'
+      reconciler directory pull https://idp.corp.example/scim/v2 --state reconciler.state.json --ca-bundle corp-ca.pem
     """
     from reconciler.commands.directory import directory_pull as pull
 
-    say(pull(url=url, state_path=state_path, token_file=token_file), nl=False, suggestions=False)
+    say(pull(url=url, state_path=state_path, token_file=token_file, ca_bundle=ca_bundle, timeout=timeout,
+             connect_timeout=connect_timeout, page_size=page_size), nl=False, suggestions=False)
 
 
 @directory.command("sync")

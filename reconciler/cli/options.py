@@ -27,8 +27,42 @@ EXIT_OK, EXIT_ERROR, EXIT_CHANGES, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3,
 EXIT_TERMINATED = 143
 
 
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+# The connection flags that directory pull shares with the commands that talk to the Workspace service: each
+# spelled, typed and explained here once; ``whose`` names the service in the help ("the service", "the SCIM
+# service").
+def page_size_option(items: str) -> Decorator:
+    """``--page-size N``: how many ``items`` (e.g. "Items") each listing call asks for."""
+    return click.option("--page-size", type=click.IntRange(1, 1000), default=100, show_default=True,
+                        help=f"{items} asked for per page when listing.")
+
+
+def timeout_option(whose: str, *, slow_notice: bool = False) -> Decorator:
+    """``--timeout SECONDS``: how long each answer of ``whose`` may take in all; ``slow_notice`` when the
+    command says so after 5 s of silence (the Workspace client's requester does, the SCIM pull does not)."""
+    notice = " (a notice is printed after 5 s of silence)" if slow_notice else ""
+    return click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+                        metavar="SECONDS", help=f"How long to wait for each answer of {whose}{notice}.")
+
+
+def connect_timeout_option(whose: str | None = None) -> Decorator:
+    """``--connect-timeout SECONDS``; ``whose`` None for the commands whose only service goes unnamed."""
+    to = f" to {whose}" if whose else ""
+    return click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
+                        show_default=True, metavar="SECONDS", help=f"How long to wait for a connection{to}.")
+
+
+def ca_bundle_option(whose: str) -> Decorator:
+    """``--ca-bundle FILE``: the certificates ``whose`` TLS certificate is verified with, instead of certifi's."""
+    return click.option("--ca-bundle", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
+                        help=f"Certificates to verify {whose}'s TLS certificate with (verification cannot be "
+                             "turned off).")
+
+
 # The flags every command that talks to the service takes, in the order --help lists them.
-_CONNECTION_FLAGS: tuple[Callable[[Callable[..., Any]], Callable[..., Any]], ...] = (
+_CONNECTION_FLAGS: tuple[Decorator, ...] = (
     click.option("--base-url", envvar="RECONCILER_BASE_URL", metavar="URL",
                  help="Service address, with or without /v1 (env RECONCILER_BASE_URL). "
                       "Plain http:// only for loopback addresses."),
@@ -40,8 +74,7 @@ _CONNECTION_FLAGS: tuple[Callable[[Callable[..., Any]], Callable[..., Any]], ...
     click.option("--seed", "emulator_seed", type=click.Path(path_type=Path, dir_okay=False, exists=True),
                  metavar="SEED", help="Emulator seed YAML used when the --emulator FILE does not exist yet "
                                       "(ignored, with a warning, once it does: delete FILE to start afresh)."),
-    click.option("--page-size", type=click.IntRange(1, 1000), default=100, show_default=True,
-                 help="Items asked for per page when listing."),
+    page_size_option("Items"),
     click.option("--retries", type=click.IntRange(0, 10), default=3, show_default=True,
                  help="How many times a call is sent again after a 429 (after the wait the service "
                       "asks for) or, when repeating it is safe (reads, PATCHes, access-list "
@@ -50,17 +83,12 @@ _CONNECTION_FLAGS: tuple[Callable[[Callable[..., Any]], Callable[..., Any]], ...
     click.option("--rate-limit", "rate_limits", multiple=True, metavar="CLASS=N",
                  help="Requests per minute this tool may use for a limit class (default, "
                       "workspace_creation, file_retrieval); lower it when other tools share the quota."),
-    click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
-                 metavar="SECONDS", help="How long to wait for each answer of the service (a notice is "
-                                         "printed after 5 s of silence)."),
-    click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
-                 show_default=True, metavar="SECONDS", help="How long to wait for a connection."),
+    timeout_option("the service", slow_notice=True),
+    connect_timeout_option(),
     click.option("--debug", is_flag=True,
                  help="Print every request and answer (method, address, status, rate-limit headers) on "
                       "stderr; the token and presigned upload signatures are never printed."),
-    click.option("--ca-bundle", type=click.Path(path_type=Path, dir_okay=False, exists=True), metavar="FILE",
-                 help="Certificates to verify the service's TLS certificate with (verification cannot be "
-                      "turned off)."),
+    ca_bundle_option("the service"),
 )
 
 
@@ -74,9 +102,10 @@ def connection_options(func: F) -> F:
         kwargs["service"] = _service_from(kwargs)
         return func(*args, **kwargs)
 
+    decorated: Callable[..., Any] = wrapper
     for flag in reversed(_CONNECTION_FLAGS):  # a decorator list applies bottom-up
-        wrapper = flag(wrapper)
-    return wrapper  # type: ignore[return-value]  # functools.wraps keeps the callable's signature; mypy sees Any
+        decorated = flag(decorated)
+    return decorated  # type: ignore[return-value]  # functools.wraps keeps the callable's signature; mypy sees Any
 
 
 def _service_from(kwargs: dict[str, Any]) -> Service:

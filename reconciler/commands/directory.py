@@ -52,20 +52,27 @@ class SyncReport:
 
 
 def directory_pull(*, url: str, state_path: Path | str | None, token_file: Path | None,
-                   environ: Mapping[str, str] | None = None, transport: httpx.BaseTransport | None = None,
-                   clock: Clock | None = None, now: Callable[[], datetime] | None = None) -> str:
+                   ca_bundle: Path | None = None, timeout: float = 30.0, connect_timeout: float = 10.0,
+                   page_size: int | None = None, environ: Mapping[str, str] | None = None,
+                   transport: httpx.BaseTransport | None = None, clock: Clock | None = None,
+                   now: Callable[[], datetime] | None = None) -> str:
     """Read every User and Group of the SCIM service at ``url`` and mirror them into the directory of the
-    state ``state_path``; the line to print.  ``transport`` (tests) replaces the network, ``clock``
-    is what rate-limit and retry waits go through, ``now`` the clock of the store's days."""
-    from reconciler.directory.client import DirectoryPullError, ScimReader, scim_http_client
+    state ``state_path``; the line to print.  ``ca_bundle`` verifies the service's certificate instead of
+    certifi's authorities (an identity provider behind a company's own CA), ``timeout`` and
+    ``connect_timeout`` bound each answer and each connection, ``page_size`` is the SCIM ``count`` asked
+    per page (None: the client's ``DEFAULT_PAGE_SIZE``, not imported here so that ``directory sync``
+    does not load httpx).  ``transport`` (tests) replaces the network, ``clock`` is what rate-limit and
+    retry waits go through, ``now`` the clock of the store's days."""
+    from reconciler.directory.client import DEFAULT_PAGE_SIZE, DirectoryPullError, ScimReader, scim_http_client
     from reconciler.directory.store import open_directory_store, utc_now
 
     if state_path is None:
         raise ConfigError("directory pull needs the state whose directory it fills: give --state FILE|URL (or set "
                           "RECONCILER_STATE). Nothing was read or written.")
     token = _token(token_file, os.environ if environ is None else environ)
-    with scim_http_client(url, token, transport=transport) as http:
-        reader = ScimReader(http, clock=clock)
+    with scim_http_client(url, token, transport=transport, timeout=timeout, connect_timeout=connect_timeout,
+                          verify=str(ca_bundle) if ca_bundle is not None else True) as http:
+        reader = ScimReader(http, clock=clock, page_size=DEFAULT_PAGE_SIZE if page_size is None else page_size)
         with open_directory_store(str(state_path), now=now or utc_now) as store:
             try:
                 read = reader.read_all()

@@ -43,7 +43,7 @@ from reconciler.api.connection import USER_AGENT, check_token, plain_http_allowe
 from reconciler.api.deadline import deadline_transport
 from reconciler.api.errors import (
     AnswerTooSlow, ApiError, ConnectionFailed, Forbidden, InvalidResponse, NotFound, RateLimited,
-    ResponseTooLarge, ServerError, Unauthorized, WaitTooLong,
+    ResponseTooLarge, ServerError, Unauthorized, UnverifiedCertificate, WaitTooLong,
 )
 from reconciler.api.limits import MAX_LISTED_ITEMS
 from reconciler.api.ratelimit import RateLimits
@@ -112,15 +112,17 @@ def scim_base_url(url: str) -> str:
 
 
 def scim_http_client(url: str, token: str, *, transport: httpx.BaseTransport | None = None,
-                     timeout: float = 30.0, connect_timeout: float = 10.0) -> httpx.Client:
+                     timeout: float = 30.0, connect_timeout: float = 10.0, verify: str | bool = True) -> httpx.Client:
     """An ``httpx.Client`` for the SCIM service at ``url`` (checked by ``scim_base_url``).
 
     Every request carries the bearer token, asks for SCIM JSON and names the
     tool; redirects are not followed (one could carry the token elsewhere);
     ``timeout`` bounds each read and, through the service client's
-    ``deadline_transport``, each answer as a whole.  ``transport`` replaces
-    the network (a test's ASGI app or respx router).  ``ConfigError`` for a
-    token that cannot be sent in a header; no message names the token.
+    ``deadline_transport``, each answer as a whole.  ``verify`` is ``True``
+    (certifi's authorities) or the path of a CA bundle (``--ca-bundle``: an
+    identity provider behind a company's own authority).  ``transport``
+    replaces the network (a test's ASGI app or respx router).  ``ConfigError``
+    for a token that cannot be sent in a header; no message names the token.
     """
     base = scim_base_url(url)
     check_token(token, what="The SCIM token", env_name=TOKEN_ENV)
@@ -128,7 +130,7 @@ def scim_http_client(url: str, token: str, *, transport: httpx.BaseTransport | N
         base_url=base,
         headers={"Authorization": f"Bearer {token}", "Accept": "application/scim+json, application/json",
                  "User-Agent": USER_AGENT},
-        transport=transport if transport is not None else deadline_transport(verify=True),
+        transport=transport if transport is not None else deadline_transport(verify=verify),
         timeout=httpx.Timeout(timeout, connect=connect_timeout),
         follow_redirects=False,
     )
@@ -228,6 +230,8 @@ def _pull_error(exc: ApiError, base: str, call: str) -> DirectoryPullError:
     if isinstance(exc, AnswerTooSlow):
         return DirectoryPullError(f"The answer of {at} to {call} was not complete in time: {exc.message}. It was not "
                                   "asked again; try again later.")
+    if isinstance(exc, UnverifiedCertificate):
+        return DirectoryPullError(f"No secure connection to {at} for {call}: {exc.message}.")
     if isinstance(exc, ConnectionFailed):
         return DirectoryPullError(f"No answer from {at} to {call}{tried}: {exc.message}. Check the address and the "
                                   "network.")
