@@ -61,6 +61,14 @@ def ca_bundle_option(whose: str) -> Decorator:
                              "turned off).")
 
 
+# --directory of plan and apply: one spelling.
+directory_option = click.option(
+    "--directory", "directory", type=click.Choice(["committed", "live"]), default="committed", show_default=True,
+    help="Where the directory's leavers and groups come from: committed (the manifests' directory.yaml) or "
+         "live (the directory kept with --state, as the identity provider pushed it). live never grants: "
+         "its leavers and removals from groups apply, additions wait for 'reconciler directory sync'.")
+
+
 # The flags every command that talks to the service takes, in the order --help lists them.
 _CONNECTION_FLAGS: tuple[Decorator, ...] = (
     click.option("--base-url", envvar="RECONCILER_BASE_URL", metavar="URL",

@@ -11,7 +11,7 @@ import click
 
 from reconciler.cli.group import cli
 from reconciler.cli.options import (
-    EXIT_CHANGES, color, connection_options, invocation, lock_timeout_option, plan_options,
+    EXIT_CHANGES, color, connection_options, directory_option, invocation, lock_timeout_option, plan_options,
     manifest_argument, say,
 )
 from reconciler.errors import ConfigError, PlanRefused
@@ -39,11 +39,7 @@ if TYPE_CHECKING:
 @click.option("--by-person", is_flag=True,
               help="After the plan, list each user and domain with the workspaces it gains, loses or changes "
                    "role in (a group's list expanded to every workspace of the group).")
-@click.option("--directory", "directory", type=click.Choice(["committed", "live"]), default="committed",
-              show_default=True,
-              help="Where the directory's leavers and groups come from: committed (the manifests' directory.yaml) or "
-                   "live (the directory kept with --state, as the identity provider pushed it). live never grants: "
-                   "its leavers and removals from groups apply, additions wait for 'reconciler directory sync'.")
+@directory_option
 @click.option("--detailed-exitcode", is_flag=True,
               help="Exit 0 when there are no changes, 1 on error, 2 when there are changes or resources "
                    "that need a person (an asset whose creation got no answer).")
@@ -112,11 +108,7 @@ def _saved_plan_notice(out: Path, path: Path, targets: tuple[str, ...], reassert
               help="Append one JSON line per HTTP call to FILE: time, address, method, path, status, privilege "
                    "class, and the CI commit, branch and pull request (and a line for a dead holder's lock "
                    "taken over). Never the token or an upload signature.")
-@click.option("--directory", "directory", type=click.Choice(["committed", "live"]), default="committed",
-              show_default=True,
-              help="Where the directory's leavers and groups come from: committed (the manifests' directory.yaml) or "
-                   "live (the directory kept with --state, as the identity provider pushed it). live never grants: "
-                   "its leavers and removals from groups apply, additions wait for 'reconciler directory sync'.")
+@directory_option
 @lock_timeout_option
 def apply(path: Path | None, service: Service, state_path: Path | str | None, targets: tuple[str, ...],
           max_removals: int | None, allow: tuple[str, ...], reassert: bool, max_file_mib: int, wait: bool,
