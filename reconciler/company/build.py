@@ -201,10 +201,17 @@ class _Declared(NamedTuple):
 
 
 def decided(expanded: ExpandedAccess, address: str | None) -> _Decided:
-    """Each grant ``expand_access`` decided on the list at ``address``, with its why."""
-    return _Decided(*({key: (grant.expires, line) for (key, grant), line in
+    """Each grant ``expand_access`` decided on the list at ``address``, with its why; and each entry a
+    matching rule revokes (a leaver of the directory, a rule's ``revoke:``), which the next apply removes
+    wherever it is: not "granted in the web app", whoever granted it."""
+    users, domains = ({key: (grant.expires, line) for (key, grant), line in
                        zip(grants.items(), why_lines(grants.values(), address), strict=True)}
-                      for grants in (expanded.users, expanded.domains)))
+                      for grants in (expanded.users, expanded.domains))
+    for found, revoked in ((users, expanded.revoked_users), (domains, expanded.revoked_domains)):
+        for key, source in revoked.items():
+            found[key] = (None, WhyLine("revoked", location_text(source.location), address, None, source.rule,
+                                        None))
+    return _Decided(users, domains)
 
 
 def declared(access: AccessList | None, address: str | None) -> _Declared:

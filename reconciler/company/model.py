@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Literal, NamedTuple
 
+from reconciler.manifest.desired import DIRECTORY_RULE
 from reconciler.models import Frozen
 
 # 1: workspaces and rows, each row with its ``why``.
@@ -26,8 +27,11 @@ COMPANY_FORMAT_VERSION = 1
 EntryKind = Literal["user", "domain"]
 # Where an entry comes from, most specific first: an entry of a manifest's
 # access list, a team a list names, a rule matching the workspace; or none of
-# them (granted in the web app, or by a tool other than reconciler).
-WhySource = Literal["entry", "team", "rule", "unmanaged"]
+# them (granted in the web app, or by a tool other than reconciler). Or what
+# takes it away: a rule matching the workspace revokes it (``revoked``: a
+# rule's ``revoke:``, or a leaver of the directory), and the next apply
+# removes it.
+WhySource = Literal["entry", "team", "rule", "revoked", "unmanaged"]
 UNMANAGED_TEXT = "not managed: granted in the web app"
 # How the manifests reach a workspace, the one definition every count uses
 # (plan, audit, who, report): named by a manifest (a group's homepage or
@@ -94,8 +98,14 @@ def why_texts(whys: Iterable[tuple[WhySource, str | None, str | None, str | None
     return [f"{address}{' at ' + location if location else ''}" if source == "entry"
             else f"team {team} ({address}{' at ' + location if location else ''})" if source == "team"
             else f"rule {rule}{' via team ' + team if team else ''}{' at ' + location if location else ''}"
-            if source == "rule" else unmanaged
+            if source == "rule" else _revoked_text(rule, location) if source == "revoked" else unmanaged
             for source, location, address, team, rule, _ in whys]
+
+
+def _revoked_text(rule: str | None, location: str | None) -> str:
+    """Why a revoked entry is still there, and what happens to it."""
+    by = "deactivated in the directory" if rule == DIRECTORY_RULE else f"revoked by rule {rule}"
+    return f"{by}{' at ' + location if location else ''}: the next apply removes it"
 
 
 class CompanyWorkspace(Frozen):

@@ -117,6 +117,22 @@ def test_a_live_entry_a_rule_revokes_is_a_rule_change_to_no_access(tmp_path: Pat
     ]
 
 
+def test_an_entry_a_rule_revokes_is_said_to_be_removed_by_the_next_apply_not_granted_in_the_web_app(
+        tmp_path: Path) -> None:
+    rows = _company(tmp_path, _ws("ws_other", {"leaver@acme.com": "editor"}, {"gmail.com": "viewer"})).rows
+    revoke = _loc(tmp_path, "revoke:")
+    assert [(r.key, r.why) for r in rows] == [
+        ("leaver@acme.com", Why(source="revoked", location=revoke, rule="security-baseline")),
+        ("gmail.com", Why(source="revoked", location=revoke, rule="security-baseline"))]
+    assert rows[0].why.text() == f"revoked by rule security-baseline at {revoke}: the next apply removes it"
+
+
+def test_a_revoked_entry_on_a_managed_list_names_the_list(tmp_path: Path) -> None:
+    portal = _ws("ws_portal", {"ops@acme.com": "owner", "leaver@acme.com": "viewer"})
+    (row,) = [r for r in _company(tmp_path, portal).rows if r.key == "leaver@acme.com"]
+    assert (row.why.source, row.why.address, row.why.rule) == ("revoked", "workspace.portal", "security-baseline")
+
+
 # A group of two workspaces and a rule that names only the member ws_side.
 SIDE_RULE_GROUP = MANIFEST.replace("rules:\n", """rules:
   side-only:

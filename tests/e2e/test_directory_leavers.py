@@ -16,6 +16,9 @@ import pytest
 
 from reconciler.clock import VirtualClock
 from reconciler.commands.plan import directory_for, plan_with_client
+from reconciler.company.build import company_access
+from reconciler.company.read import read_live
+from reconciler.company.who import who
 from reconciler.directory.store import open_directory_store
 from reconciler.emulator import Emulator
 from reconciler.manifest import load_desired
@@ -95,6 +98,20 @@ def test_the_plan_says_deactivated_in_the_directory_on_the_day_in_every_view(rig
     sources = [e["source"] for c in written if c["kind"] == "access" for e in c["entries"]
                if e["key"] == "ana@acme.com"]
     assert {(s["kind"], s["since"]) for s in sources} == {("directory", "2026-12-01")}
+
+
+def test_who_says_a_leaver_of_the_directory_loses_each_access_at_the_next_apply(rig: Rig) -> None:
+    """Before the apply, every access the leaver still has is what the next apply removes: never "not managed:
+    granted in the web app", though no manifest line grants it any more."""
+    company = company_access(load_desired(rig.root), read_live(rig.client()), load_state(rig.state_path))
+
+    rows = [row for row in who(company, "user", "ana@acme.com").access if row.via == "self"]  # not a domain's
+    assert len(rows) == 10
+    assert {row.why.text() for row in rows} == {
+        f"deactivated in the directory at {rig.root / 'directory.yaml'}:6: the next apply removes it"}
+    rig.apply()
+    after = company_access(load_desired(rig.root), read_live(rig.client()), load_state(rig.state_path))
+    assert [row for row in who(after, "user", "ana@acme.com").access if row.via == "self"] == []
 
 
 def test_a_leaver_a_hand_written_team_still_lists_is_not_granted_and_a_warning_names_the_line(rig: Rig) -> None:
