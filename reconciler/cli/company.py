@@ -29,8 +29,9 @@ if TYPE_CHECKING:
               help="text for people, json for machines.")
 def who(subject: str, path: Path, service: Service, state_path: Path | str | None, fmt: str) -> None:
     """Where EMAIL (or everyone of DOMAIN) has access now, across every workspace of the company,
-    each with its role and why: the manifest line in PATH, the team, the rule, what revokes it at
-    the next apply (a rule's revoke:, a leaver of the directory), or not managed.
+    each with its role and why: the manifest line in PATH, the team, the rule, why the next apply
+    removes it (a rule's revoke:, a leaver of the directory, a list that does not list it), or not
+    managed.
 
     A person reached through a domain entry of their email's domain is listed too, said so.
     Reads the company once (one listing); never writes anything, not even the state.

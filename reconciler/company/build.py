@@ -17,7 +17,7 @@ the workspaces that show the homepage's access entries (connected by hand;
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import date
 from itertools import repeat
 from operator import attrgetter
@@ -96,7 +96,7 @@ def attributed(desired: Desired, live: Live, state: State) -> Iterator[tuple[Com
             probable_member=reach.probable if reach else False, address=reach.address if reach else None,
             managed="manifest" if reach is not None else "rules" if matching else "none",
             rules=tuple(r.key for r in matching))
-        yield workspace, _entries(ws, reach, lists.of(reach, matching))
+        yield workspace, _entries(ws, reach, lists.of(reach, matching), _leaving(reach, state))
 
 
 def leavers(desired: Desired) -> tuple[Leaver, ...]:
@@ -256,9 +256,35 @@ class _Lists:
         return found
 
 
-def _entries(ws: LiveWorkspace, reach: ListReach | None, decisions: _Decided | _Declared) -> Entries:
+class _Leaving(NamedTuple):
+    """What the next apply removes of a managed list besides what the rules revoke (``target_roles``, the
+    plan's own rule): on an authoritative list every entry it does not decide, on another one the entries
+    the state records it put there and it no longer decides."""
+
+    authoritative: bool
+    recorded: tuple[Collection[str], Collection[str]]  # users, domains
+    why: WhyLine
+
+    def removes(self, kind: int, key: str) -> bool:
+        return self.authoritative or key in self.recorded[kind]
+
+
+def _leaving(reach: ListReach | None, state: State) -> _Leaving | None:
+    """The ``_Leaving`` of the list a workspace holds; None when no manifest list governs it (the rules alone
+    never remove what they do not revoke)."""
+    if reach is None or reach.access is None:
+        return None
+    record = state.access_record(reach.address)
+    recorded = (record.users, record.domains) if record is not None else ((), ())
+    why = WhyLine("leaving", location_text(reach.access.location), reach.address, None, None, None)
+    return _Leaving(reach.access.authoritative, recorded, why)
+
+
+def _entries(ws: LiveWorkspace, reach: ListReach | None, decisions: _Decided | _Declared,
+             leaving: _Leaving | None = None) -> Entries:
     """The workspace's entries, users before domains, each sorted (the report's order), a column
-    at a time: each column one expression over the workspace's keys."""
+    at a time: each column one expression over the workspace's keys; an entry the list does not decide
+    and the next apply removes (``leaving``) says so."""
     head = (ws.id, ws.name, ws.account_id, ws.account_name, reach.homepage if reach is not None else None,
             reach.probable if reach is not None else False)
     kinds: list[EntryKind] = []
@@ -269,6 +295,9 @@ def _entries(ws: LiveWorkspace, reach: ListReach | None, decisions: _Decided | _
     for kind, entries in enumerate((ws.users, ws.domains)):
         names = sorted(entries)
         decided_expires, decided_whys = decisions.decide(kind, names)
+        if leaving is not None:
+            decided_whys = [leaving.why if why is _UNMANAGED and leaving.removes(kind, name) else why
+                            for name, why in zip(names, decided_whys, strict=True)]
         kinds += repeat(_KINDS[kind], len(names))
         keys += names
         roles += map(_ROLE, map(entries.__getitem__, names))

@@ -27,11 +27,13 @@ COMPANY_FORMAT_VERSION = 1
 EntryKind = Literal["user", "domain"]
 # Where an entry comes from, most specific first: an entry of a manifest's
 # access list, a team a list names, a rule matching the workspace; or none of
-# them (granted in the web app, or by a tool other than reconciler). Or what
-# takes it away: a rule matching the workspace revokes it (``revoked``: a
-# rule's ``revoke:``, or a leaver of the directory), and the next apply
-# removes it.
-WhySource = Literal["entry", "team", "rule", "revoked", "unmanaged"]
+# them (granted in the web app, or by a tool other than reconciler). Or why the
+# next apply removes it: a rule matching the workspace revokes it
+# (``revoked``: a rule's ``revoke:``, or a leaver of the directory), or the
+# manifest list the workspace holds does not list it and governs it
+# (``leaving``: the list is authoritative, or the state records that
+# reconciler put it there).
+WhySource = Literal["entry", "team", "rule", "revoked", "leaving", "unmanaged"]
 UNMANAGED_TEXT = "not managed: granted in the web app"
 # How the manifests reach a workspace, the one definition every count uses
 # (plan, audit, who, report): named by a manifest (a group's homepage or
@@ -98,7 +100,9 @@ def why_texts(whys: Iterable[tuple[WhySource, str | None, str | None, str | None
     return [f"{address}{' at ' + location if location else ''}" if source == "entry"
             else f"team {team} ({address}{' at ' + location if location else ''})" if source == "team"
             else f"rule {rule}{' via team ' + team if team else ''}{' at ' + location if location else ''}"
-            if source == "rule" else _revoked_text(rule, location) if source == "revoked" else unmanaged
+            if source == "rule" else _revoked_text(rule, location) if source == "revoked"
+            else f"{address} at {location} does not list it: the next apply removes it" if source == "leaving"
+            else unmanaged
             for source, location, address, team, rule, _ in whys]
 
 

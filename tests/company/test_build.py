@@ -9,6 +9,7 @@ from reconciler.company.model import Why
 from reconciler.live import Live, LiveEntry, LiveWorkspace
 from reconciler.manifest import load_desired
 from reconciler.state import ResourceState, State
+from reconciler.state.model import AccessRecord
 
 MANIFEST = """\
 version: 1
@@ -56,11 +57,35 @@ def test_an_explicit_entry_is_attributed_to_its_file_and_line(tmp_path: Path) ->
     assert row.why.text() == f"group.customer-inc at {tmp_path / 'manifest.yaml'}:7"
 
 
-def test_an_entry_no_manifest_line_grants_is_not_managed(tmp_path: Path) -> None:
+def test_an_entry_an_authoritative_list_does_not_list_is_removed_by_the_next_apply(tmp_path: Path) -> None:
     company = company_access(_desired(tmp_path), _live(_ws("ws_home", {"eve@acme.com": "editor"})), State())
+    (row,) = company.rows
+    at = f"{tmp_path / 'manifest.yaml'}:5"  # the group's access: line
+    assert row.why == Why(source="leaving", location=at, address="group.customer-inc")
+    assert row.why.text() == f"group.customer-inc at {at} does not list it: the next apply removes it"
+
+
+NOT_AUTHORITATIVE = MANIFEST.replace("      domains: [{domain: customer.com, role: commenter}]\n",
+                                     "      domains: [{domain: customer.com, role: commenter}]\n"
+                                     "      authoritative: false\n")
+
+
+def test_an_entry_a_list_that_is_not_authoritative_never_listed_is_not_managed(tmp_path: Path) -> None:
+    (tmp_path / "manifest.yaml").write_text(NOT_AUTHORITATIVE, encoding="utf-8")
+    company = company_access(load_desired(tmp_path), _live(_ws("ws_home", {"eve@acme.com": "editor"})), State())
     (row,) = company.rows
     assert row.why == Why(source="unmanaged")
     assert row.why.text() == "not managed: granted in the web app"
+
+
+def test_an_entry_a_list_that_is_not_authoritative_listed_before_is_removed_by_the_next_apply(
+        tmp_path: Path) -> None:
+    (tmp_path / "manifest.yaml").write_text(NOT_AUTHORITATIVE, encoding="utf-8")
+    state = State().with_resource("group.customer-inc", "ws_home", access=AccessRecord(
+        users={"eve@acme.com": "editor"}, since={"user:eve@acme.com": "2026-01-01"}))
+    company = company_access(load_desired(tmp_path), _live(_ws("ws_home", {"eve@acme.com": "editor"})), state)
+    (row,) = company.rows
+    assert (row.why.source, row.why.address) == ("leaving", "group.customer-inc")
 
 
 def test_an_entry_of_a_workspace_no_manifest_names_is_not_managed(tmp_path: Path) -> None:
@@ -167,12 +192,12 @@ def test_a_standalone_lists_own_entries_are_attributed_with_their_lines_roles_an
     rows = company_access(_standalone(tmp_path), live, State()).rows
     at = f"{tmp_path / 'manifest.yaml'}:"
     assert [(r.key, r.expires and str(r.expires), r.why) for r in rows] == [
-        ("eve@acme.com", None, Why(source="unmanaged")),
+        ("eve@acme.com", None, Why(source="leaving", location=at + "5", address="workspace.portal")),
         ("ops@acme.com", None, Why(source="entry", location=at + "7", address="workspace.portal", role="owner")),
         ("raj@customer.com", "2031-01-31",
          Why(source="entry", location=at + "8", address="workspace.portal", role="viewer")),
         ("customer.com", None, Why(source="entry", location=at + "9", address="workspace.portal", role="commenter")),
-        ("other.com", None, Why(source="unmanaged"))]
+        ("other.com", None, Why(source="leaving", location=at + "5", address="workspace.portal"))]
 
 
 def test_a_standalone_workspace_without_an_access_list_manages_none_of_its_entries(tmp_path: Path) -> None:
