@@ -11,7 +11,7 @@ import click
 
 from reconciler.cli.group import cli
 from reconciler.cli.options import (
-    EXIT_CHANGES, connection_options, manifest_argument, say,
+    EXIT_CHANGES, connection_options, directory_option, manifest_argument, say,
     state_option,
 )
 
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 @state_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text for people, json for machines.")
-def who(subject: str, path: Path, service: Service, state_path: Path | str | None, fmt: str) -> None:
+@directory_option
+def who(subject: str, path: Path, service: Service, state_path: Path | str | None, fmt: str, directory: str) -> None:
     """Where EMAIL (or everyone of DOMAIN) has access now, across every workspace of the company,
     each with its role and why: the manifest line in PATH, the team, the rule, why the next apply
     removes it (a rule's revoke:, a leaver of the directory, a list that does not list it), or not
@@ -43,7 +44,8 @@ def who(subject: str, path: Path, service: Service, state_path: Path | str | Non
     """
     from reconciler.commands.who import who as who_command
 
-    say(who_command(subject, path, service=service, state_path=state_path, fmt=fmt), nl=False, suggestions=False)
+    say(who_command(subject, path, service=service, state_path=state_path, fmt=fmt, directory=directory), nl=False,
+        suggestions=False)
 
 
 @cli.command()
@@ -54,7 +56,8 @@ def who(subject: str, path: Path, service: Service, state_path: Path | str | Non
               show_default=True,
               help="text for people, markdown for an issue or a pull-request comment, json for machines, "
                    "csv for a spreadsheet (cells a spreadsheet would run as a formula start with ').")
-def audit(path: Path, service: Service, state_path: Path | str | None, fmt: str) -> None:
+@directory_option
+def audit(path: Path, service: Service, state_path: Path | str | None, fmt: str, directory: str) -> None:
     """Check every workspace of the company, managed or not, against the policy of the manifests in
     PATH (allowedDomains, maxRoleOutside, protectedOwners), and list what their rules would change.
 
@@ -69,7 +72,7 @@ def audit(path: Path, service: Service, state_path: Path | str | None, fmt: str)
     from reconciler.commands.audit import audit as audit_command
     from reconciler.commands.audit import render
 
-    report = audit_command(path, service=service, state_path=state_path)
+    report = audit_command(path, service=service, state_path=state_path, directory=directory)
     say(render(report, fmt), nl=False, suggestions=False)
     if not report.clean:
         sys.exit(EXIT_CHANGES)
@@ -88,8 +91,9 @@ def audit(path: Path, service: Service, state_path: Path | str | None, fmt: str)
               help="An earlier report's access.json: list the grants, revocations, escalations and "
                    "downgrades since then (on the page and in changes.csv). A state file is refused: it "
                    "records only what the last apply put on the managed lists.")
+@directory_option
 def report(path: Path, service: Service, state_path: Path | str | None, out_dir: Path, internal_domains: tuple[str, ...],
-           since: Path | None) -> None:
+           since: Path | None, directory: str) -> None:
     """Write the quarterly access review of the whole company to DIR: access.csv and access.json
     (one row per workspace and person or domain, with the role and how it is managed: the manifest
     line in PATH, the team, the rule, or not managed) and index.html, one self-contained page with
@@ -107,4 +111,4 @@ def report(path: Path, service: Service, state_path: Path | str | None, out_dir:
     from reconciler.commands.report import source_date
 
     say(run(path, service=service, out=out_dir, state_path=state_path, internal_domains=internal_domains,
-             since=since, now=source_date(os.environ)), nl=False, suggestions=False)
+             since=since, now=source_date(os.environ), directory=directory), nl=False, suggestions=False)

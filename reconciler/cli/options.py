@@ -61,7 +61,7 @@ def ca_bundle_option(whose: str) -> Decorator:
                              "turned off).")
 
 
-# --directory of plan and apply: one spelling.
+# --directory of the commands that read the manifests' people (plan, apply, who, audit, report): one spelling.
 directory_option = click.option(
     "--directory", "directory", type=click.Choice(["committed", "live"]), default="committed", show_default=True,
     help="Where the directory's leavers and groups come from: committed (the manifests' directory.yaml) or "

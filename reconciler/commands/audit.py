@@ -11,17 +11,19 @@ if TYPE_CHECKING:
     from reconciler.service import Service
 
 
-def audit(path: Path, *, service: Service, state_path: Path | str | None = None, today: date | None = None) -> AuditReport:
+def audit(path: Path, *, service: Service, state_path: Path | str | None = None, today: date | None = None,
+          directory: str = "committed") -> AuditReport:
     """Read the company once and judge it against the manifests' policy and
     rules (what the plan of that read would change for them).  Nothing is
     written: no state, no lock.  ``today`` (UTC; default: now) decides
-    which grants have expired, as for ``plan``."""
-    from reconciler.commands.plan import utc_today
+    which grants have expired, as for ``plan``; ``directory`` as ``plan --directory`` reads it."""
+    from reconciler.commands.plan import chosen_directory, utc_today
     from reconciler.company.audit import audit as judge
     from reconciler.company.read import load_and_read
     from reconciler.plan import make_plan
 
-    read = load_and_read(path, service=service, state_path=state_path)
+    read = load_and_read(path, service=service, state_path=state_path,
+                         people=chosen_directory(directory, state_path, path))
     day = today or utc_today()
     plan = make_plan(read.desired, read.live, read.state, today=day)
     return judge(read.desired, read.company, plan, today=day)

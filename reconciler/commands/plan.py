@@ -7,7 +7,7 @@ plan (``plan_desired``), the ``--target`` and safety checks, and rendering.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -119,6 +119,13 @@ def directory_for(desired: Desired, mode: str, state_path: Path | str | StateBac
 
     with open_directory_store(_state_address(state_path, manifest_path)) as store:
         return with_live_directory(desired, store.snapshot(), store.address)
+
+
+def chosen_directory(mode: str, state_path: Path | str | StateBackend | None,
+                     manifest_path: Path) -> Callable[[Desired], Desired]:
+    """The manifests as ``--directory`` ``mode`` has them (``directory_for``), for a command that loads
+    them itself (the company read of who, audit and report)."""
+    return lambda desired: directory_for(desired, mode, state_path, manifest_path)[0]
 
 
 def _state_address(state_path: Path | str | StateBackend | None, manifest_path: Path) -> str:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 def report(path: Path, *, service: Service, out: Path, state_path: Path | str | None = None,
            internal_domains: tuple[str, ...] = (), since: Path | None = None,
-           now: datetime.datetime | None = None) -> str:
+           now: datetime.datetime | None = None, directory: str = "committed") -> str:
     """Write access.csv, access.json and index.html (and changes.csv with ``since``) to ``out``;
     return the summary to print.
 
@@ -35,6 +35,7 @@ def report(path: Path, *, service: Service, out: Path, state_path: Path | str | 
     ``internal_domains`` (added to them, not instead); with neither, everyone
     counts as external (the summary says so)."""
     from reconciler.company.build import attributed, leavers
+    from reconciler.commands.plan import chosen_directory
     from reconciler.company.read import ATTRIBUTION_PROPERTIES, load_and_list
     from reconciler.report.diff import changes_since, load_baseline
     from reconciler.report.figures import tally
@@ -45,7 +46,8 @@ def report(path: Path, *, service: Service, out: Path, state_path: Path | str | 
     baseline = load_baseline(since) if since is not None else None
     # The report never shows lint's warnings (the plan and validate do): not looked for.
     listing = load_and_list(path, service=service, state_path=state_path, lint_notes=False,
-                            properties=ATTRIBUTION_PROPERTIES)  # it plans nothing: no creation fields
+                            properties=ATTRIBUTION_PROPERTIES,  # it plans nothing: no creation fields
+                            people=chosen_directory(directory, state_path, path))
     policy = listing.desired.policy
     allowed = policy.allowed_domains if policy is not None else None
     domains = (*(str(v.value) for v in allowed or ()), *internal_domains)

@@ -9,12 +9,15 @@ if TYPE_CHECKING:
     from reconciler.service import Service
 
 
-def who(subject: str, path: Path, *, service: Service, state_path: Path | str | None = None, fmt: str = "text") -> str:
-    """Where ``subject`` (an email or a domain) has access now, and why.
+def who(subject: str, path: Path, *, service: Service, state_path: Path | str | None = None, fmt: str = "text",
+        directory: str = "committed") -> str:
+    """Where ``subject`` (an email or a domain) has access now, and why; ``directory`` as ``plan
+    --directory`` reads it (``committed`` or ``live``).
 
     The subject is checked before any call; the company is read once
     (``reconciler.company.read``) and nothing is written: no state, no lock.
     """
+    from reconciler.commands.plan import chosen_directory
     from reconciler.company.read import ATTRIBUTION_PROPERTIES, load_and_read
     from reconciler.company.who import parse_subject, render_who
     from reconciler.company.who import who as answer
@@ -22,5 +25,6 @@ def who(subject: str, path: Path, *, service: Service, state_path: Path | str | 
     kind, key = parse_subject(subject)
     # who never shows lint's warnings (the plan and validate do): not looked for.
     read = load_and_read(path, service=service, state_path=state_path, lint_notes=False,
-                         properties=ATTRIBUTION_PROPERTIES)  # it plans nothing: no creation fields
+                         properties=ATTRIBUTION_PROPERTIES,  # it plans nothing: no creation fields
+                         people=chosen_directory(directory, state_path, path))
     return render_who(answer(read.company, kind, key), fmt=fmt)

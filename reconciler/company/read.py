@@ -8,6 +8,7 @@ listing loop of the tool.  Read-only: no state write, no lock.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -60,15 +61,20 @@ class CompanyListing(NamedTuple):
 
 
 def load_and_list(path: Path, *, service: Service, state_path: Path | str | None = None,
-                  lint_notes: bool = True, properties: tuple[str, ...] = COMPANY_PROPERTIES) -> CompanyListing:
+                  lint_notes: bool = True, properties: tuple[str, ...] = COMPANY_PROPERTIES,
+                  people: Callable[[Desired], Desired] | None = None) -> CompanyListing:
     """Load the manifests in ``path`` and the state (read, never written or
     locked), then list the company's ``properties`` through ``service``.  ``lint_notes``: as
-    ``load_desired``'s, False for a command that never shows lint's warnings."""
+    ``load_desired``'s, False for a command that never shows lint's warnings.  ``people``: the
+    manifests with the directory the command was asked for (``--directory live``), before anything
+    is listed."""
     from reconciler.manifest import load_desired
     from reconciler.state.backend import read_state
     from reconciler.service import open_client
 
     desired = load_desired(path, lint_notes=lint_notes)
+    if people is not None:
+        desired = people(desired)
     state = read_state(state_path, path)
     with open_client(service) as client:
         live = read_live(client, properties)
@@ -76,8 +82,9 @@ def load_and_list(path: Path, *, service: Service, state_path: Path | str | None
 
 
 def load_and_read(path: Path, *, service: Service, state_path: Path | str | None = None,
-                  lint_notes: bool = True, properties: tuple[str, ...] = COMPANY_PROPERTIES) -> CompanyRead:
+                  lint_notes: bool = True, properties: tuple[str, ...] = COMPANY_PROPERTIES,
+                  people: Callable[[Desired], Desired] | None = None) -> CompanyRead:
     """``load_and_list``, then the company read from it (``company_access``)."""
     desired, state, live = load_and_list(path, service=service, state_path=state_path, lint_notes=lint_notes,
-                                         properties=properties)
+                                         properties=properties, people=people)
     return CompanyRead(desired, state, live, company_access(desired, live, state))

@@ -31,11 +31,13 @@ class Example:
         self.connect = ["--emulator", str(self.emulator), "--seed", str(tmp_path / "directory" / "seed.yaml"),
                         "--state", str(self.state)]
 
-    def identity_provider(self, *, inactive: tuple[str, ...]) -> None:
+    def identity_provider(self, *, inactive: tuple[str, ...], left: set[str] | None = None) -> None:
+        """The identity provider's directory as a pull would mirror it: everyone of the example, ``inactive``
+        switched off, ``left`` out of Customer Success."""
         users = [{"id": f"u-{name}", "userName": f"{name}@acme.com", "active": name not in inactive}
                  for name in PEOPLE]
         groups = [{"id": "g-cs", "displayName": "Customer Success",
-                   "members": [{"value": f"u-{n}"} for n in ("bo", "cy", "dora")]},
+                   "members": [{"value": f"u-{n}"} for n in ("bo", "cy", "dora") if n not in (left or set())]},
                   {"id": "g-sec", "displayName": "Security", "members": [{"value": "u-sec"}]}]
         with open_directory_store(str(self.state)) as store:
             store.mirror(users, groups, today=date(2026, 12, 7))
