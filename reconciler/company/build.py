@@ -295,7 +295,7 @@ def _entries(ws: LiveWorkspace, reach: ListReach | None, decisions: _Decided | _
     for kind, entries in enumerate((ws.users, ws.domains)):
         names = sorted(entries)
         decided_expires, decided_whys = decisions.decide(kind, names)
-        if leaving is not None:
+        if leaving is not None and _UNMANAGED in decided_whys:  # most lists decide every entry they hold
             decided_whys = [leaving.why if why is _UNMANAGED and leaving.removes(kind, name) else why
                             for name, why in zip(names, decided_whys, strict=True)]
         kinds += repeat(_KINDS[kind], len(names))
