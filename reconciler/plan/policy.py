@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from reconciler.errors import PlanRefused
 from reconciler.manifest.desired import DesiredPolicy
 from reconciler.manifest.policy import grant_breach
-from reconciler.plan.differences import Difference, differences, entry_of
-from reconciler.plan.model import Plan
+from reconciler.plan.differences import Difference, EntryIndex, differences, entry_index, entry_of
+from reconciler.plan.model import AccessChange, EntryChange, Plan
 from reconciler.gcpause import gc_paused
 
 ALLOW_CLASSES: tuple[str, ...] = ("revocations", "escalations", "notified")
@@ -37,6 +37,7 @@ def policy_violations(plan: Plan, policy: DesiredPolicy | None, allow: Mapping[s
         return []
     found: list[str] = []
     each = differences(plan)
+    index = entry_index(plan)
     caps = (
         ("revocations", policy.max_revocations, [d for d in each if d.privilege == "revocation"]),
         ("escalations", policy.max_escalations, [d for d in each if d.privilege == "escalation"]),
@@ -44,7 +45,7 @@ def policy_violations(plan: Plan, policy: DesiredPolicy | None, allow: Mapping[s
     for name, cap, hits in caps:
         limit = allow.get(name, cap.value if cap is not None else None)
         if cap is not None and limit is not None and len(hits) > limit:
-            listed = "; ".join(_described(plan, d) for d in hits[:10])
+            listed = "; ".join(_described(index, d) for d in hits[:10])
             more = f"; and {len(hits) - 10} more" if len(hits) > 10 else ""
             found.append(f"{cap.location}: policy max{name.capitalize()} ({limit}): the plan makes {len(hits)} "
                          f"{name[:-1]}s, each on one workspace ({listed}{more}). Raise it for this run with "
@@ -57,18 +58,18 @@ def policy_violations(plan: Plan, policy: DesiredPolicy | None, allow: Mapping[s
         found.append(f"{cap.location}: policy maxNotified ({limit}): the plan emails {len(notified)} people "
                      f"({listed}{'...' if len(notified) > 10 else ''}). Raise it for this run with "
                      f"--allow notified={len(notified)} if they are intended.")
-    found += _grant_breaches(plan, policy, each)
+    found += _grant_breaches(index, policy, each)
     protected = {p.value: p.location for p in policy.protected_owners}
     for d in each:
         if d.kind == "user" and d.key in protected and d.before == "owner" and d.after != "owner":
             what = "revoke" if d.after is None else f"make {d.after}"
             found.append(f"{protected[d.key]}: policy protectedOwners: {d.cause} would {what} protected owner "
-                         f"{d.key}{_at(_location(plan, d))} on {d.workspace}; this tool never takes ownership from "
-                         "a protected owner (change it in the web app if you must).")
+                         f"{d.key}{_at(_location(entry_of(index, d)))} on {d.workspace}; this tool never takes "
+                         "ownership from a protected owner (change it in the web app if you must).")
     return found
 
 
-def _grant_breaches(plan: Plan, policy: DesiredPolicy, each: list[Difference]) -> list[str]:
+def _grant_breaches(index: EntryIndex, policy: DesiredPolicy, each: list[Difference]) -> list[str]:
     """``allowedDomains`` and ``maxRoleOutside`` on what any workspace gains that no manifest line grants
     (the lines are checked when the manifests are read): a workspace joining a group or created in one gains
     the group's list, one connected by hand to a list gains what a write of it adds."""
@@ -80,22 +81,21 @@ def _grant_breaches(plan: Plan, policy: DesiredPolicy, each: list[Difference]) -
         breach = grant_breach(policy, domain, d.after)
         if breach is None:
             continue
-        behind = entry_of(plan, d)
+        behind = entry_of(index, d)
         why = f": {behind[1].reason}" if behind is not None and behind[1].reason else ""
         found.append(f"{breach.at}: policy {breach.rule}: {d.cause} would give {d.kind} {d.key} {d.after} on "
-                     f"workspace {d.workspace}{_at(_location(plan, d))}{why}.")
+                     f"workspace {d.workspace}{_at(_location(behind))}{why}.")
     return found
 
 
-def _described(plan: Plan, d: Difference) -> str:
+def _described(index: EntryIndex, d: Difference) -> str:
     """``ws_1 "Name": user bob@x.com (group.a, m.yaml:7)``."""
-    where = _location(plan, d)
+    where = _location(entry_of(index, d))
     return f"{d.workspace}: {d.kind} {d.key} ({d.cause}{', ' + where if where else ''})"
 
 
-def _location(plan: Plan, d: Difference) -> str | None:
+def _location(behind: tuple[AccessChange, EntryChange] | None) -> str | None:
     """The manifest line behind a difference: its entry's, else its change's."""
-    behind = entry_of(plan, d)
     if behind is None:
         return None
     change, entry = behind

@@ -121,6 +121,19 @@ def test_revocations_over_the_cap_refuse_the_plan_naming_the_rule_and_entries(pr
     assert "--allow revocations=2" in err and f"{project / 'policy.yaml'}:3" in err
 
 
+def test_escalations_over_the_cap_name_each_escalated_entrys_own_line(project: Path, capsys) -> None:
+    """raj@customer.com goes from viewer to collaborator (manifest.yaml:14) on the group's list, which the
+    homepage and its kickoff workspace hold: two escalations, each at raj's line, not the list's (:11)."""
+    add_policy(project, "  maxEscalations: 1\n")
+    code, _, err = run_cli(["plan", str(project), *emu(project)], capsys)
+    manifest = project / "manifest.yaml"
+    assert code == 1
+    assert ("policy maxEscalations (1): the plan makes 2 escalations, each on one workspace (ws_home \"Acme "
+            f"Onboarding – Home\": user raj@customer.com (group.acme-onboarding, {manifest}:14); ws_kickoff "
+            f"\"Acme Onboarding – Kickoff\": user raj@customer.com (group.acme-onboarding, {manifest}:14))"
+            ) in err, err
+
+
 def test_allow_raises_a_cap_for_one_run(project: Path, capsys) -> None:
     add_policy(project, "  maxRevocations: 0\n  maxEscalations: 0\n")
     code, _, err = run_cli(["apply", str(project), *emu(project), "--auto-approve",
