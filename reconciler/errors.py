@@ -57,25 +57,3 @@ class ApplyError(ReconcilerError):
 class StateError(ReconcilerError):
     """The state file cannot be read, written or locked."""
 
-
-def unverified_certificate(exc: BaseException) -> str | None:
-    """When a connection failed because the other side's TLS certificate could not be verified (an
-    ``ssl.SSLCertVerificationError`` among the causes of ``exc``): the words that say so and what to do,
-    for a client's message (they begin in lower case and end without a full stop); else None.
-
-    Here, where every client can use them, so that a certificate signed by a company's own authority is
-    explained once: the generic advice of a failed connection (check the address and the network) does
-    not help there, --ca-bundle does."""
-    import ssl  # here, not at the top: every command imports this module, few open a connection
-
-    seen: set[int] = set()
-    cause: BaseException | None = exc
-    while cause is not None and id(cause) not in seen:
-        if isinstance(cause, ssl.SSLCertVerificationError):
-            reason = cause.verify_message or cause.reason or "no reason given"
-            return (f"its TLS certificate could not be verified ({reason}). If a private certificate authority (a "
-                    "company's own) signed it, give that authority's certificate (PEM) with --ca-bundle FILE; "
-                    "verification cannot be turned off")
-        seen.add(id(cause))
-        cause = cause.__cause__ or cause.__context__
-    return None

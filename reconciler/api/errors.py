@@ -142,7 +142,7 @@ class ConnectionFailed(ApiError):
 
 class UnverifiedCertificate(ConnectionFailed):
     """The service's TLS certificate could not be verified (``message`` says why and what to do:
-    ``reconciler.errors.unverified_certificate``).  Not retried: it would be refused again."""
+    ``unverified_certificate``).  Not retried: it would be refused again."""
 
     def _describe(self) -> str:
         return _paragraph(f"No secure connection to the service for {self.call}: {self.message}.", self.outcome)
@@ -262,3 +262,26 @@ def _paragraph(*parts: str) -> str:
             part += "."
         out.append(part)
     return " ".join(out)
+
+
+def unverified_certificate(exc: BaseException) -> str | None:
+    """When a connection failed because the other side's TLS certificate could not be verified (an
+    ``ssl.SSLCertVerificationError`` among the causes of ``exc``): the words that say so and what to do,
+    for a client's message (they begin in lower case and end without a full stop); else None.
+
+    The requester of both clients (the service's and the SCIM pull's) raises ``UnverifiedCertificate`` with
+    them: the generic advice of a failed connection (check the address and the network) does not help
+    there, --ca-bundle does."""
+    import ssl  # here, not at the top: every command imports this module, few open a connection
+
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            reason = cause.verify_message or cause.reason or "no reason given"
+            return (f"its TLS certificate could not be verified ({reason}). If a private certificate authority (a "
+                    "company's own) signed it, give that authority's certificate (PEM) with --ca-bundle FILE; "
+                    "verification cannot be turned off")
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None

@@ -41,6 +41,7 @@ import httpx
 from reconciler.api.deadline import AnswerDeadline, answer_deadline
 from reconciler.api.errors import (
     UnverifiedCertificate,
+    unverified_certificate,
     AnswerTooSlow,
     ApiError,
     ConnectionFailed,
@@ -56,7 +57,6 @@ from reconciler.api.ratelimit import RateLimiter, RateLimits, WaitBeyondCap, cla
 from reconciler.api.responses import BodyError, BodyTooLarge, JsonObject, error_details, excerpt, json_object, read_body
 from reconciler.api.retry import Backoff, is_retry_safe, rate_limit_wait
 from reconciler.clock import Clock, SystemClock
-from reconciler.errors import unverified_certificate
 from reconciler.text import printable, shortened
 
 Query = Sequence[tuple[str, str]]
