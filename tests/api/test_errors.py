@@ -1,13 +1,19 @@
 from __future__ import annotations
 
+import random
+import ssl
+
 import httpx
 import pytest
 import respx
 
 from reconciler.api import errors
 from reconciler.api.client import WorkspaceClient
+from reconciler.api.connection import make_http_client
+from reconciler.api.models import AccessUserInput
 from reconciler.errors import ReconcilerError
-from tests.api.conftest import DOCUMENTED_ERRORS, TOKEN, MakeClient, error
+from reconciler.clock import VirtualClock
+from tests.api.conftest import BASE, DOCUMENTED_ERRORS, TOKEN, MakeClient, error
 
 
 @pytest.mark.parametrize(
@@ -139,3 +145,50 @@ def test_a_listed_item_of_the_wrong_shape_is_invalid_response_naming_the_field_n
         list(client.list_workspaces())
     assert "a Workspace did not have the documented shape (totalViews: Input should be a valid number" in str(
         info.value), info.value
+
+
+
+class _Service:
+    """A transport answering POST /v1/workspaces/ws_1/access with ``answers`` in turn: a status, or "untrusted"
+    for the connection httpx refuses when the service's certificate cannot be verified (its ConnectError
+    raised from the ssl error, as httpx raises it: respx would replace that cause)."""
+
+    def __init__(self, *answers: int | str) -> None:
+        self.answers = list(answers)
+        self.calls = 0
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.calls += 1
+        answer = self.answers.pop(0)
+        if answer == "untrusted":
+            cause = ssl.SSLCertVerificationError(1, "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed")
+            cause.verify_message = "unable to get local issuer certificate"
+            raise httpx.ConnectError("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed") from cause
+        return httpx.Response(int(answer), request=request)
+
+
+def _set_access(service: _Service, clock: VirtualClock) -> errors.UnverifiedCertificate:
+    client = WorkspaceClient(make_http_client(BASE, TOKEN, transport=httpx.MockTransport(service)), clock=clock,
+                             rng=random.Random(7))
+    with pytest.raises(errors.UnverifiedCertificate) as refused:
+        client.set_access("ws_1", users=[AccessUserInput(email="a@acme.com", role="owner")])
+    return refused.value
+
+
+def test_an_untrusted_certificate_is_not_sent_again_and_says_nothing_was_changed() -> None:
+    """The call never left this machine: one attempt, and no word of a change that may have been made."""
+    service = _Service("untrusted", 200)
+    refused = _set_access(service, VirtualClock())
+    assert service.calls == 1
+    assert str(refused) == (
+        "No secure connection to the service for POST /workspaces/ws_1/access: its TLS certificate could not be "
+        "verified (unable to get local issuer certificate). If a private certificate authority (a company's own) "
+        "signed it, give that authority's certificate (PEM) with --ca-bundle FILE; verification cannot be turned "
+        "off.")
+
+
+def test_an_untrusted_certificate_after_an_attempt_that_may_have_reached_the_service_says_so() -> None:
+    service = _Service(503, "untrusted")
+    refused = _set_access(service, VirtualClock())
+    assert service.calls == 2
+    assert str(refused).endswith("The change may or may not have been made; repeating the call is safe.")
