@@ -321,7 +321,7 @@ def page(name: str, path: Path, *, out: Path, service: Service, state_path: Path
     campaign = next(c for c in read.desired.reviews if c.name == name)
     joined = [(w.id, w.group_homepage) for w in read.company.workspaces
               if w.group_homepage is not None and w.group_homepage != w.id]
-    found = consequences(read.desired, read.company, one_list_each(read.live.workspaces.values(), joined))
+    found = consequences(read.desired, read.company, one_list_each(read.live.workspaces.values(), read.live.sharing, joined))
     out.mkdir(parents=True, exist_ok=True)
     write_owned(out / "review.html", render_review_page(campaign, found).encode("utf-8"), what="review page",
                 error=ConfigError, mode=0o644)

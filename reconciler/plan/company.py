@@ -183,7 +183,7 @@ class CompanyPlanner:
         by_id = {ws.id: ws for ws in candidates}
         # What a list-less group's homepage holds, a member the plan creates into the group will hold too.
         created = {g.homepage: self.created_members(g) for g in self._desired.groups if g.access is None}
-        for ids in one_list_each(candidates):  # workspaces sharing one list: ONE change of it
+        for ids in one_list_each(candidates, self._live.sharing):  # workspaces sharing one list: ONE change of it
             shared = [by_id[i] for i in ids]
             ws = shared[0]
             spaces = [*shared, *(self._live.workspaces[m] for m in groups_without_list.get(ws.id, ())

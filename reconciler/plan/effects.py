@@ -173,7 +173,7 @@ def effects(sim: Simulation, live: Live) -> tuple[Effect, ...]:
 def _start(live: Live, groups: Iterable[tuple[str, Iterable[str]]]) -> Simulation:
     """Every live workspace holding its list: one list per set of workspaces that share entries."""
     joined = [(homepage, member) for homepage, members in groups for member in members]
-    lists = one_list_each(live.workspaces.values(), joined)
+    lists = one_list_each(live.workspaces.values(), live.sharing, joined)
     sim = Simulation(lists=_LiveLists(live, {i: holders[0] for i, holders in enumerate(lists)}), holder={},
                      names={w.id: w.name for w in live.workspaces.values()})
     for list_id, holders in enumerate(lists):
