@@ -5,6 +5,8 @@ the Plan (``reconciler.plan.model``) holds, re-exported there."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from json.encoder import encode_basestring as _string  # what json.dumps(ensure_ascii=False) writes a str as
 from typing import Literal
 
 from pydantic import Field
@@ -121,6 +123,21 @@ class ManagedAccess(Frozen):
     # "user:<email>" / "domain:<domain>" -> "team <key>" / "rule <key>": the
     # entries a team or rule put there, so their removal later names it.
     via: dict[str, str] = Field(default_factory=dict)
+
+    def canonical_json(self, known: dict[int, str]) -> str:  # noqa: ARG002 - the digest's protocol (Effect's)
+        """This record as the plan digest's canonical JSON writes it: exactly ``json.dumps(managed.model_dump(
+        mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` (it has no display-only
+        field), written straight from its fields: a plan records one per list, and pydantic's dump and the
+        encoder's pass over it were a third of the digest's CPU at 10,000 lists (issue 40)."""
+        return (f'{{"address":{_string(self.address)},"domains":{_object(self.domains)},'
+                f'"users":{_object(self.users)},"via":{_object(self.via)},'
+                f'"workspace_id":{_string(self.workspace_id)}}}')
+
+
+def _object(values: Mapping[str, str]) -> str:
+    """A mapping of text to text as ``json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
+    writes it."""
+    return "{" + ",".join([f"{_string(key)}:{_string(value)}" for key, value in sorted(values.items())]) + "}"
 
 
 class Cost(Frozen):

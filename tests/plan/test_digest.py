@@ -22,6 +22,7 @@ from reconciler.clock import VirtualClock
 from reconciler.emulator import Emulator
 from reconciler.plan import Plan
 from reconciler.plan.digest import APPROVED_FIELDS, DISPLAY_ONLY, canonical_chunks
+from reconciler.plan.findings import ManagedAccess
 from reconciler.plan.model import AccessChange, AccessViews, AssetChange, Effect
 from reconciler.vocabulary import ROLES
 from tests.e2e.conftest import ROOT, EmulatorRig
@@ -164,3 +165,14 @@ def test_an_effect_writes_its_canonical_json_exactly_as_the_documented_form(
     known: dict[int, str] = {}
     assert effect.canonical_json(known) == generic
     assert effect.canonical_json(known) == generic  # and again, from what it wrote once
+
+
+@given(st.dictionaries(_TEXT, st.sampled_from(ROLES), max_size=4), st.dictionaries(_TEXT, st.sampled_from(ROLES)),
+       st.dictionaries(_TEXT, _TEXT, max_size=3), _TEXT, _TEXT)
+def test_a_managed_record_writes_its_canonical_json_exactly_as_the_documented_form(
+        users: dict[str, str], domains: dict[str, str], via: dict[str, str], address: str,
+        workspace_id: str) -> None:
+    """What a plan records per list writes its own canonical JSON too (issue 40): for any text, the generic one."""
+    managed = ManagedAccess(address=address, workspace_id=workspace_id, users=users, domains=domains, via=via)
+    generic = json.dumps(managed.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert managed.canonical_json({}) == generic
