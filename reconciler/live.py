@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from json.encoder import encode_basestring_ascii as _ascii  # what json.dumps writes a str as (ensure_ascii)
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -89,6 +90,18 @@ class LiveWorkspace:
             "domains": {k: e.role for k, e in sorted(self.domains.items())},
         }
 
+    def access_fingerprint_json(self) -> str:
+        """Exactly ``json.dumps(self.access_fingerprint(), sort_keys=True)``, written straight from the
+        entries: ``Live.fingerprint`` writes one per workspace (a dict of dicts and the encoder's pass over
+        it: 0.1 s at 10,000 workspaces, in every plan)."""
+        return f'{{"domains": {_roles_json(self.domains)}, "users": {_roles_json(self.users)}}}'
+
+
+def _roles_json(entries: Mapping[str, LiveEntry]) -> str:
+    """``key -> role`` of ``entries`` as ``json.dumps(sort_keys=True)`` writes it (ASCII, ", " and ": ")."""
+    return "{" + ", ".join([f"{_ascii(key)}: {'null' if entry.role is None else _ascii(entry.role)}"
+                            for key, entry in sorted(entries.items())]) + "}"
+
 
 @dataclass(frozen=True)
 class Live:
@@ -123,7 +136,7 @@ class Live:
         digest = hashlib.sha256(b"{")
         for number, wid in enumerate(sorted(set(workspace_ids))):
             ws = self.workspaces.get(wid)
-            item = json.dumps(ws.access_fingerprint() if ws is not None else None, sort_keys=True)
+            item = ws.access_fingerprint_json() if ws is not None else "null"
             digest.update(f"{', ' if number else ''}{json.dumps(wid)}: {item}".encode())
         digest.update(b"}")
         return digest.hexdigest()

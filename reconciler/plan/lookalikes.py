@@ -29,7 +29,7 @@ import functools
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from importlib import resources
 from typing import NamedTuple
 
@@ -55,13 +55,16 @@ def spelled(key: str) -> str:
     return "".join(c if c.isascii() and c.isprintable() and c != " " else f"\\u{ord(c):04x}" for c in key)
 
 
-def invisible_warnings(workspaces: Iterable[tuple[str, str | None, Iterable[str]]]) -> list[str]:
+def invisible_warnings(workspaces: Iterable[tuple[str, str | None, Collection[str]]]) -> list[str]:
     """A warning for each user the service reports whose address holds an
     invisible or space character (``(id, name, emails)`` per workspace):
     no mail system issues one, so it is probably a look-alike of the address
     without it, which a revocation of that address does not reach."""
     found = []
     for workspace_id, name, emails in workspaces:
+        listed = ",".join(emails)  # one search of a workspace's addresses: nearly every list holds none
+        if listed.isascii() and _ASCII_INVISIBLE.search(listed) is None:
+            continue
         label = f'{workspace_id} "{name}"' if name else workspace_id
         for key in sorted(k for k in emails if has_invisible(k)):
             plain = "".join(c for c in key if not _invisible(c))

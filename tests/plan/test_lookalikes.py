@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from reconciler.plan.lookalikes import (
     LookalikeIndex,
     _parts,
+    has_invisible,
     invisible_warnings,
     local_keys,
     lookalikes,
@@ -57,6 +58,18 @@ def test_an_address_the_service_reports_with_a_space_is_flagged() -> None:
         'ws_b "Beta": the service reports user \\u0020ana@acme.com, whose address holds invisible or space '
         "characters, which no mail system issues: probably a look-alike of ana@acme.com, kept when ana@acme.com "
         "is revoked. Remove it in the web app."]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.text(alphabet=st.sampled_from("ab@.\u00e9 \t\u200b\x00,"), max_size=5), max_size=4),
+                max_size=4))
+def test_each_workspace_warns_of_exactly_the_addresses_holding_an_invisible_or_space_character(
+        lists: list[list[str]]) -> None:
+    workspaces = [(f"ws_{i}", None, emails) for i, emails in enumerate(lists)]
+    warned = [(w, key) for w, _, emails in workspaces for key in sorted(emails) if has_invisible(key)]
+    assert len(invisible_warnings(workspaces)) == len(warned)
+    for warning, (workspace_id, key) in zip(invisible_warnings(workspaces), warned, strict=True):
+        assert warning.startswith(f"{workspace_id}: the service reports user {spelled(key)},")
 
 
 _ADDRESS_PARTS = st.text(alphabet=st.sampled_from("aAnN01lIoO.+-_ \t\u0430\u200b\u00e9"), max_size=6)
