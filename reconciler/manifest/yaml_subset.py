@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Iterator
 from typing import Any
 
 from reconciler.manifest.yaml_checks import MAX_DEPTH
@@ -254,39 +255,21 @@ class _Reader:
         return mapping
 
     def flow_mapping(self, inside: str, number: int) -> LineDict:
-        mapping = LineDict()
-        position, end, pairs = 0, len(inside), 0
-        if inside.strip(" "):
-            if inside.rstrip(" ").endswith(","):
-                raise _GiveUp
-            match_pair = _FLOW_PAIR.match
-            while position < end:
-                found = match_pair(inside, position)
-                if found is None:
-                    raise _GiveUp
-                key, token, flow_list = found.groups()
-                mapping[self.key(key)] = self.scalar(token) if flow_list is None else self.flow_list(flow_list, number)
-                pairs += 1
-                position = found.end()
+        mapping, pairs = LineDict(), 0
+        for found in _each(_FLOW_PAIR, inside):
+            key, token, flow_list = found.groups()
+            mapping[self.key(key)] = self.scalar(token) if flow_list is None else self.flow_list(flow_list, number)
+            pairs += 1
         if len(mapping) != pairs:
-            raise _GiveUp
+            raise _GiveUp  # a duplicate key: the event reader reports it
         mapping.line = number
         return mapping
 
     def flow_list(self, inside: str, number: int) -> LineList:
         items: list[Any] = []
-        position, end = 0, len(inside)
-        if inside.strip(" "):
-            if inside.rstrip(" ").endswith(","):
-                raise _GiveUp
-            match_item = _FLOW_ITEM.match
-            while position < end:
-                found = match_item(inside, position)
-                if found is None:
-                    raise _GiveUp
-                token, mapping = found.groups()
-                items.append(self.scalar(token) if mapping is None else self.flow_mapping(mapping, number))
-                position = found.end()
+        for found in _each(_FLOW_ITEM, inside):
+            token, mapping = found.groups()
+            items.append(self.scalar(token) if mapping is None else self.flow_mapping(mapping, number))
         built = LineList(items)
         built.line = number
         built.item_lines = array("L", [number] * len(items))
@@ -323,6 +306,23 @@ class _Reader:
         if len(value) <= _SHARED_TEXT_LENGTH:
             self.scalars[token] = value  # short texts (keys, roles) repeat: one str each
         return value
+
+
+def _each(pattern: re.Pattern[str], inside: str) -> Iterator[re.Match[str]]:
+    """The items of a flow mapping or list (``inside`` its brackets): matches of ``pattern``, each up to
+    its comma, one after the other to the end; :class:`_GiveUp` where one does not match, or after a
+    trailing comma."""
+    if not inside.strip(" "):
+        return
+    if inside.rstrip(" ").endswith(","):
+        raise _GiveUp
+    position, end, match = 0, len(inside), pattern.match
+    while position < end:
+        found = match(inside, position)
+        if found is None:
+            raise _GiveUp
+        yield found
+        position = found.end()
 
 
 _ABSENT: Any = object()  # no value written on the line

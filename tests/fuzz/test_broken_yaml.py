@@ -14,17 +14,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.fuzz.outcome import assert_clean, validate
+from tests.fuzz.settings import FUZZ
 
-FUZZ = settings(
-    derandomize=True,
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
-)
 
 VALID = """\
 # yaml-language-server: $schema=schemas/manifest.schema.json

@@ -16,18 +16,13 @@ import datetime
 from typing import Any
 
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reconciler.manifest.yaml_lines import LineDict, LineList, load_yaml
+from tests.fuzz.settings import FUZZ as SHARED_FUZZ
 
-FUZZ = settings(
-    derandomize=True,
-    database=None,
-    deadline=None,
-    max_examples=300,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+FUZZ = settings(SHARED_FUZZ, max_examples=300)
 
 _SCALARS = st.one_of(
     st.text(max_size=12),

@@ -19,22 +19,17 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from tests.fuzz import jsonschema_compat  # noqa: F401  (patches hypothesis-jsonschema; import first)
 from tests.fuzz.outcome import assert_clean, validate
+from tests.fuzz.settings import FUZZ
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schemas" / "manifest.schema.json"
 MAX_ENTRIES = 3
 
-FUZZ = settings(
-    derandomize=True,
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-)
 
 
 def _capped(node: Any) -> Any:

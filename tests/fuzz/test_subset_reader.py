@@ -23,19 +23,14 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reconciler.manifest import yaml_subset
 from reconciler.manifest.yaml_lines import RESOLVED_STARTS, LineDict, LineList, load_yaml, load_yaml_events
+from tests.fuzz.settings import FUZZ as SHARED_FUZZ
 
-FUZZ = settings(
-    derandomize=True,
-    database=None,
-    deadline=None,
-    max_examples=800,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+FUZZ = settings(SHARED_FUZZ, max_examples=800)
 ROOT = Path(__file__).resolve().parents[2]
 
 # Scalars as written: the subset's own, every YAML 1.1 type, and look-alikes it must leave to libyaml.
@@ -228,11 +223,18 @@ def test_a_document_written_in_the_subset_is_read_by_it(scalars: list[str]) -> N
 @pytest.mark.parametrize("text", [
     "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: 1\na: 2\n", "a: |\n  x\n", "a: x\n  y\n", "a:\tx\n", "a: x\r\n",
     "- a\n", "x\n", "a: 'it''s'\n", 'a: "x\\ty"\n', "a: {b: {c: d}}\n", "a:\n  - - x\n", "a: [x,]\n",
-    "a: x\x9f\n", "a: \ufffe\n", "a: \ud800\n", "a: x\u2028y\n", "<<: {a: 1}\n", "a: 2026-12-01\n2026-12-01: x\n", "--- x\n", "a: 1\n...\n", "a: 1\n---\nb: 2\n", "  a: 1\n",
+    "a: {b: 1, c: 2, b: 3}\n", "a: [{b: 1, c: [x], b: 2}]\n", "a: x\x9f\n", "a: \ufffe\n", "a: \ud800\n", "a: x\u2028y\n", "<<: {a: 1}\n", "a: 2026-12-01\n2026-12-01: x\n", "--- x\n", "a: 1\n...\n", "a: 1\n---\nb: 2\n", "  a: 1\n",
     "a:\n  b: 1\n c: 2\n", "a:\n- x\n  - y\n", "a: x #\n  b: y\n", "\ufeffa: 1\n", "a: x:\n", "a: -1\n",
 ])
 def test_the_subset_reader_gives_up_outside_the_subset(text: str) -> None:
     assert yaml_subset.read(text) is None
+
+
+def test_flow_items_are_read_whatever_the_spaces_around_their_commas() -> None:
+    text = "a: [b,cd ,  ef]\nb: {c: d,e: f ,g: h}\nc: [{k: v,l: w},{m: n}]\n"
+    assert _agree(text)
+    assert load_yaml(text, "f.yaml").document == {"a": ["b", "cd", "ef"], "b": {"c": "d", "e": "f", "g": "h"},
+                                                 "c": [{"k": "v", "l": "w"}, {"m": "n"}]}
 
 
 @pytest.mark.parametrize("depth", range(94, 102))
