@@ -143,7 +143,7 @@ def render(content: DirectoryFile, *, address: str) -> str:
 
 def read_directory_file(text: str, name: str) -> DirectoryFile | None:
     """What a directory.yaml written before holds; None when it is not one (not YAML, another shape)."""
-    from reconciler.manifest.yaml_lines import load_yaml
+    from reconciler.manifest.yaml_read import load_yaml
 
     loaded = load_yaml(text, name)
     body = loaded.document.get("directory") if isinstance(loaded.document, Mapping) else None

@@ -23,7 +23,7 @@ comments away from what they describe.
 The result must mean exactly what the file meant (PyYAML reads both the
 same), or nothing is written: a layout never changes a value.
 
-The file is first read by the validating reader (``yaml_lines.load_yaml``),
+The file is first read by the validating reader (``yaml_read.load_yaml``),
 with its limits: nesting depth, aliases that repeat too many values, tags.
 What it refuses, fmt refuses with the same ``file:line`` message, at once:
 ruamel.yaml has no such limits (an alias bomb took minutes to lay out and
@@ -58,7 +58,7 @@ def canonical(text: str, name: str) -> tuple[str, Any]:
     (the round-trip tree); ``ManifestError`` (``name:line: ...``) when it is not YAML."""
     if not text.strip():
         return text, None  # an empty file has no layout
-    from reconciler.manifest.yaml_lines import load_yaml
+    from reconciler.manifest.yaml_read import load_yaml
 
     checked = load_yaml(text, name)
     if checked.fatal:

@@ -30,7 +30,8 @@ from reconciler.manifest.location import Problem, SourceLocation
 from reconciler.manifest.models import ManifestSpec
 from reconciler.manifest.moved import moved_problems
 from reconciler.manifest.rules import DEFAULT_MAX_FILE_BYTES, file_rules, manifest_set_rules
-from reconciler.manifest.yaml_lines import LineDict, line_of, load_yaml
+from reconciler.manifest.yaml_lines import LineDict, line_of
+from reconciler.manifest.yaml_read import load_yaml
 
 MANIFEST_SUFFIXES = (".yaml", ".yml")
 

@@ -29,7 +29,8 @@ from reconciler.manifest.desired import Decision, DesiredCampaign, OnDue, Review
 from reconciler.manifest.desired import ReviewEntryKind as EntryKind
 from reconciler.manifest.location import Problem, SourceLocation
 from reconciler.manifest.models import Email, IsoDate, Key, RuleMatchSpec, _Spec
-from reconciler.manifest.yaml_lines import LineDict, LineList, load_yaml
+from reconciler.manifest.yaml_lines import LineDict, LineList
+from reconciler.manifest.yaml_read import load_yaml
 from reconciler.text import quoted
 from reconciler.vocabulary import Role
 

@@ -539,22 +539,14 @@ _PurePythonLoader: type[yaml.SafeLoader] = yaml.SafeLoader
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def load_yaml(text: str, file: str) -> LoadedYaml:
-    """Parse one YAML document safely, keeping lines; never raises for bad input.
+def load_yaml_events(text: str, file: str) -> LoadedYaml:
+    """Parse one YAML document safely from libyaml's events, keeping lines; never raises for bad input.
 
     Syntax errors, tags, too deep a nesting, alias bombs and multiple
-    documents give fatal problems at the line they were found on.  A file
-    written in the usual subset of YAML is read by ``yaml_subset`` (about
-    twice as fast, the same values and lines); any other by libyaml's events.
+    documents give fatal problems at the line they were found on.  Whatever
+    the text: the reference reader (``yaml_read.load_yaml`` tries the faster
+    ``yaml_subset`` first).
     """
-    from reconciler.manifest.yaml_subset import read  # it builds on this module's values
-
-    loaded = read(text)
-    return loaded if loaded is not None else load_yaml_events(text, file)
-
-
-def load_yaml_events(text: str, file: str) -> LoadedYaml:
-    """:func:`load_yaml` from libyaml's events, whatever the text: the reference reader."""
     parser = _LOADER(text)  # only its parser is used: events in, values built here
     reader = _Reader(file)
     try:

@@ -103,7 +103,7 @@ class _Frame:
 
 
 def read(text: str) -> LoadedYaml | None:
-    """The document of ``text`` as :func:`yaml_lines.load_yaml` builds it, or
+    """The document of ``text`` as :func:`yaml_lines.load_yaml_events` builds it, or
     None when ``text`` is not written in the subset this module reads."""
     if "\t" in text or "\r" in text or (not text.isascii() and re.search(_AWKWARD, text)):
         return None

@@ -167,7 +167,7 @@ def _recorded_seal(campaign: DesiredCampaign) -> tuple[tuple[tuple[str, str], ..
     """``assignment`` and ``closedDigest`` as ``campaign.yaml`` records them (the loader has checked the
     files against them); (None, None) for a campaign file that cannot be read back."""
     from reconciler.manifest.reviews import CampaignSpec
-    from reconciler.manifest.yaml_lines import load_yaml
+    from reconciler.manifest.yaml_read import load_yaml
 
     name = campaign.location.file
     try:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from reconciler.directory.model import Directory, DirectoryGroup, DirectoryPerson
 from reconciler.directory.sync import DirectoryFile, DirectorySyncError, Leaver, directory_file, header, render
 from reconciler.manifest.layout import canonical
-from reconciler.manifest.yaml_lines import load_yaml
+from reconciler.manifest.yaml_read import load_yaml
 
 ADDRESS = "/srv/reconciler/reconciler.state.json"
 

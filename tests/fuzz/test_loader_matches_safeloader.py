@@ -19,7 +19,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reconciler.manifest.yaml_lines import LineDict, LineList, load_yaml
+from reconciler.manifest.yaml_lines import LineDict, LineList
+from reconciler.manifest.yaml_read import load_yaml
 from tests.fuzz.settings import FUZZ as SHARED_FUZZ
 
 FUZZ = settings(SHARED_FUZZ, max_examples=300)

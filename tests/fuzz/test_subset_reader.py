@@ -27,7 +27,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reconciler.manifest import yaml_subset
-from reconciler.manifest.yaml_lines import RESOLVED_STARTS, LineDict, LineList, load_yaml, load_yaml_events
+from reconciler.manifest.yaml_lines import RESOLVED_STARTS, LineDict, LineList, load_yaml_events
+from reconciler.manifest.yaml_read import load_yaml
 from tests.fuzz.settings import FUZZ as SHARED_FUZZ
 
 FUZZ = settings(SHARED_FUZZ, max_examples=800)

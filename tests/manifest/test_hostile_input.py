@@ -18,7 +18,7 @@ from reconciler.cli import main
 from reconciler.errors import ManifestError
 from reconciler.manifest import load_desired
 from reconciler.manifest import yaml_lines
-from reconciler.manifest.yaml_lines import load_yaml
+from reconciler.manifest.yaml_read import load_yaml
 from reconciler.manifest.yaml_checks import MAX_DEPTH
 
 Write = Callable[..., Path]

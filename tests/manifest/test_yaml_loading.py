@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from reconciler.manifest.yaml_lines import LineDict, LineList, load_yaml
+from reconciler.manifest.yaml_lines import LineDict, LineList
+from reconciler.manifest.yaml_read import load_yaml
 
 Write = Callable[..., Path]
 Problems = Callable[[Path], list[str]]
