@@ -54,12 +54,16 @@ def _but(excluded: str) -> str:
 # The first character of a plain scalar: never an indicator (- ? : , [ ] { } # & * ! | > ' " % @ `),
 # nor < or = (a merge key, a value key).
 _FIRST = _class("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_./~(+$^;\\")
-# Then, in a block: any printable character but # : [ ] { }, and a colon followed by a non-space.
-_BLOCK_PLAIN = rf"{_FIRST}(?:{_class(_but('#:[]{}'))}|:(?=[^ ]))*"
-# In a flow: no colon, comma, bracket, brace, quote or # (the spaces after it are taken off when read).
-_FLOW_PLAIN = rf"{_FIRST}{_class(_but('#:,[]{}' + chr(39) + chr(34)))}*"
-_SINGLE = rf"'{_class(_but(chr(39)))}*'"  # no '' escape
-_DOUBLE = rf"\"{_class(_but(chr(34) + chr(92)))}*\""  # no backslash escape
+# Then, in a block: any printable character but # : [ ] { }, and a colon followed by a non-space; in a
+# flow: no colon, comma, bracket, brace, quote or # (the spaces after a scalar are taken off when read).
+# Possessive (``*+``): a scalar takes every character it can and never gives one back.  Nothing that may
+# follow a scalar on a line could start inside what it took, so no line is read differently; but a line
+# that does not match fails at once, where trying every split of each run of spaces took 10 s on one
+# hostile line of 20,000 spaces (a pull request's manifest; libyaml is linear).
+_BLOCK_PLAIN = rf"{_FIRST}(?:{_class(_but('#:[]{}'))}|:(?=[^ ]))*+"
+_FLOW_PLAIN = rf"{_FIRST}{_class(_but('#:,[]{}' + chr(39) + chr(34)))}*+"
+_SINGLE = rf"'{_class(_but(chr(39)))}*+'"  # no '' escape
+_DOUBLE = rf"\"{_class(_but(chr(34) + chr(92)))}*+\""  # no backslash escape
 # What the classes let through but YAML refuses, or reads as a line break or a byte order mark.
 _AWKWARD = "[\x85\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]"
 _FLOW_TOKEN = rf"(?:{_FLOW_PLAIN}|{_SINGLE}|{_DOUBLE})"
@@ -71,8 +75,8 @@ _LINE = re.compile(
     rf"(?:({_BLOCK_PLAIN}|{_SINGLE}|{_DOUBLE}) *:(?: +|$))?"  # 3: a key
     r"(?:"
     rf"\{{ *({_FLOW_PLAIN}) *: +({_FLOW_TOKEN}) *, *({_FLOW_PLAIN}) *: +({_FLOW_TOKEN}) *\}}"  # 4-7: {k: v, k: v}
-    r"|\{((?:[^{}\[\]#]|\[[^{}\[\]#]*\])*)\}"  # 8: any other flow mapping (its values may be flow lists)
-    r"|\[([^\[\]#]*)\]"  # 9: a flow list
+    r"|\{((?:[^{}\[\]#]|\[[^{}\[\]#]*+\])*+)\}"  # 8: any other flow mapping (its values may be flow lists)
+    r"|\[([^\[\]#]*+)\]"  # 9: a flow list
     rf"|({_SINGLE}|{_DOUBLE}|{_BLOCK_PLAIN})"  # 10: a scalar
     r")?"
     r" *(?:(?<![^ ])#.*)?$"  # a comment (after a space, or the whole line)

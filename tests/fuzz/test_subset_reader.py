@@ -238,6 +238,23 @@ def test_flow_items_are_read_whatever_the_spaces_around_their_commas() -> None:
                                                  "c": [{"k": "v", "l": "w"}, {"m": "n"}]}
 
 
+_LONG = 100_000
+# Lines a hostile pull request could write to make a backtracking reader try every split of a long run:
+# each is read (or given up on) in one pass, as libyaml reads it.  Without possessive scalars the first
+# took 10 s at 20,000 characters and grows with the square of the length: this test would not end.
+# (text, whether it is YAML the subset reads)
+HOSTILE_LINES = [("a: b" + " " * _LONG + "c:\n", False), ("a: {b" + " " * _LONG + "x}\n", False),
+                 ("a" + " " * _LONG + "b\n", False), ("a: " + "b " * _LONG + ":\n", False),
+                 ("a: " + "b :" * _LONG + "\n", False), ("a: {" + "b: c, " * _LONG + "}x\n", False),
+                 ("a: [" + "b , " * _LONG + "]x\n", False), ("a: {b: c" + " " * _LONG + "x}\n", True),
+                 (" " * _LONG + "- x:\n", False)]
+
+
+@pytest.mark.parametrize(("text", "in_subset"), HOSTILE_LINES, ids=range(len(HOSTILE_LINES)))
+def test_a_long_hostile_line_is_read_in_one_pass_as_the_event_reader_reads_it(text: str, in_subset: bool) -> None:
+    assert _agree(text) == in_subset
+
+
 @pytest.mark.parametrize("depth", range(94, 102))
 def test_nesting_near_the_limit_is_read_the_same_or_left_to_the_event_reader(depth: int) -> None:
     text = "".join(f"{' ' * level}k{level}:\n" for level in range(depth)) + " " * depth + "x: {y: [z]}\n"
