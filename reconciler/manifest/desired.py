@@ -9,6 +9,7 @@ are how plans, state and ``--target`` name things.
 from __future__ import annotations
 
 from datetime import date
+from operator import attrgetter
 from pathlib import Path
 from typing import Generic, Literal, NamedTuple, TypeVar
 
@@ -73,6 +74,14 @@ class AccessList(NamedTuple):
     notify: bool = False
     message: str | None = None
     teams: tuple[TeamAccess, ...] = ()
+
+    def expiring(self) -> bool:
+        """Whether any user or domain entry has an ``expires`` date: most lists have none, and the plan, lint
+        and the expiry warnings skip those without looking at each entry (a date is never false)."""
+        return any(map(_EXPIRES, self.users)) or any(map(_EXPIRES, self.domains))
+
+
+_EXPIRES = attrgetter("expires")
 
 
 class VisibilitySetting(NamedTuple):

@@ -104,7 +104,9 @@ def team_notes(desired: Desired) -> list[str]:
 
 def _list_notes(address: str, access: AccessList, today: date) -> Iterator[str]:
     domains = {d.domain: d.role for d in access.domains}
-    for user in access.users:
+    # Only a user at one of the list's domains can be covered by it: one test of the email's ending each.
+    endings = tuple(f"@{domain}" for domain in domains)
+    for user in (u for u in access.users if u.email.endswith(endings)) if endings else ():
         domain = user.email.rpartition("@")[2]
         if domain in domains and rank(domains[domain]) >= rank(user.role):
             yield (f"{user.location}: {address}: user {user.email} ({user.role}) already has {domains[domain]} "
@@ -115,7 +117,7 @@ def _list_notes(address: str, access: AccessList, today: date) -> Iterator[str]:
     if not any(u.role == "owner" for u in access.users) and any(d.role == "owner" for d in access.domains):
         yield (f"{access.location}: {address}: the only owners are domains; name at least one person as owner, "
                "so someone answers for the workspace")
-    entries: tuple[UserAccess | DomainAccess, ...] = (*access.users, *access.domains)
+    entries: tuple[UserAccess | DomainAccess, ...] = (*access.users, *access.domains) if access.expiring() else ()
     for entry in entries:
         if entry.expires is not None and entry.expires <= today:
             key = entry.email if isinstance(entry, UserAccess) else entry.domain

@@ -106,7 +106,7 @@ def _entries(access: AccessList, ws: LiveWorkspace, users: Mapping[str, Role], d
 
 def expired_entries(access: AccessList, today: date | None) -> dict[tuple[EntryKind, str], date]:
     """The listed entries whose grant has expired by ``today`` (none without a date)."""
-    if today is None:
+    if today is None or not access.expiring():
         return {}
     found: dict[tuple[EntryKind, str], date] = {}
     for u in access.users:

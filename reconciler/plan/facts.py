@@ -97,6 +97,8 @@ def expiry_warnings(desired: Desired, today: date, within_days: int) -> list[str
     """Grants that expire within ``within_days`` of ``today``, soonest first."""
     soon = []
     for address, _, access in desired.access_lists():
+        if not access.expiring():
+            continue
         for kind, key, expires, location in (
             *(("user", u.email, u.expires, u.location) for u in access.users),
             *(("domain", d.domain, d.expires, d.location) for d in access.domains),

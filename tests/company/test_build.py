@@ -128,6 +128,13 @@ def test_the_expiry_the_manifest_sets_is_on_the_row(tmp_path: Path) -> None:
     assert str(company_access(_desired(tmp_path), live, State()).rows[0].expires) == "2031-01-31"
 
 
+def test_the_expiry_the_manifest_sets_on_a_domain_is_on_its_row(tmp_path: Path) -> None:
+    (tmp_path / "manifest.yaml").write_text(MANIFEST.replace(
+        "{domain: customer.com, role: commenter}", "{domain: customer.com, role: commenter, expires: 2031-02-28}"))
+    live = _live(_ws("ws_home", {}, domains={"customer.com": "commenter"}))
+    assert str(company_access(load_desired(tmp_path), live, State()).rows[0].expires) == "2031-02-28"
+
+
 def test_a_domain_entry_is_attributed_to_its_line(tmp_path: Path) -> None:
     live = _live(_ws("ws_home", {}, domains={"customer.com": "commenter"}))
     row = company_access(_desired(tmp_path), live, State()).rows[0]

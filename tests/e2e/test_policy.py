@@ -226,6 +226,9 @@ def test_an_expiry_that_is_not_a_date_is_an_error_and_one_in_the_past_a_warning(
 @pytest.mark.parametrize(("old", "new", "message"), [
     ("{email: raj@customer.com, role: collaborator}", "{email: raj@customer.com, role: viewer}",
      "user raj@customer.com (viewer) already has viewer through the domain customer.com"),
+    ("{domain: customer.com, role: viewer}", "{domain: other.example, role: viewer}\n"
+     "        - {domain: customer.com, role: collaborator}",
+     "user raj@customer.com (collaborator) already has collaborator through the domain customer.com"),
     ("{domain: customer.com, role: viewer}", "{domain: gmail.com, role: viewer}",
      "domain gmail.com is a free-mail provider"),
     ("{email: raj@customer.com, role: collaborator}",

@@ -24,6 +24,23 @@ def test_an_expired_entry_and_an_unlisted_one_removed_together_are_labelled_each
     ]
 
 
+def test_an_expired_domain_grant_is_removed_as_an_expired_user_grant_is(
+        write_manifest: Callable[..., Path]) -> None:
+    path = write_manifest("""
+        version: 1
+        workspaces:
+          portal:
+            id: ws_p
+            access:
+              users: [{email: ops@acme.com, role: owner}]
+              domains: [{domain: partner.io, role: viewer, expires: 2024-05-31}]
+    """)
+    live = live_workspace("ws_p", users={"ops@acme.com": "owner"}, domains={"partner.io": "viewer"})
+    (entry,) = plan_for(path, live, today=date(2024, 6, 1)).access_changes[0].entries
+    assert (entry.kind, entry.key, entry.action, entry.flags, entry.reason) == (
+        "domain", "partner.io", Action.DELETE, ("domain-wide", "expired"), "expired on 2024-05-31")
+
+
 def test_an_unlisted_domain_of_a_non_authoritative_list_is_removed_with_the_date_it_was_listed_since(
         write_manifest: Callable[..., Path]) -> None:
     path = write_manifest("""
