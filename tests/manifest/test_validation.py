@@ -125,6 +125,17 @@ def test_duplicate_email_after_lower_casing_points_at_the_second(write_manifest:
     ]
 
 
+def test_a_duplicate_is_found_beside_an_entry_whose_email_is_not_text(write_manifest: Write,
+                                                                       problems_of: Problems) -> None:
+    """An email that is not text (a number) is its own problem, and the others are still compared."""
+    path = write_manifest(group_with_access("""
+                - {email: jane@acme.com, role: owner}
+                - {email: 42, role: viewer}
+                - {email: ' Jane@acme.com', role: viewer}"""))
+    assert (f"{path}:9: groups.g.access.users[2]: email 'jane@acme.com' is listed twice (first at line 7); "
+            "keep one entry per email") in problems_of(path)
+
+
 def test_duplicate_domain_points_at_the_second(write_manifest: Write, problems_of: Problems) -> None:
     path = write_manifest("""
         version: 1
