@@ -133,6 +133,7 @@ def close(name: str, path: Path, *, today: date, state_path: Path | str | None =
     from reconciler.manifest import load_desired
     from reconciler.owned_files import write_owned
     from reconciler.manifest.reviews import campaign_files, decisions_digest
+    from reconciler.plan.moves import moved_state
     from reconciler.review.close import closed_campaign_text, edited_texts, plan_close
     from reconciler.state.backend import read_state
 
@@ -148,7 +149,9 @@ def close(name: str, path: Path, *, today: date, state_path: Path | str | None =
                           f"({counted}); a closed campaign acts on no later decision. Decide them, or close with "
                           "--accept-undecided to record in campaign.yaml that they were left undecided. Nothing was "
                           "changed.")
-    state = read_state(state_path, path)
+    # The addresses as the manifests' moved: entries make them, as the plan reads them: a member recorded under
+    # the address a pending move leaves still holds its group's list.
+    state = moved_state(desired, read_state(state_path, path))
     closing = plan_close(desired, campaign, state)
     if closing.conflicts:
         raise ConfigError(f"review close {name}: a removal from a team would override another reviewer's keep:\n"

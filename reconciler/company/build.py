@@ -28,6 +28,7 @@ from reconciler.live import Live, LiveWorkspace, shared_entries
 from reconciler.manifest.desired import (AccessList, Desired, DesiredRule, DesiredTeam, DomainAccess, RevokedEntry,
                                         UserAccess)
 from reconciler.manifest.location import SourceLocation
+from reconciler.plan.moves import moved_state
 from reconciler.plan.rules import matching_rules
 from reconciler.plan.teams import ExpandedAccess, Grant, expand_access
 from reconciler.state import State
@@ -127,7 +128,10 @@ def _list_rules(desired: Desired, live: Live, reaches: dict[str, ListReach]) -> 
 def list_reaches(desired: Desired, live: Live, state: State) -> dict[str, ListReach]:
     """Workspace id → the manifest list it holds, for every workspace a
     manifest reaches: groups (homepage, declared and recorded members,
-    probable members) and standalone workspaces."""
+    probable members) and standalone workspaces.  The state is read with the manifests' pending
+    ``moved:`` entries made, as the plan reads it: a member recorded under its old address is still
+    the group's declared member, not a probable one."""
+    state = moved_state(desired, state)
     reaches: dict[str, ListReach] = {}
     for group in desired.groups:
         reaches[group.homepage] = ListReach(group.address, group.access, group.homepage)

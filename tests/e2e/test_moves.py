@@ -261,3 +261,39 @@ def test_state_mv_of_a_group_moves_its_members_with_it(applied: Path, capsys: py
     assert f" {OLD} moved to group.customer.workspace.kickoff with it." in out
     code, out, _ = run_cli(["plan", str(applied), *emu(applied)], capsys)
     assert code == 0 and out.startswith("No changes.")
+
+
+# -- what reads the company sees a pending move as the plan does ---------------------------
+
+
+def test_who_shows_a_member_under_a_pending_move_in_its_group_not_probably_in_it(
+        applied: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Between a moved: entry and its apply the state records the member under its old address; who (and
+    audit, report, review) read the state with the move made, as the plan does."""
+    code, before, err = run_cli(["who", "jane@acme.com", str(applied), *emu(applied)], capsys)
+    assert code == 0, err
+    rename_kickoff(applied, moved=True)
+    code, after, err = run_cli(["who", "jane@acme.com", str(applied), *emu(applied)], capsys)
+    assert code == 0, err
+    kickoff = next(line for line in after.splitlines() if "Kickoff" in line)
+    assert "(account Customer Inc, in the group of ws_home)" in kickoff
+    assert after == before
+
+
+def test_review_close_removes_the_line_a_revocation_on_a_member_under_a_pending_move_contradicts(
+        applied: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rename_kickoff(applied, moved=True)
+    code, _, err = run_cli(["review", "start", "q4", str(applied), "--due", "2099-01-01", "--fallback",
+                            "sec@acme.com", *emu(applied)], capsys)
+    assert code == 0, err
+    reviewer = applied / "reviews" / "q4" / "jane@acme.com.yaml"
+    text = reviewer.read_text(encoding="utf-8")
+    item = text.index("  - workspace: " + kickoff_id(applied) + '\n    name: "Customer Inc – Kickoff"\n'
+                      "    kind: user\n    key: raj@customer.com\n")
+    decision = text.index("    decision: null", item)
+    reviewer.write_text(text[:decision] + "    decision: revoke" + text[decision + len("    decision: null"):],
+                        encoding="utf-8")
+    code, out, err = run_cli(["review", "close", "q4", str(applied), "--accept-undecided"], capsys)
+    assert code == 0, err
+    assert "1 manifest line removed:" in out and "user raj@customer.com from group.customer-inc" in out
+    assert "raj@customer.com" not in (applied / "groups.yaml").read_text(encoding="utf-8")
