@@ -22,9 +22,9 @@ def audit(path: Path, *, service: Service, state_path: Path | str | None = None,
     from reconciler.company.read import load_and_read
     from reconciler.plan import make_plan
 
-    read = load_and_read(path, service=service, state_path=state_path,
-                         people=chosen_directory(directory, state_path, path))
     day = today or utc_today()
+    read = load_and_read(path, service=service, today=day, state_path=state_path,
+                         people=chosen_directory(directory, state_path, path))
     plan = make_plan(read.desired, read.live, read.state, today=day)
     return judge(read.desired, read.company, plan, today=day)
 

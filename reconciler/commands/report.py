@@ -55,7 +55,7 @@ def report(path: Path, *, service: Service, out: Path, state_path: Path | str | 
     moment = now or datetime.datetime.now(datetime.UTC)
     # Each workspace's rows go into the report as they are attributed: the company's own rows
     # (CompanyAccess) are never made, so the company is held once, as the report's rows.
-    made = report_of_parts(attributed(listing.desired, listing.live, listing.state), generated_at=moment,
+    made = report_of_parts(attributed(listing.desired, listing.live, listing.state, moment.date()), generated_at=moment,
                            internal_domains=domains, leavers=leavers(listing.desired), min_owners=min_owners)
     calls = listing.live.pages_read
     del listing  # the listing is in the report now: its memory is free for the files' text

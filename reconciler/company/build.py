@@ -62,12 +62,14 @@ class Entries(NamedTuple):
     whys: list[WhyLine]
 
 
-def company_access(desired: Desired, live: Live, state: State) -> CompanyAccess:
-    """Every workspace of ``live`` (a complete listing) and every entry on it, with why."""
+def company_access(desired: Desired, live: Live, state: State, today: date | None = None) -> CompanyAccess:
+    """Every workspace of ``live`` (a complete listing) and every entry on it, with why; on ``today`` (UTC),
+    a grant whose ``expires`` date has come is ``expired``, as the plan of that day removes it (None: no
+    grant has expired, as a plan without a day)."""
     workspaces: list[CompanyWorkspace] = []
     rows: list[AccessRow] = []
     models: dict[WhyLine, Why] = {}
-    for workspace, entries in attributed(desired, live, state):
+    for workspace, entries in attributed(desired, live, state, today):
         workspaces.append(workspace)
         workspace_id, name, account_id, account_name, homepage, probable = entries.workspace
         for kind, key, role, expires, reason in zip(entries.kinds, entries.keys, entries.roles, entries.expires,
@@ -82,8 +84,10 @@ def company_access(desired: Desired, live: Live, state: State) -> CompanyAccess:
                          leavers=leavers(desired))
 
 
-def attributed(desired: Desired, live: Live, state: State) -> Iterator[tuple[CompanyWorkspace, Entries]]:
-    """Each workspace of ``live`` (a complete listing), in listing order, with the entries on it and why."""
+def attributed(desired: Desired, live: Live, state: State,
+               today: date | None = None) -> Iterator[tuple[CompanyWorkspace, Entries]]:
+    """Each workspace of ``live`` (a complete listing), in listing order, with the entries on it and why
+    (``today``: as ``company_access``'s)."""
     reaches = list_reaches(desired, live, state)
     teams = {team.key: team for team in desired.teams}
     rules = _list_rules(desired, live, reaches)
@@ -97,7 +101,7 @@ def attributed(desired: Desired, live: Live, state: State) -> Iterator[tuple[Com
             probable_member=reach.probable if reach else False, address=reach.address if reach else None,
             managed="manifest" if reach is not None else "rules" if matching else "none",
             rules=tuple(r.key for r in matching))
-        yield workspace, _entries(ws, reach, lists.of(reach, matching), _leaving(reach, state))
+        yield workspace, _entries(ws, reach, lists.of(reach, matching), _leaving(reach, state), today)
 
 
 def leavers(desired: Desired) -> tuple[Leaver, ...]:
@@ -285,10 +289,10 @@ def _leaving(reach: ListReach | None, state: State) -> _Leaving | None:
 
 
 def _entries(ws: LiveWorkspace, reach: ListReach | None, decisions: _Decided | _Declared,
-             leaving: _Leaving | None = None) -> Entries:
+             leaving: _Leaving | None = None, today: date | None = None) -> Entries:
     """The workspace's entries, users before domains, each sorted (the report's order), a column
     at a time: each column one expression over the workspace's keys; an entry the list does not decide
-    and the next apply removes (``leaving``) says so."""
+    and the next apply removes (``leaving``) says so, and so does one whose grant has expired by ``today``."""
     head = (ws.id, ws.name, ws.account_id, ws.account_name, reach.homepage if reach is not None else None,
             reach.probable if reach is not None else False)
     kinds: list[EntryKind] = []
@@ -305,6 +309,9 @@ def _entries(ws: LiveWorkspace, reach: ListReach | None, decisions: _Decided | _
         kinds += repeat(_KINDS[kind], len(names))
         keys += names
         roles += map(_ROLE, map(entries.__getitem__, names))
+        if today is not None and any(decided_expires) and min(d for d in decided_expires if d is not None) <= today:
+            decided_whys = [why._replace(source="expired") if d is not None and d <= today else why
+                            for d, why in zip(decided_expires, decided_whys, strict=True)]
         expires += decided_expires
         whys += decided_whys
     return Entries(head, kinds, keys, roles, expires, whys)

@@ -32,8 +32,10 @@ EntryKind = Literal["user", "domain"]
 # (``revoked``: a rule's ``revoke:``, or a leaver of the directory), or the
 # manifest list the workspace holds does not list it and governs it
 # (``leaving``: the list is authoritative, or the state records that
-# reconciler put it there).
-WhySource = Literal["entry", "team", "rule", "revoked", "leaving", "unmanaged"]
+# reconciler put it there), or the grant that put it there has expired
+# (``expired``: the entry's or the rule's line sets an ``expires`` date that has
+# come; the plan removes it as an unlisted entry).
+WhySource = Literal["entry", "team", "rule", "revoked", "leaving", "expired", "unmanaged"]
 UNMANAGED_TEXT = "not managed: granted in the web app"
 # How the manifests reach a workspace, the one definition every count uses
 # (plan, audit, who, report): named by a manifest (a group's homepage or
@@ -102,6 +104,8 @@ def why_texts(whys: Iterable[tuple[WhySource, str | None, str | None, str | None
             else f"rule {rule}{' via team ' + team if team else ''}{' at ' + location if location else ''}"
             if source == "rule" else _revoked_text(rule, location) if source == "revoked"
             else f"{address} at {location} does not list it: the next apply removes it" if source == "leaving"
+            else f"{f'rule {rule}' if rule else address}{' at ' + location if location else ''} granted it until its "
+                 "expires date, which has come: the next apply removes it" if source == "expired"
             else unmanaged
             for source, location, address, team, rule, _ in whys]
 

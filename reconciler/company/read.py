@@ -9,6 +9,7 @@ listing loop of the tool.  Read-only: no state write, no lock.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -38,9 +39,9 @@ def read_live(client: WorkspaceClient, properties: tuple[str, ...] = COMPANY_PRO
     return fetch_live(client, (), complete=True, properties=properties)
 
 
-def read_company(client: WorkspaceClient, desired: Desired, state: State) -> CompanyAccess:
-    """List every workspace once and attribute each entry (``company_access``)."""
-    return company_access(desired, read_live(client), state)
+def read_company(client: WorkspaceClient, desired: Desired, state: State, today: date | None = None) -> CompanyAccess:
+    """List every workspace once and attribute each entry (``company_access``, on ``today``)."""
+    return company_access(desired, read_live(client), state, today)
 
 
 class CompanyRead(NamedTuple):
@@ -81,10 +82,11 @@ def load_and_list(path: Path, *, service: Service, state_path: Path | str | None
     return CompanyListing(desired, state, live)
 
 
-def load_and_read(path: Path, *, service: Service, state_path: Path | str | None = None,
+def load_and_read(path: Path, *, service: Service, today: date, state_path: Path | str | None = None,
                   lint_notes: bool = True, properties: tuple[str, ...] = COMPANY_PROPERTIES,
                   people: Callable[[Desired], Desired] | None = None) -> CompanyRead:
-    """``load_and_list``, then the company read from it (``company_access``)."""
+    """``load_and_list``, then the company read from it (``company_access``) on ``today`` (UTC: the grants
+    expired by then are said to be, as the plan of that day removes them)."""
     desired, state, live = load_and_list(path, service=service, state_path=state_path, lint_notes=lint_notes,
                                          properties=properties, people=people)
-    return CompanyRead(desired, state, live, company_access(desired, live, state))
+    return CompanyRead(desired, state, live, company_access(desired, live, state, today))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 from reconciler.company.build import company_access
@@ -133,6 +134,35 @@ def test_the_expiry_the_manifest_sets_on_a_domain_is_on_its_row(tmp_path: Path) 
         "{domain: customer.com, role: commenter}", "{domain: customer.com, role: commenter, expires: 2031-02-28}"))
     live = _live(_ws("ws_home", {}, domains={"customer.com": "commenter"}))
     assert str(company_access(load_desired(tmp_path), live, State()).rows[0].expires) == "2031-02-28"
+
+
+def test_a_grant_whose_expires_date_has_come_is_expired_and_the_next_apply_removes_it(tmp_path: Path) -> None:
+    live = _live(_ws("ws_home", {"raj@customer.com": "viewer", "jane@acme.com": "owner"}))
+    desired = _desired(tmp_path)
+    rows = {r.key: r.why for r in company_access(desired, live, State(), date(2031, 1, 31)).rows}
+    assert (rows["raj@customer.com"].source, rows["jane@acme.com"].source) == ("expired", "entry")
+    assert rows["raj@customer.com"].text() == (
+        f"group.customer-inc at {tmp_path / 'manifest.yaml'}:8 granted it until its expires date, which has come: "
+        "the next apply removes it")
+
+
+def test_a_rules_grant_whose_expires_date_has_come_names_the_rule(tmp_path: Path) -> None:
+    (tmp_path / "manifest.yaml").write_text(MANIFEST + """rules:
+  baseline:
+    match: {all: true}
+    ensure: {users: [{email: sec@acme.com, role: viewer, expires: 2030-06-30}]}
+""")
+    live = _live(_ws("ws_portal", {"ops@acme.com": "owner", "sec@acme.com": "viewer"}))
+    rows = {r.key: r.why for r in company_access(load_desired(tmp_path), live, State(), date(2030, 7, 1)).rows}
+    assert rows["sec@acme.com"].text() == (f"rule baseline at {tmp_path / 'manifest.yaml'}:20 granted it until its "
+                                           "expires date, which has come: the next apply removes it")
+
+
+def test_a_grant_is_not_expired_the_day_before_its_expires_date_nor_without_a_day(tmp_path: Path) -> None:
+    live = _live(_ws("ws_home", {"raj@customer.com": "viewer"}))
+    desired = _desired(tmp_path)
+    assert company_access(desired, live, State(), date(2031, 1, 30)).rows[0].why.source == "entry"
+    assert company_access(desired, live, State()).rows[0].why.source == "entry"
 
 
 def test_a_domain_entry_is_attributed_to_its_line(tmp_path: Path) -> None:

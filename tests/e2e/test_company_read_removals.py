@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from tests.e2e.conftest import ROOT, EmulatorRig, run_cli
 from tests.e2e.test_directory_leavers import DIRECTORY
 from tests.e2e.test_directory_saved_plan import Example
 
-REMOVED_BY_THE_NEXT_APPLY = ("revoked", "leaving")
+REMOVED_BY_THE_NEXT_APPLY = ("revoked", "leaving", "expired")
 
 
 def _rig(tmp_path: Path, example: str) -> EmulatorRig:
@@ -35,11 +36,12 @@ def _rig(tmp_path: Path, example: str) -> EmulatorRig:
     return EmulatorRig(Emulator.from_seed_file(root / "seed.yaml", clock=clock), clock, root)
 
 
-def _predicted_and_removed(rig: EmulatorRig) -> tuple[set[tuple[str, str, str]], set[tuple[str, str, str]]]:
+def _predicted_and_removed(rig: EmulatorRig, today: date | None = None
+                           ) -> tuple[set[tuple[str, str, str]], set[tuple[str, str, str]]]:
     desired, state = load_desired(rig.root), load_state(rig.state_path)
     live = read_live(rig.client())
-    company = company_access(desired, live, state)
-    plan = make_plan(desired, live, state)
+    company = company_access(desired, live, state, today)
+    plan = make_plan(desired, live, state, today=today)
     predicted = {(r.workspace_id, r.kind, r.key) for r in company.rows if r.why.source in REMOVED_BY_THE_NEXT_APPLY}
     removed = {(d.workspace_id, d.kind, d.key) for d in removals(plan) if d.workspace_id is not None}
     return predicted, removed
@@ -147,3 +149,17 @@ def test_audit_with_the_live_directory_lists_a_workspace_a_live_leaver_leaves_to
 
     assert live[0] == 2 and "1 workspace left to a person" in live[1] and "cy@acme.com is its only owner" in live[1]
     assert committed[0] == 0 and "left to a person" not in committed[1]
+
+
+def test_a_grant_whose_expires_date_has_come_is_removed_by_the_plan_of_that_day_as_the_company_read_says(
+        tmp_path: Path) -> None:
+    rig = _rig(tmp_path, "quickstart")
+    rig.apply()
+    manifest = rig.root / "manifest.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace(
+        "{email: raj@customer.com, role: collaborator}", "{email: raj@customer.com, role: collaborator, "
+        "expires: 2027-03-01}"), encoding="utf-8")
+    assert _predicted_and_removed(rig, date(2027, 2, 28)) == (set(), set())
+    predicted, removed = _predicted_and_removed(rig, date(2027, 3, 1))
+    assert predicted == removed
+    assert {key for _, _, key in predicted} == {"raj@customer.com"}

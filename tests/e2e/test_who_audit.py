@@ -109,6 +109,18 @@ def test_who_shows_an_explicit_entry_with_its_file_and_line(company: Emulator, m
         '  ws_side "Side project" (account Partner Co): owner; not managed: granted in the web app\n')
 
 
+def test_who_says_a_grant_whose_expires_date_has_come_is_removed_by_the_next_apply(company: Emulator, manifest: Path,
+                                                                                  capsys) -> None:
+    """who reads on today's date (UTC), as the plan does: a grant that expired is there still, and leaving."""
+    manifest.write_text(MANIFEST.replace("{email: jane@acme.com, role: owner}",
+                                         "{email: jane@acme.com, role: owner, expires: 2020-01-01}"), encoding="utf-8")
+    code, out, err = run_cli(["who", "jane@acme.com", str(manifest)], capsys)
+    assert (code, err) == (0, "")
+    assert (f'  ws_home "Customer Inc – Home" (account Customer Inc): owner, until 2020-01-01; group.customer-inc at '
+            f"{manifest}:{_line('jane@acme.com, role: owner')} granted it until its expires date, which has come: "
+            "the next apply removes it\n") in out
+
+
 def test_who_does_not_look_for_the_lint_warnings_it_never_shows(company: Emulator, manifest: Path, capsys,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     linted: list[object] = []
@@ -182,6 +194,27 @@ def test_audit_exits_2_on_a_policy_violation_in_a_workspace_no_manifest_names(
         f'  ws_side "Side project" (account Partner Co): user eve@gmail.com editor: outside the allowed domains: '
         f"at most viewer (policy maxRoleOutside at {manifest}:{_line('maxRoleOutside')}), not editor; "
         "not managed: granted in the web app\n")
+
+
+def test_audit_says_a_violation_on_a_grant_whose_expires_date_has_come_is_removed_by_the_next_apply(
+        monkeypatch: pytest.MonkeyPatch, manifest: Path, capsys) -> None:
+    """The audit reads on today's date (UTC), as the plan does: the line making jane owner has expired, and she
+    was lowered to editor in the web app."""
+    manifest.write_text(MANIFEST.replace("  maxRoleOutside: viewer\n", "  maxRoleOutside: viewer\n  protectedOwners: "
+                                         "[jane@acme.com]\n").replace(
+        "{email: jane@acme.com, role: owner}", "{email: jane@acme.com, role: owner, expires: 2020-01-01}, "
+                                               "{email: ops@acme.com, role: owner}"), encoding="utf-8")
+    seed = _seed(CLEAN_SIDE)
+    home = seed["companies"]["acme"]["workspaces"][0]["users"]
+    home[0]["role"] = "editor"
+    home.append({"email": "ops@acme.com", "role": "owner"})
+    for _ in _served(monkeypatch, seed):
+        code, out, err = run_cli(["audit", str(manifest)], capsys)
+    assert code == 2, err
+    violation = next(line for line in out.splitlines() if "user jane@acme.com editor" in line)
+    granted = _line("jane@acme.com, role: owner") + 1  # below the protectedOwners line added
+    assert violation.endswith(f"group.customer-inc at {manifest}:{granted} granted it until its expires date, which "
+                              "has come: the next apply removes it")
 
 
 def test_audit_exits_2_when_a_rule_would_change_a_workspace(

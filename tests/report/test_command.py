@@ -106,6 +106,21 @@ def test_the_onboarding_json_is_exactly_the_golden_file(served: Served, capsys: 
     assert json.loads(written) == json.loads((GOLDEN / "onboarding-access.json").read_text(encoding="utf-8"))
 
 
+def test_a_grant_whose_expires_date_has_come_by_the_reports_day_is_said_to_leave(
+        served: Served, capsys: pytest.CaptureFixture[str]) -> None:
+    """The report's day (SOURCE_DATE_EPOCH here: 2027-01-15) decides which grants have expired, as the plan's."""
+    groups = served.root / "onboarding" / "groups.yaml"
+    text = groups.read_text(encoding="utf-8")
+    groups.write_text(text.replace("{email: raj@customer.com, role: collaborator}",
+                                   "{email: raj@customer.com, role: collaborator, expires: 2027-01-15}"), encoding="utf-8")
+    code, _, err = _report(served, capsys)
+    assert code == 0, err
+    rows = (served.root / "out" / "access.csv").read_text(encoding="utf-8-sig").splitlines()
+    assert ('ws_home,Customer Inc – Home,Customer Inc,ws_home,user,raj@customer.com,viewer,external,'
+            '"group.customer-inc at onboarding/groups.yaml:13 granted it until its expires date, which has come: the '
+            'next apply removes it",2027-01-15') in rows
+
+
 def test_the_company_is_read_in_one_listing_call_and_the_summary_says_so(
         served: Served, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _report(served, capsys)
