@@ -21,7 +21,7 @@ from datetime import date
 from typing import Literal
 
 from reconciler.live import Live, LiveEntry, LiveWorkspace
-from reconciler.manifest import AccessList
+from reconciler.manifest import AccessList, DomainAccess, UserAccess
 from reconciler.plan.model import (
     AccessChange, AccessSnapshot, Action, ApiCall, EntryAction, EntryChange, EntryKind, made,
 )
@@ -49,11 +49,10 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
     record = state.access_record(address)
     expired = expired_entries(access, today)
     live_users, live_domains = roles(ws.users), roles(ws.domains)
-    users = target_roles(live_users, {u.email: u.role for u in access.users if ("user", u.email) not in expired},
+    users = target_roles(live_users, _listed("user", access.users, expired),
                          _owned("user", record.users if record else {}, expired, revoked[0]),
                          authoritative=access.authoritative)
-    domains = target_roles(live_domains,
-                           {d.domain: d.role for d in access.domains if ("domain", d.domain) not in expired},
+    domains = target_roles(live_domains, _listed("domain", access.domains, expired),
                            _owned("domain", record.domains if record else {}, expired, revoked[1]),
                            authoritative=access.authoritative)
     if users == live_users and domains == live_domains:
@@ -81,6 +80,15 @@ def plan_access(address: str, workspace_id: str, access: AccessList, live: Live,
         notified=tuple(e.key for e in entries if access.notify and e.kind == "user" and e.action is Action.CREATE),
         calls=tuple(_calls(patch, workspace_id, entries)),
     )
+
+
+def _listed(kind: EntryKind, entries: tuple[UserAccess, ...] | tuple[DomainAccess, ...], expired: Expired
+            ) -> dict[str, Role]:
+    """``key -> role`` of the entries of ``kind`` whose grant has not expired (most lists have no expired one:
+    then no entry is looked up)."""
+    if not expired:
+        return {entry[0]: entry[1] for entry in entries}  # (email or domain, role, ...): a NamedTuple's first two
+    return {entry[0]: entry[1] for entry in entries if (kind, entry[0]) not in expired}
 
 
 def _owned(kind: EntryKind, recorded: Mapping[str, str], expired: Expired,

@@ -131,7 +131,10 @@ class ProbableMembers:
     def of(self, homepage: str) -> tuple[str, ...]:
         if not self._live.complete:
             return ()
-        return tuple(sorted(self._live.sharing.get(homepage, set()) - self._named))
+        shared = self._live.sharing.get(homepage)
+        if not shared:  # most workspaces share no entry: asked of each list of the manifests, twice a plan
+            return ()
+        return tuple(sorted(shared - self._named))
 
 
 def _probable_warning(group: DesiredGroup, change: AccessChange, live: Live, workspace_id: str) -> str:

@@ -36,10 +36,10 @@ def named_sharers(workspace_id: str, live: Live, named: Collection[str],
     """The workspaces a manifest names, other than ``workspace_id`` and ``besides``, that show its entry ids:
     connected to it by hand, they hold its list, so a write of that list reaches them too, whatever their own
     manifest says (issue 38: a standalone workspace holding another one's list was in the effects, in no view)."""
-    if workspace_id not in live.workspaces:
+    shared = live.sharing.get(workspace_id) if workspace_id in live.workspaces else None
+    if not shared:
         return ()
-    return tuple(sorted(w for w in live.sharing.get(workspace_id, ())
-                        if w in named and w != workspace_id and w not in besides))
+    return tuple(sorted(w for w in shared if w in named and w != workspace_id and w not in besides))
 
 
 def named_sharer_note(address: str | None) -> str:
