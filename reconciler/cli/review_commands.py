@@ -196,4 +196,5 @@ def review_page(name: str, path: Path, service: Service, state_path: Path | str 
     """
     from reconciler.commands.review import page
 
-    say(page(name, path, out=out_dir, service=service, state_path=state_path), nl=False, suggestions=False)
+    say(page(name, path, out=out_dir, service=service, today=_today(), state_path=state_path), nl=False,
+        suggestions=False)

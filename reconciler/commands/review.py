@@ -309,10 +309,10 @@ def _refuse_a_missing_state(name: str, state_path: Path | str | None, path: Path
                       "report from the state beside the manifests (or without one). Nothing was written.")
 
 
-def page(name: str, path: Path, *, out: Path, service: Service, state_path: Path | str | None = None) -> str:
+def page(name: str, path: Path, *, out: Path, service: Service, today: date,
+         state_path: Path | str | None = None) -> str:
     """Write review.html, the reviewers' page, to ``out``; return the summary.  The company is read once (as
     ``review start`` reads it: ceil(N/100) listing calls, nothing written) for what each decision will do."""
-    from reconciler.commands.plan import utc_today
     from reconciler.commands.report import check_out_dir
     from reconciler.company.read import load_and_read
     from reconciler.live import one_list_each
@@ -321,7 +321,7 @@ def page(name: str, path: Path, *, out: Path, service: Service, state_path: Path
 
     check_out_dir(out)
     load_campaign(name, path)  # before any call: a campaign that is not there is refused without one
-    read = load_and_read(path, service=service, today=utc_today(), state_path=state_path)
+    read = load_and_read(path, service=service, today=today, state_path=state_path)
     campaign = next(c for c in read.desired.reviews if c.name == name)
     joined = [(w.id, w.group_homepage) for w in read.company.workspaces
               if w.group_homepage is not None and w.group_homepage != w.id]

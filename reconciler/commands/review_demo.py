@@ -81,7 +81,7 @@ def review_demo_steps(example: Path, workdir: Path, *, service: Service, color: 
         if decided.via == "page":
             yield (f"reconciler review page {script.campaign} {manifests} --out {workdir / 'page'} {where}",
                    lambda: review.page(script.campaign, manifests, out=workdir / "page", service=service,
-                                       state_path=state_path))
+                                       today=today, state_path=state_path))
             title = (f"# {reviewer} decides on the page and commits the file it downloads "
                      f"(reviews/{script.campaign}/{reviewer}.yaml)")
         else:
