@@ -50,7 +50,8 @@ class ReportRow(Frozen):
     external: bool = Field(description="Outside the internal domains (policy allowedDomains or --internal-domain).")
     managed_by: str = Field(description="How the row is managed, for people: the manifest list and file:line, "
                                         "the team, the rule, why the next apply removes it (a rule's revoke:, a "
-                                        "leaver of the directory, a list that does not list it), or 'not managed'.")
+                                        "leaver of the directory, a list that does not list it, a grant whose "
+                                        "expires date has come), or 'not managed'.")
     why: Why
     expires: datetime.date | None = None
 
