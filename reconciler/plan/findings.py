@@ -13,6 +13,7 @@ from pydantic import Field
 
 from reconciler.addresses import is_asset
 from reconciler.models import Frozen
+from reconciler.plan.digest import DISPLAY_ONLY
 from reconciler.vocabulary import Role
 
 
@@ -125,9 +126,9 @@ class ManagedAccess(Frozen):
     via: dict[str, str] = Field(default_factory=dict)
 
     def canonical_json(self, known: dict[int, str]) -> str:  # noqa: ARG002 - the digest's protocol (Effect's)
-        """This record as the plan digest's canonical JSON writes it: exactly ``json.dumps(managed.model_dump(
-        mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` (it has no display-only
-        field), written straight from its fields: a plan records one per list, and pydantic's dump and the
+        """This record as the plan digest's canonical JSON writes it: exactly ``json.dumps(`` its approved value
+        ``, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` (no display-only field; a data key of
+        that name left out), written straight from its fields: a plan records one per list, and pydantic's dump and the
         encoder's pass over it were a third of the digest's CPU at 10,000 lists (issue 40)."""
         return (f'{{"address":{_string(self.address)},"domains":{_object(self.domains)},'
                 f'"users":{_object(self.users)},"via":{_object(self.via)},'
@@ -136,7 +137,10 @@ class ManagedAccess(Frozen):
 
 def _object(values: Mapping[str, str]) -> str:
     """A mapping of text to text as ``json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
-    writes it."""
+    writes it, a key named like a display-only field left out as the digest leaves it out at any depth (a
+    record read back from a state file may hold one)."""
+    if not values.keys().isdisjoint(DISPLAY_ONLY):  # looks up the three names, not every key
+        values = {key: value for key, value in values.items() if key not in DISPLAY_ONLY}
     return "{" + ",".join([f"{_string(key)}:{_string(value)}" for key, value in sorted(values.items())]) + "}"
 
 
