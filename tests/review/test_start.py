@@ -70,21 +70,13 @@ def test_start_writes_each_owners_items_ordered_by_workspace_kind_and_key_but_th
 def test_an_item_whose_grant_has_expired_by_the_start_says_the_next_apply_removes_it(
         make_company: Callable[..., Company]) -> None:
     """review start reads on its day (2027-01-15 here), as the plan does: bob's grant ended on the 10th."""
-    company = make_company(manifest="""version: 1
-workspaces:
-  alpha:
-    id: ws_a
-    access:
-      authoritative: false
-      users:
-        - {email: jane@acme.com, role: owner}
-        - {email: bob@ext.com, role: editor, expires: 2027-01-10}
-""")
+    manifest = MANIFEST.replace("allowedDomains: [acme.com]", "allowedDomains: [acme.com, ext.com]")
+    company = make_company(manifest=manifest + "        - {email: bob@ext.com, role: editor, expires: 2027-01-10}\n")
     code, out, err = start(company, "--fallback", "sec@acme.com")
     assert code == 0, err
     items = yaml.safe_load(company.file("jane@acme.com.yaml").read_text())["items"]
     (bob,) = [item for item in items if item["key"] == "bob@ext.com"]
-    assert bob["why"] == (f"workspace.alpha at {company.root}/m.yaml:9 granted it until its expires date, which has "
+    assert bob["why"] == (f"workspace.alpha at {company.root}/m.yaml:13 granted it until its expires date, which has "
                           "come: the next apply removes it")
 
 
