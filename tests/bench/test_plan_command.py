@@ -1,4 +1,5 @@
-"""``bench.plan_command`` keeps working: its company, its reading of the plan, its child processes.
+"""``bench.plan_command`` and ``bench.plan_floor`` keep working: their company, the reading of the plan,
+the child processes.
 
 Counts only; the times and sizes it prints are never asserted.
 """
@@ -13,6 +14,7 @@ from types import FrameType
 
 import pytest
 
+from bench import plan_floor
 from bench.governance import TEAMS
 from bench.plan_command import (MISSING_TEAM, WITH, WITHOUT, Planned, changed_seed, expected, measure, planned,
                                 run_child, steady_seed)
@@ -90,3 +92,16 @@ def test_the_benchmark_plans_both_variants_as_processes_against_a_served_emulato
     for result in (without, with_changes):
         (run,) = result.runs
         assert run.exit_code == 0 and run.peak_rss > 0 and result.events > 0
+
+
+def test_the_floor_program_reads_every_workspace_of_the_steady_company_and_finds_none_differing() -> None:
+    runs, floor = plan_floor.measure(101, repeat=1)  # two pages of the listing
+    [(run, found)] = runs
+    assert (run.exit_code, found["workspaces"], found["listed"], found["differ"]) == (0, 101, 101, 0)
+    assert len(found["steps"]) == len(plan_floor.STEPS)
+    assert floor > 0
+
+
+def test_the_floor_program_compares_each_list_so_a_service_lacking_the_rules_team_differs_everywhere() -> None:
+    [(_, found)], _ = plan_floor.measure(5, repeat=1, seed_of=changed_seed)
+    assert (found["listed"], found["differ"]) == (5, 5)
