@@ -198,3 +198,9 @@ def test_a_missing_state_directory_is_created(tmp_path: Path) -> None:
     with StateLock(state, command="x"):
         write_state(state, State())
     assert load_state(state).serial == 1
+
+
+def test_recorded_id_is_the_id_bound_to_an_address_and_none_for_an_unknown_address_or_an_empty_id() -> None:
+    state = State().with_resource("group.g.workspace.new", "ws_new").with_resource("workspace.x", "")
+    assert [state.recorded_id(a) for a in ("group.g.workspace.new", "workspace.x", "workspace.unknown")] == [
+        "ws_new", None, None]

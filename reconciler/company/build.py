@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine
 from reconciler.live import Live, LiveWorkspace, shared_entries
-from reconciler.manifest.desired import (AccessList, Desired, DesiredRule, DesiredTeam, DomainAccess, RevokedEntry,
+from reconciler.manifest.desired import (AccessList, Desired, DesiredGroup, DesiredRule, DesiredTeam, DomainAccess, RevokedEntry,
                                         UserAccess)
 from reconciler.manifest.location import SourceLocation
 from reconciler.plan.moves import moved_state
@@ -136,16 +136,9 @@ def list_reaches(desired: Desired, live: Live, state: State) -> dict[str, ListRe
     ``moved:`` entries made, as the plan reads it: a member recorded under its old address is still
     the group's declared member, not a probable one."""
     state = moved_state(desired, state)
-    reaches: dict[str, ListReach] = {}
-    for group in desired.groups:
-        reaches[group.homepage] = ListReach(group.address, group.access, group.homepage)
-        for member in group.members:
-            recorded = state.resources.get(member.address)
-            workspace_id = member.id or (recorded.id if recorded is not None else None)
-            if workspace_id:
-                reaches[workspace_id] = ListReach(group.address, group.access, group.homepage)
-    for ws in desired.workspaces:
-        reaches[ws.id] = ListReach(ws.address, ws.access, None)
+    reaches = {workspace_id: ListReach(node.address, node.access,
+                                       node.homepage if isinstance(node, DesiredGroup) else None)
+               for workspace_id, node in desired.list_holders(state.recorded_id)}
     homepages = {g.homepage: g for g in desired.groups}
     unreached = live.workspaces.keys() - reaches.keys()
     if not unreached or not homepages:  # no workspace left to find in a group, or no group to find it in

@@ -8,6 +8,7 @@ are how plans, state and ``--target`` name things.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from operator import attrgetter
 from pathlib import Path
@@ -132,6 +133,11 @@ class DesiredMember(NamedTuple):
     @property
     def address(self) -> str:
         return f"group.{self.group}.workspace.{self.key}"
+
+    def workspace_id(self, recorded: Callable[[str], str | None]) -> str | None:
+        """Its workspace id: declared, or ``recorded`` for its address (``State.recorded_id``: an earlier
+        apply created it); None for one not created yet. Every reader of a member's id asks here."""
+        return self.id if self.id is not None else recorded(self.address)
 
 
 class DesiredGroup(NamedTuple):
@@ -427,3 +433,17 @@ class Desired(NamedTuple):
         lists = [(g.address, g.homepage, g.access) for g in self.groups if g.access is not None]
         lists += [(w.address, w.id, w.access) for w in self.workspaces if w.access is not None]
         return lists
+
+    def list_holders(self, recorded: Callable[[str], str | None]) -> list[tuple[str, DesiredGroup | DesiredWorkspace]]:
+        """(workspace id, the group or standalone workspace whose manifest entry writes its list), for every
+        workspace a manifest names: a group's homepage and each member with an id (declared, or
+        ``recorded``: ``DesiredMember.workspace_id``), then each standalone workspace; in manifest order,
+        whether or not the entry has an ``access:`` list. The plan's reviews, the company read and a review's
+        close all find a list's workspaces here, so they cannot disagree about which workspace holds it."""
+        found: list[tuple[str, DesiredGroup | DesiredWorkspace]] = []
+        for group in self.groups:
+            found.append((group.homepage, group))
+            found += [(workspace_id, group) for workspace_id in
+                      (member.workspace_id(recorded) for member in group.members) if workspace_id]
+        found += [(workspace.id, workspace) for workspace in self.workspaces]
+        return found

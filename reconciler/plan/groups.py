@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reconciler.live import Live
-from reconciler.manifest import AccessList, Desired, DesiredGroup, DesiredMember
+from reconciler.manifest import AccessList, Desired, DesiredGroup
 from reconciler.plan.access import plan_access
 from reconciler.plan.model import AccessChange, ConnectChange, CreateChange, Reach
 from reconciler.plan.reach import label, named_sharers, reach_of, without_list
@@ -87,7 +87,7 @@ def _reaches(group: DesiredGroup, live: Live, state: State, probable: Sequence[s
     order, then those probably connected by hand that no manifest names."""
     found = [label(group.homepage, live)]
     for member in group.members:
-        workspace_id = member_id(member, state)
+        workspace_id = member.workspace_id(state.recorded_id)
         found.append(label(workspace_id, live) if workspace_id else f'new "{member.name}"')
     return (*found, *(reach_of(wid, live, probable=True).workspace for wid in probable))
 
@@ -101,19 +101,13 @@ def _reach(group: DesiredGroup, live: Live, state: State, probable: Sequence[str
     member the service no longer has holds nothing and is left out."""
     found = [reach_of(group.homepage, live)]
     for member in group.members:
-        workspace_id = member_id(member, state)
+        workspace_id = member.workspace_id(state.recorded_id)
         if workspace_id is None:
             found.append(Reach(workspace=f'new "{member.name}"'))
         elif workspace_id in live.workspaces:
             found.append(reach_of(workspace_id, live))
     found += [reach_of(wid, live, probable=True) for wid in probable]
     return tuple(found)
-
-
-def member_id(member: DesiredMember, state: State) -> str | None:
-    """The member's workspace id: declared, or recorded when an earlier apply created it."""
-    recorded = state.resources.get(member.address)
-    return member.id if member.id is not None else (recorded.id if recorded is not None and recorded.id else None)
 
 
 class ProbableMembers:
@@ -153,7 +147,7 @@ def company_governed(desired: Desired, live: Live, state: State, named: set[str]
         if group.access is None:
             continue
         found.add(group.homepage)
-        found.update(i for i in (member_id(m, state) for m in group.members) if i is not None)
+        found.update(i for i in (m.workspace_id(state.recorded_id) for m in group.members) if i is not None)
         found.update(probable.of(group.homepage))
     listless = without_list(desired.workspaces)
     for ws in desired.workspaces:
@@ -168,6 +162,6 @@ def company_governed(desired: Desired, live: Live, state: State, named: set[str]
 def company_groups_without_list(desired: Desired, live: Live, state: State, named: set[str]) -> dict[str, list[str]]:
     """Homepage -> the group's other workspaces, for each group the manifests name without a list."""
     probable = ProbableMembers(live, named)
-    return {g.homepage: [*(i for i in (member_id(m, state) for m in g.members) if i is not None),
+    return {g.homepage: [*(i for i in (m.workspace_id(state.recorded_id) for m in g.members) if i is not None),
                          *probable.of(g.homepage)]
             for g in desired.groups if g.access is None}

@@ -25,7 +25,7 @@ from reconciler.plan.assets import CommandPaths, plan_assets
 from reconciler.plan.cost import plan_cost
 from reconciler.plan.lookalikes import invisible_warnings
 from reconciler.plan.intents import settle_creations
-from reconciler.plan.groups import company_governed, company_groups_without_list, member_id, plan_groups
+from reconciler.plan.groups import company_governed, company_groups_without_list, plan_groups
 from reconciler.plan.company import CompanyPlanner
 from reconciler.plan.effects import effects, simulate, with_joins
 from reconciler.plan.model import (
@@ -84,7 +84,7 @@ def make_plan(
     settled = settle_creations(desired, live, state, scope=scope, paths=paths)
     state = settled.state
     # Teams and rules (plan/company.py): every list expanded, then the workspaces no list governs.
-    company = CompanyPlanner(desired, live, state, today=today, member_id=lambda a: _recorded_id(state, a))
+    company = CompanyPlanner(desired, live, state, today=today, member_id=state.recorded_id)
     inputs = Inputs(live=live, state=state, scope=scope, reassert=reassert, today=today,
                     company=company if company.active else None, blocked=settled.blocked)
     refuse_unplannable(desired, inputs)
@@ -106,7 +106,7 @@ def make_plan(
         planned.changes = one_write_per_list(planned.changes, sim, live)
         sim = simulate(planned.changes, live, _named_groups(desired, state, planned.changes))
     replan = replanner(desired, state, today, set(wanted_workspaces(desired, state)), live, company=company.active,
-                       member_id=lambda a: _recorded_id(state, a))
+                       member_id=state.recorded_id)
     refuse_disagreements(disagreements(sim, live, lists, replan))
     refuse_reviews_of_joined([c for c in planned.changes if isinstance(c, ConnectChange) and c.address in sim.joined],
                              company.review_revocations)
@@ -235,7 +235,7 @@ def needs_complete_listing(desired: Desired, state: State, targets: Sequence[str
     reaches the workspaces connected by hand that no manifest names, found
     by their shared entries)."""
     return any(
-        m.template is not None and not _recorded_id(state, m.address) and _targeted(m.address, targets)
+        m.template is not None and not state.recorded_id(m.address) and _targeted(m.address, targets)
         for g in desired.groups
         for m in g.members
     ) or any(g.access is not None and _targeted(g.address, targets) for g in desired.groups) or any(
@@ -249,7 +249,7 @@ def wanted_workspaces(desired: Desired, state: State) -> list[str]:
     ids = [g.homepage for g in desired.groups]
     ids += [m.id for g in desired.groups for m in g.members if m.id is not None]
     ids += [recorded for g in desired.groups for m in g.members
-            if m.id is None and (recorded := _recorded_id(state, m.address)) is not None]
+            if m.id is None and (recorded := state.recorded_id(m.address)) is not None]
     ids += [w.id for w in desired.workspaces]
     return ids
 
@@ -264,13 +264,9 @@ def _named_groups(desired: Desired, state: State, changes: Sequence[Change]) -> 
         recorded = state.resources.get(member.address)
         return member.address not in connecting or (recorded is not None and recorded.connected_to == group.homepage)
 
-    return [(g.homepage, [i for i in (member_id(m, state) for m in g.members if joined(g, m)) if i is not None])
+    return [(g.homepage, [i for i in (m.workspace_id(state.recorded_id) for m in g.members if joined(g, m))
+                          if i is not None])
             for g in desired.groups]
-
-
-def _recorded_id(state: State, address: str) -> str | None:
-    recorded = state.resources.get(address)
-    return recorded.id if recorded is not None and recorded.id else None
 
 
 def _targeted(address: str, targets: Sequence[str]) -> bool:

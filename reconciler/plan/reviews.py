@@ -63,19 +63,8 @@ Lists = Mapping[str, tuple[str, AccessList]]
 def named_lists(desired: Desired, member_id: Callable[[str], str | None]) -> dict[str, tuple[str, AccessList]]:
     """Workspace id -> (address, list) of every list a manifest names: a group's on its homepage and each
     member (``member_id``: a member's address -> its recorded workspace id), a standalone workspace's."""
-    found: dict[str, tuple[str, AccessList]] = {}
-    for group in desired.groups:
-        if group.access is None:
-            continue
-        found[group.homepage] = (group.address, group.access)
-        for member in group.members:
-            workspace_id = member.id or member_id(member.address)
-            if workspace_id:
-                found[workspace_id] = (group.address, group.access)
-    for ws in desired.workspaces:
-        if ws.access is not None:
-            found[ws.id] = (ws.address, ws.access)
-    return found
+    return {workspace_id: (node.address, node.access) for workspace_id, node in desired.list_holders(member_id)
+            if node.access is not None}
 
 
 def review_outcome(campaigns: Sequence[DesiredCampaign], live: Live, today: date | None, lists: Lists | None = None,

@@ -27,7 +27,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from reconciler.manifest.desired import AccessList, Desired, DesiredCampaign, ReviewItem
+from reconciler.manifest.desired import AccessList, Desired, DesiredCampaign, DesiredGroup, ReviewItem
 from reconciler.manifest.location import SourceLocation
 from reconciler.manifest.review_meaning import deciding_items, entry_of, keeps_against_leaving
 from reconciler.state.model import State
@@ -60,21 +60,9 @@ def effective_revokes(campaign: DesiredCampaign) -> list[ReviewItem]:
 
 def _lists(desired: Desired, state: State) -> dict[str, tuple[str, tuple[str, ...], AccessList]]:
     """Workspace id -> (address, path of its list in the file, the list), for every list a manifest names."""
-    found: dict[str, tuple[str, tuple[str, ...], AccessList]] = {}
-    for group in desired.groups:
-        if group.access is None:
-            continue
-        at = (group.address, ("groups", group.key, "access"), group.access)
-        found[group.homepage] = at
-        for member in group.members:
-            recorded = state.resources.get(member.address)
-            workspace_id = member.id or (recorded.id if recorded is not None else None)
-            if workspace_id:
-                found[workspace_id] = at
-    for ws in desired.workspaces:
-        if ws.access is not None:
-            found[ws.id] = (ws.address, ("workspaces", ws.key, "access"), ws.access)
-    return found
+    return {workspace_id: (node.address, ("groups" if isinstance(node, DesiredGroup) else "workspaces", node.key,
+                                          "access"), node.access)
+            for workspace_id, node in desired.list_holders(state.recorded_id) if node.access is not None}
 
 
 def plan_close(desired: Desired, campaign: DesiredCampaign, state: State) -> Closing:

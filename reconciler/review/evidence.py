@@ -20,7 +20,7 @@ import subprocess
 from pathlib import Path
 from typing import Literal, NamedTuple
 
-from reconciler.manifest.desired import Desired, DesiredCampaign
+from reconciler.manifest.desired import Desired, DesiredCampaign, DesiredGroup
 from reconciler.manifest.review_meaning import deciding_items, entry_of
 from reconciler.models import Frozen
 from reconciler.manifest.git_history import last_commit
@@ -183,10 +183,9 @@ def _revoked(desired: Desired, state: State) -> dict[tuple[str, str, str], Revok
     """(workspace id, "kind:key", campaign) -> how the revocation was applied, for every workspace a
     recorded list is on (a group's list is on its homepage and members)."""
     members: dict[str, list[str]] = {}
-    for group in desired.groups:
-        ids = [group.homepage] + [m.id or getattr(state.resources.get(m.address), "id", "") or ""
-                                  for m in group.members]
-        members[group.address] = [i for i in ids if i]
+    for workspace_id, node in desired.list_holders(state.recorded_id):
+        if isinstance(node, DesiredGroup):
+            members.setdefault(node.address, []).append(workspace_id)
     found: dict[tuple[str, str, str], RevokedByReview] = {}
     for address, resource in state.resources.items():
         if resource.access is None or not resource.access.revoked:

@@ -150,6 +150,11 @@ class State(BaseModel):
         resource = self.resources.get(address)
         return resource.access if resource is not None else None
 
+    def recorded_id(self, address: str) -> str | None:
+        """The workspace id an earlier apply bound ``address`` to, or None (nothing recorded, or no id)."""
+        resource = self.resources.get(address)
+        return resource.id if resource is not None and resource.id else None
+
     def known_ids(self) -> set[str]:
         """Every workspace id some address is bound to."""
         return {r.id for r in self.resources.values() if r.id}

@@ -389,3 +389,40 @@ def test_an_overdue_revocation_on_a_shared_list_merges_with_the_partners_change_
         bob = sorted((r["workspace_id"], r["overdue"], r["applied"]) for r in csv.DictReader(f)
                      if r["email_or_domain"] == "bob@ext.com")
     assert bob == [("ws_a", "yes", "applied"), ("ws_p", "yes", "applied")]
+
+
+def test_a_reviewed_revocation_on_a_groups_member_is_recorded_on_the_group_and_its_evidence_says_applied(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The revocation is decided on the member ws_p and recorded under the group's address (the list is the
+    homepage's): the evidence finds it there for the member, as for the homepage."""
+    spaces = review_workspaces()
+    spaces[0]["group"] = "portal"
+    spaces.append({**spaces[0], "id": "ws_p", "name": "Alpha (member)"})
+    company = start_q4(company_maker(tmp_path, capsys, monkeypatch)(spaces, """version: 1
+policy:
+  allowedDomains: [acme.com]
+groups:
+  portal:
+    homepage: ws_a
+    access:
+      authoritative: false
+      users:
+        - {email: jane@acme.com, role: owner}
+    workspaces:
+      member: {id: ws_p}
+"""))
+    reviewer = next(r for r in ("jane@acme.com", "sec@acme.com")
+                    if ("ws_p", "bob@ext.com") in company.entries(r))
+    company.decide_on(reviewer, {("ws_p", "bob@ext.com"): ("revoke", "contractor left")})
+    code, out, err = company.run("apply", str(company.root), "--auto-approve")
+    assert code == 0, out + err
+    assert _users_of(company, "ws_a", "ws_p") == dict.fromkeys(("ws_a", "ws_p"), ["jane@acme.com"])
+    state = yaml.safe_load((company.root / "reconciler.state.json").read_text(encoding="utf-8"))
+    assert list(state["resources"]["group.portal"]["access"]["revoked"]) == ["user:bob@ext.com"]
+    code, out, err = company.run("review", "report", "q4", str(company.root), "--out", str(tmp_path / "out"),
+                                 service=False)
+    assert code == 0, err
+    with (tmp_path / "out" / "evidence.csv").open(encoding="utf-8", newline="") as f:
+        bob = [(r["workspace_id"], r["decision"], r["applied"]) for r in csv.DictReader(f)
+               if r["email_or_domain"] == "bob@ext.com" and r["decision"]]
+    assert bob == [("ws_p", "revoke", "applied")]

@@ -156,6 +156,20 @@ def test_access_lists_lists_groups_then_workspaces(full_manifest: Path) -> None:
     ]
 
 
+def test_list_holders_are_a_groups_homepage_and_members_with_an_id_then_standalone_workspaces(
+        full_manifest: Path) -> None:
+    desired = load_desired(full_manifest)
+    recorded = {"group.acme-onboarding.workspace.kickoff": "ws_made"}.get  # an earlier apply created it
+    assert [(wid, node.address) for wid, node in desired.list_holders(recorded)] == [
+        ("ws_8f2c", "group.acme-onboarding"), ("ws_made", "group.acme-onboarding"),
+        ("ws_77aa", "group.acme-onboarding"), ("ws_1234", "workspace.partner-portal")]
+
+
+def test_a_member_not_created_yet_holds_no_list(full_manifest: Path) -> None:
+    desired = load_desired(full_manifest)
+    assert [wid for wid, _ in desired.list_holders(lambda address: None)] == ["ws_8f2c", "ws_77aa", "ws_1234"]
+
+
 def test_single_file_root_is_its_directory(full_manifest: Path, tmp_path: Path) -> None:
     desired = load_desired(full_manifest)
     assert (desired.root, desired.files, desired.version) == (tmp_path, (full_manifest,), 1)
