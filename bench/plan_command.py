@@ -28,6 +28,16 @@ changes the variant must hold. Prints a markdown table, then one JSON line:
 
 ``--profile FILE`` adds, after the measured runs, one more plan of the
 largest size with changes under ``python -m cProfile -o FILE`` (not measured).
+
+``--against REV`` measures the code of git revision REV too (exported with
+``git archive`` into a scratch directory, run with this interpreter and its
+libraries), in turns with this checkout's: each turn plans with REV's code,
+then with this checkout's, so a slow spell of the machine weighs on both. On
+a shared machine one tree's CPU moves by a third between minutes; a change
+of a few percent is only seen this way. Each turn's ratio (this checkout /
+REV) is printed, and their median:
+
+    .venv/bin/python -m bench.plan_command --sizes 10000 --repeat 3 --against main~3
 """
 
 from __future__ import annotations
@@ -35,12 +45,15 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
+import io
 import json
 import os
 import re
 import signal
+import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -65,8 +78,33 @@ _SUMMARY = re.compile(r"^Plan: (\d+) to add, (\d+) to change, (\d+) to remove\.$
 _CHANGE = re.compile(r"^  [-+~±] \S+ \{$", re.MULTILINE)  # a change's block: "  ~ access {"
 
 
+CHECKOUT = Path(__file__).resolve().parent.parent  # this checkout: the code the benchmark measures by default
+THIS = "this checkout"
+
+
 class PlanFailed(RuntimeError):
     """The plan process exited with an error, or did not plan what its variant must hold."""
+
+
+@dataclass(frozen=True)
+class Code:
+    """A tree of the tool's code the plan runs from: the child runs in ``root``, and ``python -m`` puts its
+    working directory first on ``sys.path``, before the installed package (editable or not)."""
+
+    label: str
+    root: Path
+
+
+def export_revision(revision: str, into: Path) -> Code:
+    """The tree of git ``revision`` of this checkout, written under ``into`` (``git archive``)."""
+    archive = subprocess.run(["git", "-C", str(CHECKOUT), "archive", "--format=tar", revision],
+                             capture_output=True, check=False)
+    if archive.returncode != 0:
+        raise PlanFailed(f"git archive {revision} failed: {archive.stderr.decode(errors='replace').strip()}")
+    root = into / "code"
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(root, filter="data")
+    return Code(revision, root)
 
 
 def steady_seed(n: int) -> dict[str, Any]:
@@ -113,11 +151,12 @@ def planned(text: str) -> Planned:
     return Planned(len(_CHANGE.findall(text)), add, change, remove)
 
 
-def run_child(command: Sequence[str], env: dict[str, str], out: Path, err: Path) -> CommandRun:
-    """Run ``command``, its output to ``out`` and ``err``; its own rusage from ``os.wait4`` on its pid.
-    The child is killed if this process is interrupted while it runs."""
+def run_child(command: Sequence[str], env: dict[str, str], out: Path, err: Path, cwd: Path | None = None
+              ) -> CommandRun:
+    """Run ``command`` (in ``cwd``), its output to ``out`` and ``err``; its own rusage from ``os.wait4`` on its
+    pid. The child is killed if this process is interrupted while it runs."""
     with out.open("wb") as stdout, err.open("wb") as stderr:
-        process = subprocess.Popen(list(command), env=env, stdout=stdout, stderr=stderr)
+        process = subprocess.Popen(list(command), env=env, stdout=stdout, stderr=stderr, cwd=cwd)
         try:
             _, status, usage = os.wait4(process.pid, 0)
         except BaseException:
@@ -146,6 +185,7 @@ class VariantResult:
     events: int
     manifest_bytes: int
     planned: Planned
+    code: str = THIS  # the tree the plan ran from (``Code.label``)
 
     @property
     def cpu(self) -> float:
@@ -160,29 +200,33 @@ class VariantResult:
         return self.cpu / self.floor_cpu
 
 
-def _plan_runs(n: int, variant: str, root: Path, seed: Path, repeat: int,
-               profile: Path | None, after_each: Callable[[], None]) -> tuple[list[CommandRun], Planned]:
+def _plan_runs(n: int, variant: str, root: Path, seed: Path, repeat: int, profile: Path | None,
+               after_each: Callable[[], None], codes: Sequence[Code]) -> tuple[dict[str, list[CommandRun]], Planned]:
+    """``repeat`` turns, each a plan from each of ``codes`` in order; the runs by code label."""
     manifests = root / "manifests"
     server, address = _serve(seed)
     try:
         env = {**os.environ, "RECONCILER_BASE_URL": address, "RECONCILER_TOKEN": TOKEN,
                "SOURCE_DATE_EPOCH": "1800000000"}
-        runs, found = [], Planned(0, 0, 0, 0)
+        runs: dict[str, list[CommandRun]] = {code.label: [] for code in codes}
+        found = Planned(0, 0, 0, 0)
         out, err = root / "plan.txt", root / "plan.err"
         for _ in range(repeat):
-            run = run_child(plan_command(manifests), env, out, err)
-            text = out.read_text(encoding="utf-8")
-            if run.exit_code != 0:
-                raise PlanFailed(f"reconciler plan exited {run.exit_code} at {n:,} workspaces, {variant}; "
-                                 f"its last output:\n{text[-1500:]}{err.read_text(encoding='utf-8')[-1500:]}")
-            found = planned(text)
-            if found != expected(variant, n):
-                raise PlanFailed(f"the plan at {n:,} workspaces, {variant}, holds {found}, "
-                                 f"not {expected(variant, n)}:\n{text[-1500:]}")
-            runs.append(run)
-            after_each()
+            for code in codes:
+                run = run_child(plan_command(manifests), env, out, err, cwd=code.root)
+                text = out.read_text(encoding="utf-8")
+                if run.exit_code != 0:
+                    raise PlanFailed(f"reconciler plan ({code.label}) exited {run.exit_code} at {n:,} workspaces, "
+                                     f"{variant}; its last output:\n{text[-1500:]}"
+                                     f"{err.read_text(encoding='utf-8')[-1500:]}")
+                found = planned(text)
+                if found != expected(variant, n):
+                    raise PlanFailed(f"the plan ({code.label}) at {n:,} workspaces, {variant}, holds {found}, "
+                                     f"not {expected(variant, n)}:\n{text[-1500:]}")
+                runs[code.label].append(run)
+                after_each()
         if profile is not None:
-            profiled = run_child(plan_command(manifests, profile=profile), env, out, err)
+            profiled = run_child(plan_command(manifests, profile=profile), env, out, err, cwd=codes[-1].root)
             if profiled.exit_code != 0:
                 raise PlanFailed(f"the profiled plan exited {profiled.exit_code}: "
                                  f"{err.read_text(encoding='utf-8')[-1500:]}")
@@ -194,8 +238,10 @@ def _plan_runs(n: int, variant: str, root: Path, seed: Path, repeat: int,
             server.stdout.close()
 
 
-def measure(n: int, *, repeat: int, profile: Path | None = None) -> list[VariantResult]:
-    """Both variants at ``n`` workspaces; ``profile`` profiles one more plan with changes."""
+def measure(n: int, *, repeat: int, profile: Path | None = None, codes: Sequence[Code] = (Code(THIS, CHECKOUT),),
+            ) -> list[VariantResult]:
+    """Both variants at ``n`` workspaces, planned from each of ``codes`` in turns (a result for each); ``profile``
+    profiles one more plan with changes, from the last of ``codes``."""
     steady = steady_seed(n)
     text = governed_manifest(build(n).manifest)
     parse = gc_paused()(lambda: event_parse(text))
@@ -214,8 +260,9 @@ def measure(n: int, *, repeat: int, profile: Path | None = None) -> list[Variant
             # JSON is YAML.
             seed.write_text(json.dumps(steady if variant == WITHOUT else changed_seed(steady)), encoding="utf-8")
             runs, found = _plan_runs(n, variant, root, seed, repeat, profile if variant == WITH else None,
-                                     after_each=lambda: floors.append(timed(parse)[1].cpu))
-            results.append(VariantResult(n, variant, tuple(runs), 0.0, events, len(text.encode()), found))
+                                     after_each=lambda: floors.append(timed(parse)[1].cpu), codes=codes)
+            results += [VariantResult(n, variant, tuple(runs[code.label]), 0.0, events, len(text.encode()), found,
+                                      code.label) for code in codes]
     return [dataclasses.replace(result, floor_cpu=min(floors)) for result in results]
 
 
@@ -224,22 +271,35 @@ def _mb(size: int) -> str:
 
 
 def table(results: Sequence[VariantResult]) -> list[str]:
-    """The markdown table: one row per size and variant, with the issue's targets."""
-    lines = ["| workspaces × 25 | variant | changes (entries added) | plan CPU (user + sys) | event parse CPU | "
+    """The markdown table: one row per size, variant and code, with the issue's targets."""
+    lines = ["| workspaces × 25 | variant | code | changes (entries added) | plan CPU (user + sys) | event parse CPU | "
              "plan / parse | target | plan peak RSS | target |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         ratio_target, rss_target = TARGETS[r.variant]
-        lines.append(f"| {r.n:,} | {r.variant} | {r.planned.changes:,} ({r.planned.add:,}) | "
+        lines.append(f"| {r.n:,} | {r.variant} | {r.code} | {r.planned.changes:,} ({r.planned.add:,}) | "
                      f"{r.cpu:.2f} s | {r.floor_cpu:.2f} s | {r.ratio:.2f}× | ≤ {ratio_target}× | "
                      f"{_mb(r.peak_rss)} | ≤ {rss_target} MB |")
+    return lines
+
+
+def turns(results: Sequence[VariantResult]) -> list[str]:
+    """For each size and variant planned from two codes: each turn's CPU ratio (the second code over the first,
+    both planned within the same minute), and their median. Nothing for one code."""
+    lines = []
+    for first, second in zip(results, results[1:], strict=False):
+        if (first.n, first.variant) != (second.n, second.variant):  # one code: one result a variant
+            continue
+        ratios = [b.cpu / a.cpu for a, b in zip(first.runs, second.runs, strict=True)]
+        lines.append(f"{first.n:,}, {first.variant}: {second.code} / {first.code} in each turn "
+                     f"{', '.join(f'{r:.3f}' for r in ratios)}; median {statistics.median(ratios):.3f}")
     return lines
 
 
 def json_line(results: Sequence[VariantResult]) -> str:
     """Every figure, one JSON object on one line (seconds, bytes)."""
     return json.dumps({"bench": "plan_command", "results": [
-        {"workspaces": r.n, "variant": r.variant, "changes": r.planned.changes,
+        {"workspaces": r.n, "variant": r.variant, "code": r.code, "changes": r.planned.changes,
          "entries_added": r.planned.add, "plan_cpu": round(r.cpu, 3),
          "plan_cpu_runs": [round(run.cpu, 3) for run in r.runs],
          "plan_user": round(min(r.runs, key=lambda run: run.cpu).user, 3),
@@ -259,6 +319,8 @@ def main(argv: Sequence[str] | None = None) -> list[VariantResult]:
     parser.add_argument("--sizes", default="1000,10000", help="workspaces, comma-separated (default 1000,10000)")
     parser.add_argument("--repeat", type=int, default=1, help="plan runs of each variant, the least CPU kept")
     parser.add_argument("--profile", type=Path, help="cProfile one more plan of the largest size with changes")
+    parser.add_argument("--against", metavar="REV",
+                        help="plan with the code of git revision REV too, in turns with this checkout's")
     args = parser.parse_args(argv)
     sizes = sorted(int(size) for size in args.sizes.split(",") if size.strip())
     if not sizes or args.repeat < 1:
@@ -266,9 +328,13 @@ def main(argv: Sequence[str] | None = None) -> list[VariantResult]:
     handlers = {signum: signal.signal(signum, _exit_on_terminate) for signum in (signal.SIGTERM, signal.SIGHUP)}
     results: list[VariantResult] = []
     try:
-        for n in sizes:
-            profile = args.profile.resolve() if args.profile and n == sizes[-1] else None
-            results += measure(n, repeat=args.repeat, profile=profile)
+        with tempfile.TemporaryDirectory(prefix="plan-command-code-") as scratch:
+            codes = [Code(THIS, CHECKOUT)]
+            if args.against:
+                codes.insert(0, export_revision(args.against, Path(scratch)))
+            for n in sizes:
+                profile = args.profile.resolve() if args.profile and n == sizes[-1] else None
+                results += measure(n, repeat=args.repeat, profile=profile, codes=codes)
     except PlanFailed as failure:
         sys.exit(f"error: {failure}")
     finally:
@@ -276,6 +342,9 @@ def main(argv: Sequence[str] | None = None) -> list[VariantResult]:
             signal.signal(signum, handler)
     print("\n".join(table(results)))
     print()
+    if args.against:
+        print("\n".join(turns(results)))
+        print()
     print(json_line(results))
     return results
 

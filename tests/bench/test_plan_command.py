@@ -7,6 +7,7 @@ Counts only; the times and sizes it prints are never asserted.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 from pathlib import Path
@@ -16,8 +17,10 @@ import pytest
 
 from bench import plan_floor
 from bench.governance import TEAMS
-from bench.plan_command import (MISSING_TEAM, WITH, WITHOUT, Planned, changed_seed, expected, measure, planned,
-                                run_child, steady_seed)
+from bench.command_cpu import CommandRun
+from bench.plan_command import (CHECKOUT, MISSING_TEAM, THIS, WITH, WITHOUT, Code, PlanFailed, Planned, VariantResult,
+                                changed_seed, expected, export_revision, measure, planned, run_child,
+                                main, steady_seed, turns)
 from bench.scenario import _users
 
 
@@ -105,3 +108,51 @@ def test_the_floor_program_reads_every_workspace_of_the_steady_company_and_finds
 def test_the_floor_program_compares_each_list_so_a_service_lacking_the_rules_team_differs_everywhere() -> None:
     [(_, found)], _ = plan_floor.measure(5, repeat=1, seed_of=changed_seed)
     assert (found["listed"], found["differ"]) == (5, 5)
+
+
+def test_a_revision_is_exported_with_its_package(tmp_path: Path) -> None:
+    code = export_revision("HEAD", tmp_path)
+    assert (code.label, (code.root / "reconciler" / "__init__.py").is_file()) == ("HEAD", True)
+
+
+def test_a_revision_git_does_not_know_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(PlanFailed, match="git archive no-such-revision failed"):
+        export_revision("no-such-revision", tmp_path)
+
+
+def _result(code: str, variant: str, *cpus: float) -> VariantResult:
+    return VariantResult(10, variant, tuple(CommandRun(cpu, 0.0, 1, 0, 0) for cpu in cpus), 1.0, 1, 1,
+                         Planned(0, 0, 0, 0), code)
+
+
+def test_each_turns_ratio_is_the_second_codes_cpu_over_the_firsts_in_that_turn() -> None:
+    results = [_result("main~1", WITHOUT, 4.0, 5.0, 4.0), _result(THIS, WITHOUT, 3.0, 4.5, 4.4),
+               _result("main~1", WITH, 8.0), _result(THIS, WITH, 6.0)]
+    assert turns(results) == [
+        "10, without changes: this checkout / main~1 in each turn 0.750, 0.900, 1.100; median 0.900",
+        "10, with changes: this checkout / main~1 in each turn 0.750; median 0.750"]
+
+
+def test_one_code_has_no_turns_to_compare() -> None:
+    assert turns([_result(THIS, WITHOUT, 4.0), _result(THIS, WITH, 6.0)]) == []
+
+
+def test_the_benchmark_plans_from_each_code_in_turns_each_from_its_own_tree(tmp_path: Path) -> None:
+    exported = export_revision("HEAD", tmp_path)
+    # The exported tree's package says each time it is imported, so the test sees which tree each plan ran.
+    with (exported.root / "reconciler" / "__init__.py").open("a", encoding="utf-8") as package:
+        package.write("\nwith open(__file__ + '.ran', 'a') as _ran:\n    _ran.write('x')\n")
+    results = measure(5, repeat=1, codes=[exported, Code(THIS, CHECKOUT)])
+    assert [(r.variant, r.code, r.planned, len(r.runs)) for r in results] == [
+        (WITHOUT, "HEAD", Planned(0, 0, 0, 0), 1), (WITHOUT, THIS, Planned(0, 0, 0, 0), 1),
+        (WITH, "HEAD", Planned(5, 10, 0, 0), 1), (WITH, THIS, Planned(5, 10, 0, 0), 1)]
+    assert (exported.root / "reconciler" / "__init__.py.ran").read_text() == "xx"  # one plan of each variant
+
+
+def test_against_a_revision_prints_each_turns_ratio_of_this_checkout_over_it(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    results = main(["--sizes", "5", "--repeat", "1", "--against", "HEAD"])
+    assert [r.code for r in results] == ["HEAD", THIS, "HEAD", THIS]
+    out = capsys.readouterr().out
+    assert re.search(r"^5, without changes: this checkout / HEAD in each turn \d+\.\d{3}; median", out, re.M), out
+    assert re.search(r"^5, with changes: this checkout / HEAD in each turn \d+\.\d{3}; median", out, re.M), out
