@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine
 from reconciler.live import Live, LiveWorkspace, shared_entries
-from reconciler.manifest.desired import (AccessList, Desired, DesiredGroup, DesiredRule, DesiredTeam, DomainAccess, RevokedEntry,
-                                        UserAccess)
+from reconciler.manifest.desired import (AccessList, Desired, DesiredGroup, DesiredRule, DesiredTeam, DomainAccess,
+                                        RevokedEntry, UserAccess)
 from reconciler.manifest.location import SourceLocation
 from reconciler.plan.moves import moved_state
 from reconciler.plan.rules import matching_rules
