@@ -14,6 +14,8 @@ from json.encoder import encode_basestring_ascii as _ascii  # what json.dumps wr
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
+from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from reconciler.gcpause import gc_paused
@@ -59,6 +61,9 @@ class LiveEntry(NamedTuple):
     id: str
     key: str
     role: Role
+
+
+_ENTRY_ID = itemgetter(0)  # LiveEntry.id, read in C
 
 
 @dataclass(frozen=True)
@@ -119,7 +124,14 @@ class Live:
     @cached_property
     def sharing(self) -> dict[str, set[str]]:
         """``shared_entries`` of every workspace listed, worked out once: a plan asks it of one listing up to
-        four times (groups, standalone workspaces, what the rules govern), 0.4 s each at 10,000 (issue 40)."""
+        four times (groups, standalone workspaces, what the rules govern), 0.4 s each at 10,000 (issue 40).
+        Where no entry id shows twice in the whole listing (no list connected by hand, most companies),
+        that is seen at once over every id, in C, and nothing is worked out workspace by workspace (a set of
+        ids for each: 0.1 s at 10,000, in every plan)."""
+        ids = list(filter(None, map(_ENTRY_ID, chain.from_iterable(chain.from_iterable(
+            (w.users.values(), w.domains.values()) for w in self.workspaces.values())))))
+        if len(set(ids)) == len(ids):
+            return {}
         return shared_entries({w.id: w.entry_ids() for w in self.workspaces.values()})
 
     @property

@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconciler.live import LiveWorkspace, one_list_each, shared_entries
+from reconciler.live import Live, LiveEntry, LiveWorkspace, one_list_each, shared_entries
 
 listings = st.dictionaries(st.sampled_from([f"ws_{i}" for i in range(8)]),
                            st.lists(st.sampled_from([f"e{i}" for i in range(12)]), max_size=6), max_size=8)
@@ -63,3 +63,37 @@ def test_two_workspaces_sharing_or_joined_only_through_one_not_asked_about_hold_
     assert one_list_each(workspaces, sharing) == [["ws_b"], ["ws_a"]]
     assert one_list_each(workspaces, {}, [("ws_a", "ws_hub"), ("ws_hub", "ws_b")]) == [["ws_b"], ["ws_a"]]
     assert one_list_each(workspaces, {}, [("ws_a", "ws_b")]) == [["ws_a", "ws_b"]]
+
+
+# A listing's workspaces, each entry (id, user or domain): ids drawn from few, some empty (an entry the service
+# answered without one), so ids repeat across workspaces, within one, and not at all.
+entries = st.lists(st.tuples(st.sampled_from(["", *(f"e{i}" for i in range(10))]), st.booleans()), max_size=5)
+
+
+@given(st.dictionaries(st.sampled_from([f"ws_{i}" for i in range(6)]), entries, max_size=6))
+def test_a_listings_sharing_is_shared_entries_of_its_workspaces_entry_ids(
+        listed: dict[str, list[tuple[str, bool]]]) -> None:
+    workspaces = {}
+    for wid, found in listed.items():
+        users = {f"u{n}@x.com": LiveEntry(eid, f"u{n}@x.com", "viewer") for n, (eid, user) in enumerate(found) if user}
+        domains = {f"d{n}.com": LiveEntry(eid, f"d{n}.com", "viewer") for n, (eid, user) in enumerate(found)
+                   if not user}
+        workspaces[wid] = LiveWorkspace(id=wid, name=wid, users=users, domains=domains)
+    live = Live(workspaces=workspaces)
+    assert live.sharing == shared_entries({w.id: w.entry_ids() for w in workspaces.values()})
+
+
+def test_a_listing_whose_only_repeated_id_is_on_one_workspace_shares_nothing() -> None:
+    twice = LiveWorkspace(id="ws_1", name="one", users={"a@x.com": LiveEntry("e1", "a@x.com", "viewer")},
+                          domains={"x.com": LiveEntry("e1", "x.com", "viewer")})
+    other = LiveWorkspace(id="ws_2", name="two", users={"b@x.com": LiveEntry("e2", "b@x.com", "viewer")})
+    assert Live(workspaces={"ws_1": twice, "ws_2": other}).sharing == {}
+
+
+def test_two_workspaces_showing_one_entry_id_share_it_and_entries_without_an_id_share_nothing() -> None:
+    first = LiveWorkspace(id="ws_1", name="one", users={"a@x.com": LiveEntry("e1", "a@x.com", "viewer"),
+                                                          "n@x.com": LiveEntry("", "n@x.com", "viewer")})
+    second = LiveWorkspace(id="ws_2", name="two", domains={"x.com": LiveEntry("e1", "x.com", "viewer")})
+    third = LiveWorkspace(id="ws_3", name="three", users={"n@x.com": LiveEntry("", "n@x.com", "viewer")})
+    live = Live(workspaces={w.id: w for w in (first, second, third)})
+    assert live.sharing == {"ws_1": {"ws_2"}, "ws_2": {"ws_1"}}

@@ -24,7 +24,7 @@ from operator import attrgetter
 from typing import NamedTuple
 
 from reconciler.company.model import AccessRow, CompanyAccess, CompanyWorkspace, EntryKind, Leaver, Why, WhyLine
-from reconciler.live import Live, LiveWorkspace, shared_entries
+from reconciler.live import Live, LiveWorkspace
 from reconciler.manifest.desired import (AccessList, Desired, DesiredGroup, DesiredRule, DesiredTeam, DomainAccess,
                                         RevokedEntry, UserAccess)
 from reconciler.manifest.location import SourceLocation
@@ -143,7 +143,7 @@ def list_reaches(desired: Desired, live: Live, state: State) -> dict[str, ListRe
     unreached = live.workspaces.keys() - reaches.keys()
     if not unreached or not homepages:  # no workspace left to find in a group, or no group to find it in
         return reaches
-    sharing = shared_entries({w.id: w.entry_ids() for w in live.workspaces.values()})
+    sharing = live.sharing
     for workspace_id in unreached:
         found = sorted(sharing.get(workspace_id, set()) & homepages.keys())
         if found:
