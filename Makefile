@@ -25,10 +25,12 @@ demo: install
 # .ci/ensure-postgres installs PostgreSQL's server binaries when missing: the
 # suite starts a throwaway cluster of its own for the PostgreSQL state tests.
 # .ci/ensure-chromium installs the browser the report's page is tested in.
-# Both do nothing when what they install is there already.
+# .ci/ensure-valgrind installs valgrind, which bench.plan_command --instructions runs under.
+# Each does nothing when what it installs is there already.
 test: install
 	.ci/ensure-postgres
 	.ci/ensure-chromium
+	.ci/ensure-valgrind
 	$(BIN)/ruff check reconciler tests bench
 	$(BIN)/mypy
 	$(BIN)/python -m pytest

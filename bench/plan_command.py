@@ -38,6 +38,16 @@ of a few percent is only seen this way. Each turn's ratio (this checkout /
 REV) is printed, and their median:
 
     .venv/bin/python -m bench.plan_command --sizes 10000 --repeat 3 --against main~3
+
+``--instructions`` counts instructions instead (each plan under valgrind's
+cachegrind, ``PYTHONHASHSEED=0``; the yardstick is the event parse's count,
+the same child without the parse subtracted): the same run gives the same
+count within 0.1%, where the CPU time of one tree moves by a third. It is not
+the issues' figure (a Python loop runs fewer instructions a cycle than
+libyaml's C), but it tells whether a step made the plan cheaper. A plan runs
+about 15 times as long under it:
+
+    .venv/bin/python -m bench.plan_command --sizes 10000 --instructions --against main~3
 """
 
 from __future__ import annotations
@@ -49,6 +59,7 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -80,6 +91,13 @@ _CHANGE = re.compile(r"^  [-+~±] \S+ \{$", re.MULTILINE)  # a change's block: "
 
 CHECKOUT = Path(__file__).resolve().parent.parent  # this checkout: the code the benchmark measures by default
 THIS = "this checkout"
+# Instruction counting: cachegrind without its cache simulation (the count is all it is asked for), and str
+# hashes fixed, so dicts and sets iterate alike run after run.
+CACHEGRIND = ("valgrind", "--tool=cachegrind", "--cache-sim=no")
+FIXED_HASHES = {"PYTHONHASHSEED": "0"}
+# The event parse's child, and the same child without the parse: the difference is the parse's instructions.
+_PARSE = ("import gc, sys; gc.disable(); from bench.load_floor import event_parse; "
+          "text = open(sys.argv[1], encoding='utf-8').read(); PARSE and event_parse(text)")
 
 
 class PlanFailed(RuntimeError):
@@ -151,6 +169,38 @@ def planned(text: str) -> Planned:
     return Planned(len(_CHANGE.findall(text)), add, change, remove)
 
 
+def counted(command: Sequence[str], out_file: Path) -> list[str]:
+    """``command`` under cachegrind, its count written to ``out_file``."""
+    if shutil.which(CACHEGRIND[0]) is None:
+        raise PlanFailed("--instructions runs each plan under valgrind, which is not installed: .ci/ensure-valgrind "
+                         "installs it (Debian's valgrind)")
+    return [*CACHEGRIND, f"--cachegrind-out-file={out_file}", *command]
+
+
+def instructions_in(out_file: Path) -> int:
+    """The instructions a cachegrind run counted: its ``summary:`` line."""
+    text = out_file.read_text(encoding="utf-8") if out_file.exists() else ""
+    found = re.search(r"^summary: (\d+)$", text, re.MULTILINE)
+    if found is None:
+        raise PlanFailed(f"{out_file}: no 'summary:' line: cachegrind did not count the run")
+    return int(found.group(1))
+
+
+def parse_instructions(manifest: Path, scratch: Path) -> int:
+    """The instructions of libyaml's event parse of ``manifest`` (GC paused): a child that parses it, less the
+    same child that only reads it."""
+    counts = []
+    for parse in (True, False):
+        out = scratch / f"parse-{parse}.cg"
+        run = run_child(counted([sys.executable, "-c", f"PARSE = {parse}; {_PARSE}", str(manifest)], out),
+                        {**os.environ, **FIXED_HASHES}, scratch / "parse.out", scratch / "parse.err", cwd=CHECKOUT)
+        if run.exit_code != 0:
+            raise PlanFailed(f"the event parse under cachegrind exited {run.exit_code}: "
+                             f"{(scratch / 'parse.err').read_text(encoding='utf-8')[-1500:]}")
+        counts.append(instructions_in(out))
+    return counts[0] - counts[1]
+
+
 def run_child(command: Sequence[str], env: dict[str, str], out: Path, err: Path, cwd: Path | None = None
               ) -> CommandRun:
     """Run ``command`` (in ``cwd``), its output to ``out`` and ``err``; its own rusage from ``os.wait4`` on its
@@ -186,6 +236,12 @@ class VariantResult:
     manifest_bytes: int
     planned: Planned
     code: str = THIS  # the tree the plan ran from (``Code.label``)
+    instructions: tuple[int, ...] = ()  # with --instructions: each run's count (its CPU is valgrind's, not read)
+    floor_instructions: int = 0  # with --instructions: the event parse's
+
+    @property
+    def counted(self) -> bool:
+        return bool(self.instructions)
 
     @property
     def cpu(self) -> float:
@@ -201,19 +257,25 @@ class VariantResult:
 
 
 def _plan_runs(n: int, variant: str, root: Path, seed: Path, repeat: int, profile: Path | None,
-               after_each: Callable[[], None], codes: Sequence[Code]) -> tuple[dict[str, list[CommandRun]], Planned]:
-    """``repeat`` turns, each a plan from each of ``codes`` in order; the runs by code label."""
+               after_each: Callable[[], None], codes: Sequence[Code], instructions: bool = False,
+               ) -> tuple[dict[str, list[tuple[CommandRun, int]]], Planned]:
+    """``repeat`` turns, each a plan from each of ``codes`` in order; the runs by code label, each with its
+    instruction count (0 unless ``instructions``: then each plan runs under cachegrind)."""
     manifests = root / "manifests"
     server, address = _serve(seed)
     try:
         env = {**os.environ, "RECONCILER_BASE_URL": address, "RECONCILER_TOKEN": TOKEN,
                "SOURCE_DATE_EPOCH": "1800000000"}
-        runs: dict[str, list[CommandRun]] = {code.label: [] for code in codes}
+        runs: dict[str, list[tuple[CommandRun, int]]] = {code.label: [] for code in codes}
+        if instructions:
+            env.update(FIXED_HASHES)
         found = Planned(0, 0, 0, 0)
         out, err = root / "plan.txt", root / "plan.err"
         for _ in range(repeat):
             for code in codes:
-                run = run_child(plan_command(manifests), env, out, err, cwd=code.root)
+                command = plan_command(manifests)
+                run = run_child(counted(command, root / "plan.cg") if instructions else command, env, out, err,
+                                cwd=code.root)
                 text = out.read_text(encoding="utf-8")
                 if run.exit_code != 0:
                     raise PlanFailed(f"reconciler plan ({code.label}) exited {run.exit_code} at {n:,} workspaces, "
@@ -223,7 +285,7 @@ def _plan_runs(n: int, variant: str, root: Path, seed: Path, repeat: int, profil
                 if found != expected(variant, n):
                     raise PlanFailed(f"the plan ({code.label}) at {n:,} workspaces, {variant}, holds {found}, "
                                      f"not {expected(variant, n)}:\n{text[-1500:]}")
-                runs[code.label].append(run)
+                runs[code.label].append((run, instructions_in(root / "plan.cg") if instructions else 0))
                 after_each()
         if profile is not None:
             profiled = run_child(plan_command(manifests, profile=profile), env, out, err, cwd=codes[-1].root)
@@ -239,9 +301,10 @@ def _plan_runs(n: int, variant: str, root: Path, seed: Path, repeat: int, profil
 
 
 def measure(n: int, *, repeat: int, profile: Path | None = None, codes: Sequence[Code] = (Code(THIS, CHECKOUT),),
-            ) -> list[VariantResult]:
+            instructions: bool = False) -> list[VariantResult]:
     """Both variants at ``n`` workspaces, planned from each of ``codes`` in turns (a result for each); ``profile``
-    profiles one more plan with changes, from the last of ``codes``."""
+    profiles one more plan with changes, from the last of ``codes``; ``instructions`` counts the instructions of
+    each plan and of the event parse (cachegrind)."""
     steady = steady_seed(n)
     text = governed_manifest(build(n).manifest)
     parse = gc_paused()(lambda: event_parse(text))
@@ -255,14 +318,18 @@ def measure(n: int, *, repeat: int, profile: Path | None = None, codes: Sequence
         root = Path(tmp)
         (root / "manifests").mkdir()
         (root / "manifests" / "manifest.yaml").write_text(text, encoding="utf-8")
+        floor_instructions = parse_instructions(root / "manifests" / "manifest.yaml", root) if instructions else 0
         for variant in VARIANTS:
             seed = root / "seed.yaml"
             # JSON is YAML.
             seed.write_text(json.dumps(steady if variant == WITHOUT else changed_seed(steady)), encoding="utf-8")
             runs, found = _plan_runs(n, variant, root, seed, repeat, profile if variant == WITH else None,
-                                     after_each=lambda: floors.append(timed(parse)[1].cpu), codes=codes)
-            results += [VariantResult(n, variant, tuple(runs[code.label]), 0.0, events, len(text.encode()), found,
-                                      code.label) for code in codes]
+                                     after_each=lambda: floors.append(timed(parse)[1].cpu), codes=codes,
+                                     instructions=instructions)
+            results += [VariantResult(n, variant, tuple(run for run, _ in runs[code.label]), 0.0, events,
+                                      len(text.encode()), found, code.label,
+                                      tuple(count for _, count in runs[code.label]) if instructions else (),
+                                      floor_instructions) for code in codes]
     return [dataclasses.replace(result, floor_cpu=min(floors)) for result in results]
 
 
@@ -271,7 +338,15 @@ def _mb(size: int) -> str:
 
 
 def table(results: Sequence[VariantResult]) -> list[str]:
-    """The markdown table: one row per size, variant and code, with the issue's targets."""
+    """The markdown table: one row per size, variant and code, with the issue's targets (instruction counts
+    instead, with no target, where they were counted)."""
+    if results and results[0].counted:
+        lines = ["| workspaces × 25 | variant | code | changes (entries added) | plan instructions | "
+                 "event parse instructions | plan / parse, instructions |", "|---:|---|---|---:|---:|---:|---:|"]
+        lines += [f"| {r.n:,} | {r.variant} | {r.code} | {r.planned.changes:,} ({r.planned.add:,}) | "
+                  f"{min(r.instructions) / 1e9:.3f} G | {r.floor_instructions / 1e9:.3f} G | "
+                  f"{min(r.instructions) / r.floor_instructions:.2f}× |" for r in results]
+        return lines
     lines = ["| workspaces × 25 | variant | code | changes (entries added) | plan CPU (user + sys) | "
              "event parse CPU | plan / parse | target | plan peak RSS | target |",
              "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -290,8 +365,10 @@ def turns(results: Sequence[VariantResult]) -> list[str]:
     for first, second in zip(results, results[1:], strict=False):
         if (first.n, first.variant) != (second.n, second.variant):  # one code: one result a variant
             continue
-        ratios = [b.cpu / a.cpu for a, b in zip(first.runs, second.runs, strict=True)]
-        lines.append(f"{first.n:,}, {first.variant}: {second.code} / {first.code} in each turn "
+        ratios = ([b / a for a, b in zip(first.instructions, second.instructions, strict=True)] if first.counted
+                  else [b.cpu / a.cpu for a, b in zip(first.runs, second.runs, strict=True)])
+        lines.append(f"{first.n:,}, {first.variant}: {second.code} / {first.code} "
+                     f"{'instructions' if first.counted else 'CPU'} in each turn "
                      f"{', '.join(f'{r:.3f}' for r in ratios)}; median {statistics.median(ratios):.3f}")
     return lines
 
@@ -306,7 +383,8 @@ def json_line(results: Sequence[VariantResult]) -> str:
          "plan_system": round(min(r.runs, key=lambda run: run.cpu).system, 3),
          "plan_peak_rss": r.peak_rss, "plan_peak_rss_runs": [run.peak_rss for run in r.runs],
          "event_parse_cpu": round(r.floor_cpu, 3), "events": r.events, "manifest_bytes": r.manifest_bytes,
-         "ratio": round(r.ratio, 3)} for r in results]}, separators=(",", ":"))
+         "ratio": round(r.ratio, 3), "instructions": list(r.instructions),
+         "event_parse_instructions": r.floor_instructions} for r in results]}, separators=(",", ":"))
 
 
 def _exit_on_terminate(signum: int, frame: FrameType | None) -> None:
@@ -321,6 +399,8 @@ def main(argv: Sequence[str] | None = None) -> list[VariantResult]:
     parser.add_argument("--profile", type=Path, help="cProfile one more plan of the largest size with changes")
     parser.add_argument("--against", metavar="REV",
                         help="plan with the code of git revision REV too, in turns with this checkout's")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions (valgrind's cachegrind) instead of timing: the same each run")
     args = parser.parse_args(argv)
     sizes = sorted(int(size) for size in args.sizes.split(",") if size.strip())
     if not sizes or args.repeat < 1:
@@ -334,7 +414,8 @@ def main(argv: Sequence[str] | None = None) -> list[VariantResult]:
                 codes.insert(0, export_revision(args.against, Path(scratch)))
             for n in sizes:
                 profile = args.profile.resolve() if args.profile and n == sizes[-1] else None
-                results += measure(n, repeat=args.repeat, profile=profile, codes=codes)
+                results += measure(n, repeat=args.repeat, profile=profile, codes=codes,
+                                   instructions=args.instructions)
     except PlanFailed as failure:
         sys.exit(f"error: {failure}")
     finally:

@@ -6,6 +6,7 @@ Counts only; the times and sizes it prints are never asserted.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import signal
@@ -19,7 +20,7 @@ from bench import plan_floor
 from bench.governance import TEAMS
 from bench.command_cpu import CommandRun
 from bench.plan_command import (CHECKOUT, MISSING_TEAM, THIS, WITH, WITHOUT, Code, PlanFailed, Planned, VariantResult,
-                                changed_seed, expected, export_revision, measure, planned, run_child,
+                                changed_seed, counted, expected, export_revision, instructions_in, measure, planned, run_child,
                                 main, steady_seed, turns)
 from bench.scenario import _users
 
@@ -129,8 +130,8 @@ def test_each_turns_ratio_is_the_second_codes_cpu_over_the_firsts_in_that_turn()
     results = [_result("main~1", WITHOUT, 4.0, 5.0, 4.0), _result(THIS, WITHOUT, 3.0, 4.5, 4.4),
                _result("main~1", WITH, 8.0), _result(THIS, WITH, 6.0)]
     assert turns(results) == [
-        "10, without changes: this checkout / main~1 in each turn 0.750, 0.900, 1.100; median 0.900",
-        "10, with changes: this checkout / main~1 in each turn 0.750; median 0.750"]
+        "10, without changes: this checkout / main~1 CPU in each turn 0.750, 0.900, 1.100; median 0.900",
+        "10, with changes: this checkout / main~1 CPU in each turn 0.750; median 0.750"]
 
 
 def test_one_code_has_no_turns_to_compare() -> None:
@@ -154,5 +155,41 @@ def test_against_a_revision_prints_each_turns_ratio_of_this_checkout_over_it(
     results = main(["--sizes", "5", "--repeat", "1", "--against", "HEAD"])
     assert [r.code for r in results] == ["HEAD", THIS, "HEAD", THIS]
     out = capsys.readouterr().out
-    assert re.search(r"^5, without changes: this checkout / HEAD in each turn \d+\.\d{3}; median", out, re.M), out
-    assert re.search(r"^5, with changes: this checkout / HEAD in each turn \d+\.\d{3}; median", out, re.M), out
+    assert re.search(r"^5, without changes: this checkout / HEAD CPU in each turn \d+\.\d{3}; median", out, re.M), out
+    assert re.search(r"^5, with changes: this checkout / HEAD CPU in each turn \d+\.\d{3}; median", out, re.M), out
+
+
+def test_counted_turns_compare_instructions_not_cpu() -> None:
+    slow, fast = _result("main~1", WITH, 8.0), _result(THIS, WITH, 1.0)
+    counted = [dataclasses.replace(slow, instructions=(200,)), dataclasses.replace(fast, instructions=(150,))]
+    assert turns(counted) == ["10, with changes: this checkout / main~1 instructions in each turn 0.750; median 0.750"]
+
+
+def test_a_cachegrind_file_without_its_summary_line_is_refused_naming_the_file(tmp_path: Path) -> None:
+    (tmp_path / "plan.cg").write_text("desc: --cache-sim=no\ncmd: python\nevents: Ir\n", encoding="utf-8")
+    with pytest.raises(PlanFailed, match="plan.cg: no 'summary:' line"):
+        instructions_in(tmp_path / "plan.cg")
+    assert instructions_in(_cg(tmp_path, 1234)) == 1234
+
+
+def _cg(root: Path, count: int) -> Path:
+    (root / "done.cg").write_text(f"desc: --cache-sim=no\nevents: Ir\nsummary: {count}\n", encoding="utf-8")
+    return root / "done.cg"
+
+
+def test_instructions_are_counted_for_each_plan_and_for_the_event_parse_without_its_childs_start() -> None:
+    """One test, as each run under cachegrind takes seconds (an interpreter's start, counted instruction by
+    instruction): the same run counts the same within 0.1% (bench/README), not asserted here."""
+    without, with_changes = measure(5, repeat=1, instructions=True)
+    assert (without.planned, with_changes.planned) == (Planned(0, 0, 0, 0), Planned(5, 10, 0, 0))
+    assert 10**8 < without.instructions[0] < with_changes.instructions[0]  # the changes are work too
+    # The manifest of 5 workspaces is some 150 lines: its parse is a few million instructions, where the
+    # child's start (an interpreter, PyYAML imported, the file read), subtracted, is some hundred million.
+    assert 0 < without.floor_instructions < 20_000_000
+
+
+def test_counting_without_valgrind_is_refused_saying_how_to_install_it(monkeypatch: pytest.MonkeyPatch,
+                                                                       tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no valgrind on it
+    with pytest.raises(PlanFailed, match=r"valgrind, which is not installed: \.ci/ensure-valgrind installs it"):
+        counted(["python", "-c", "pass"], tmp_path / "out.cg")
