@@ -20,8 +20,8 @@ from bench import plan_floor
 from bench.governance import TEAMS
 from bench.command_cpu import CommandRun
 from bench.plan_command import (CHECKOUT, MISSING_TEAM, THIS, WITH, WITHOUT, Code, PlanFailed, Planned, VariantResult,
-                                changed_seed, counted, expected, export_revision, instructions_in, measure, planned, run_child,
-                                main, steady_seed, turns)
+                                changed_seed, counted, expected, export_revision, instructions_in, main, measure,
+                                planned, run_child, steady_seed, turns)
 from bench.scenario import _users
 
 
