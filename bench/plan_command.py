@@ -324,7 +324,9 @@ def measure(n: int, *, repeat: int, profile: Path | None = None, codes: Sequence
             # JSON is YAML.
             seed.write_text(json.dumps(steady if variant == WITHOUT else changed_seed(steady)), encoding="utf-8")
             runs, found = _plan_runs(n, variant, root, seed, repeat, profile if variant == WITH else None,
-                                     after_each=lambda: floors.append(timed(parse)[1].cpu), codes=codes,
+                                     # Counted, a plan's CPU is valgrind's: no yardstick taken after it.
+                                     after_each=(lambda: None) if instructions else
+                                     lambda: floors.append(timed(parse)[1].cpu), codes=codes,
                                      instructions=instructions)
             results += [VariantResult(n, variant, tuple(run for run, _ in runs[code.label]), 0.0, events,
                                       len(text.encode()), found, code.label,
@@ -359,8 +361,9 @@ def table(results: Sequence[VariantResult]) -> list[str]:
 
 
 def turns(results: Sequence[VariantResult]) -> list[str]:
-    """For each size and variant planned from two codes: each turn's CPU ratio (the second code over the first,
-    both planned within the same minute), and their median. Nothing for one code."""
+    """For each size and variant planned from two codes: each turn's ratio (the second code over the first,
+    both planned within the same minute; their instructions where counted, else their CPU), and their median.
+    Nothing for one code."""
     lines = []
     for first, second in zip(results, results[1:], strict=False):
         if (first.n, first.variant) != (second.n, second.variant):  # one code: one result a variant
