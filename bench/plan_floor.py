@@ -34,7 +34,7 @@ from typing import Any
 from bench.command_cpu import CommandRun, _serve
 from bench.governance import governed_manifest
 from bench.load_floor import event_parse
-from bench.plan_command import FLOOR_REPEAT, TARGETS, WITHOUT, run_child, steady_seed
+from bench.plan_command import CHECKOUT, FLOOR_REPEAT, TARGETS, WITHOUT, run_child, steady_seed
 from bench.scenario import TOKEN, build
 from bench.sizes import best_of, timed
 from reconciler.gcpause import gc_paused
@@ -65,7 +65,7 @@ def measure(n: int, repeat: int, seed_of: Callable[[dict[str, Any]], dict[str, A
             env = {**os.environ, "RECONCILER_BASE_URL": address, "RECONCILER_TOKEN": TOKEN}
             for _ in range(repeat):
                 run = run_child([sys.executable, "-m", "bench.plan_floor_child", str(manifest)], env,
-                                root / "out.json", root / "err.txt")
+                                root / "out.json", root / "err.txt", cwd=CHECKOUT)
                 if run.exit_code != 0:
                     raise FloorFailed(f"the floor program exited {run.exit_code}: "
                                       f"{(root / 'err.txt').read_text()[-2000:]}")
