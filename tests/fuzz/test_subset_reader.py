@@ -231,7 +231,9 @@ def test_a_document_written_in_the_subset_is_read_by_it(scalars: list[str]) -> N
 @pytest.mark.parametrize("text", [
     "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: 1\na: 2\n", "a: |\n  x\n", "a: x\n  y\n", "a:\tx\n", "a: x\r\n",
     "- a\n", "x\n", "a: 'it''s'\n", 'a: "x\\ty"\n', "a: {b: {c: d}}\n", "a:\n  - - x\n", "a: [x,]\n",
-    "a: " + "1" * 5000 + "\n", "a: {b: 1, c: 2, b: 3}\n", "a: [{b: 1, c: [x], b: 2}]\n", "a: x\x9f\n", "a: \ufffe\n", "a: \ud800\n", "a: x\u2028y\n", "<<: {a: 1}\n", "a: 2026-12-01\n2026-12-01: x\n", "--- x\n", "a: 1\n...\n", "a: 1\n---\nb: 2\n", "  a: 1\n",
+    "a: " + "1" * 5000 + "\n", "a: {b: 1, c: 2, b: 3}\n", "a: [{b: 1, c: [x], b: 2}]\n", "a: x\x9f\n",
+    "a: \ufffe\n", "a: \ud800\n", "a: x\u2028y\n", "<<: {a: 1}\n", "a: 2026-12-01\n2026-12-01: x\n", "--- x\n",
+    "a: 1\n...\n", "a: 1\n---\nb: 2\n", "  a: 1\n",
     "a:\n  b: 1\n c: 2\n", "a:\n- x\n  - y\n", "a: x #\n  b: y\n", "\ufeffa: 1\n", "a: x:\n", "a: -1\n",
 ])
 def test_the_subset_reader_gives_up_outside_the_subset(text: str) -> None:

@@ -112,7 +112,8 @@ def test_a_grant_whose_expires_date_has_come_by_the_reports_day_is_said_to_leave
     groups = served.root / "onboarding" / "groups.yaml"
     text = groups.read_text(encoding="utf-8")
     groups.write_text(text.replace("{email: raj@customer.com, role: collaborator}",
-                                   "{email: raj@customer.com, role: collaborator, expires: 2027-01-15}"), encoding="utf-8")
+                                   "{email: raj@customer.com, role: collaborator, expires: 2027-01-15}"),
+                      encoding="utf-8")
     code, _, err = _report(served, capsys)
     assert code == 0, err
     rows = (served.root / "out" / "access.csv").read_text(encoding="utf-8-sig").splitlines()
