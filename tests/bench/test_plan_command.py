@@ -111,6 +111,14 @@ def test_the_floor_program_compares_each_list_so_a_service_lacking_the_rules_tea
     assert (found["listed"], found["differ"]) == (5, 5)
 
 
+def test_the_floor_program_runs_in_the_checkout_wherever_the_benchmark_is_started(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its child is ``python -m bench.plan_floor_child``: found only from the checkout's root, as the plan's is."""
+    monkeypatch.chdir(tmp_path)
+    [(run, found)], _ = plan_floor.measure(5, repeat=1)
+    assert (run.exit_code, found["listed"], found["differ"]) == (0, 5, 0)
+
+
 def test_a_revision_is_exported_with_its_package(tmp_path: Path) -> None:
     code = export_revision("HEAD", tmp_path)
     assert (code.label, (code.root / "reconciler" / "__init__.py").is_file()) == ("HEAD", True)
